@@ -1,0 +1,149 @@
+"""Reading datasets into NumPy (host) or CuPy (device) arrays, checking them on the way.
+
+Every fault is a ``DatasetError`` naming the file and what is wrong: a missing or unreadable
+part, a schema or dtype other than the manifest promises, a row count that differs from the
+manifest, a checksum mismatch (``checksums=True``), an index outside [0, n) or a negative weight.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import DatasetError
+from .format import column_dtype, columns_for, read_manifest
+from .writer import _sha256
+
+DEVICES = ("cpu", "gpu")
+
+
+@dataclass
+class Dataset:
+    """A whole dataset in memory: its manifest and one contiguous array per column."""
+    path: Path
+    manifest: dict
+    columns: dict = field(repr=False)
+    # Derived inputs kernels reuse across runs (e.g. the list's head and tail, a CSR), by key.
+    cache: dict = field(default_factory=dict, repr=False)
+
+    kind = property(lambda self: self.manifest["kind"])
+    n = property(lambda self: self.manifest["n"])
+    m = property(lambda self: self.manifest.get("m"))
+    weighted = property(lambda self: self.manifest.get("weighted", False))
+    directed = property(lambda self: self.manifest.get("directed", False))
+    index_dtype = property(lambda self: np.dtype(self.manifest["index_dtype"]))
+    succ = property(lambda self: self.columns["succ"])
+    src = property(lambda self: self.columns["src"])
+    dst = property(lambda self: self.columns["dst"])
+    weight = property(lambda self: self.columns.get("weight"))
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in self.columns.values())
+
+    @property
+    def device(self) -> str:
+        return "gpu" if type(next(iter(self.columns.values()))).__module__.startswith("cupy") else "cpu"
+
+    def to(self, device: str) -> "Dataset":
+        """This dataset with its columns on ``device`` ('cpu' or 'gpu'); itself if already there."""
+        if device == self.device:
+            return self
+        if device == "gpu":
+            import cupy
+            columns = {c: cupy.asarray(a) for c, a in self.columns.items()}
+        else:
+            columns = {c: a.get() for c, a in self.columns.items()}
+        return Dataset(self.path, self.manifest, columns)
+
+    @property
+    def identity(self) -> dict:
+        """What makes this dataset what it is, for result rows: its generator or source."""
+        return self.manifest.get("generator") or self.manifest.get("source") or {}
+
+
+def _read_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None):
+    if not file.is_file():
+        raise DatasetError(f"{file}: part listed in the manifest is missing")
+    if checksum is not None and _sha256(file) != checksum:
+        raise DatasetError(f"{file}: sha256 differs from the manifest (the part is corrupt or was replaced)")
+    try:
+        schema = pq.read_schema(file)
+    except (pa.ArrowException, OSError) as exc:
+        raise DatasetError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    for name in names:
+        if name not in schema.names:
+            raise DatasetError(f"{file}: column '{name}' is missing (has {', '.join(schema.names)})")
+        got = schema.field(name).type
+        if got != pa.from_numpy_dtype(dtypes[name]):
+            raise DatasetError(f"{file}: column '{name}' is {got}, the manifest needs {dtypes[name]}")
+    try:
+        table = pq.read_table(file, columns=names, use_threads=False)
+    except (pa.ArrowException, OSError) as exc:
+        raise DatasetError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    if table.num_rows != rows:
+        raise DatasetError(f"{file}: holds {table.num_rows} rows, the manifest says {rows}")
+    out = {}
+    for name in names:
+        col = table.column(name)
+        if col.null_count:
+            raise DatasetError(f"{file}: column '{name}' has {col.null_count} null values")
+        out[name] = col.to_numpy()
+    return out
+
+
+def _check_values(path: Path, manifest: dict, columns: dict, xp) -> None:
+    n = manifest["n"]
+    for name, values in columns.items():
+        if values.size == 0:
+            continue
+        lo, hi = int(values.min()), int(values.max())
+        if name == "weight":
+            if lo < 0:
+                raise DatasetError(f"{path}: column 'weight' has a negative value ({lo})")
+        elif lo < 0 or hi >= n:
+            bad = lo if lo < 0 else hi
+            pos = int(xp.argmax(values == bad))
+            raise DatasetError(f"{path}: column '{name}' row {pos} is {bad}, outside [0, n={n})")
+
+
+def read(path, *, device: str = "cpu", columns=None, checksums: bool = False,
+         check_values: bool = True, threads: int = 4) -> Dataset:
+    """Load the dataset at ``path`` whole, as NumPy (``device="cpu"``) or CuPy (``"gpu"``) arrays.
+
+    Parts are read by ``threads`` threads straight into one preallocated array per column
+    (on the GPU, each part is copied to its slice of the device array as soon as it is read).
+    """
+    if device not in DEVICES:
+        raise DatasetError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    path = Path(path)
+    manifest = read_manifest(path)
+    names = list(columns or columns_for(manifest["kind"], manifest.get("weighted", False)))
+    dtypes = {c: column_dtype(c, manifest["index_dtype"]) for c in names}
+    total = sum(p["rows"] for p in manifest["parts"])
+    if device == "gpu":
+        import cupy as xp
+    else:
+        xp = np
+    out = {c: xp.empty(total, dtype=dtypes[c]) for c in names}
+    starts = np.cumsum([0] + [p["rows"] for p in manifest["parts"]])
+
+    def load(i):
+        part = manifest["parts"][i]
+        host = _read_part(path / part["path"], names, dtypes, part["rows"],
+                          part.get("sha256") if checksums else None)
+        a, b = starts[i], starts[i + 1]
+        for c in names:
+            if device == "gpu":
+                out[c][a:b].set(host[c])
+            else:
+                out[c][a:b] = host[c]
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        list(pool.map(load, range(len(manifest["parts"]))))
+    if check_values:
+        _check_values(path, manifest, out, xp)
+    return Dataset(path, manifest, out)

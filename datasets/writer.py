@@ -1,0 +1,148 @@
+"""Atomic dataset writing.
+
+Parts are written into a hidden sibling directory ``.NAME.partial-XXXX`` (by one process or by
+many Dask tasks, each calling ``write_part`` with the picklable ``PendingDataset``); ``commit``
+writes the manifest last and renames the directory into place, so a dataset directory with a
+manifest is always whole, and an interrupted write leaves only a ``.partial`` directory behind.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import DatasetError
+from .format import (FORMAT, MANIFEST, VERSION, column_dtype, columns_for, index_dtype_for,
+                     is_dataset, part_name)
+
+# Random indices do not compress and dictionary-encode badly; plain pages read at memory speed.
+PARQUET_OPTIONS = dict(compression="none", use_dictionary=False, write_statistics=False)
+
+
+@dataclass(frozen=True)
+class PendingDataset:
+    """A dataset being written: where its parts go and what they must look like."""
+    out: Path
+    tmp: Path
+    kind: str
+    n: int
+    index_dtype: str
+    weighted: bool
+    directed: bool
+    overwrite: bool
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return columns_for(self.kind, self.weighted)
+
+
+def check_output_dir(out: Path, overwrite: bool) -> None:
+    """Refuse an output path that holds anything but (with ``overwrite``) a graphsweep dataset."""
+    if not out.exists():
+        return
+    if out.is_dir() and not any(out.iterdir()):
+        return
+    if not is_dataset(out):
+        raise DatasetError(f"{out}: exists and is not a graphsweep dataset; refusing to overwrite it")
+    if not overwrite:
+        raise DatasetError(f"{out}: a dataset already exists there (pass --overwrite to replace it)")
+
+
+def begin(out, *, kind: str, n: int, weighted: bool = False, directed: bool = False,
+          index_dtype: str | None = None, overwrite: bool = False) -> PendingDataset:
+    out = Path(out).absolute()
+    check_output_dir(out, overwrite)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    return PendingDataset(out, tmp, kind, int(n), index_dtype or index_dtype_for(n),
+                          bool(weighted), bool(directed), overwrite)
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def write_part(pending: PendingDataset, index: int, columns: dict) -> dict:
+    """Write part ``index`` from host arrays; returns its manifest entry ``{path, rows, sha256}``."""
+    if set(columns) != set(pending.columns):
+        raise ValueError(f"part {index}: columns {sorted(columns)} != {list(pending.columns)}")
+    arrays = []
+    for name in pending.columns:
+        values = np.asarray(columns[name])
+        dtype = column_dtype(name, pending.index_dtype)
+        if values.dtype != dtype:
+            if values.size and (values.min() < np.iinfo(dtype).min or values.max() > np.iinfo(dtype).max):
+                raise ValueError(f"part {index}: column {name} does not fit {dtype}")
+            values = values.astype(dtype)
+        arrays.append(pa.array(values))
+    table = pa.Table.from_arrays(arrays, names=list(pending.columns))
+    name = part_name(index)
+    pq.write_table(table, pending.tmp / name, **PARQUET_OPTIONS)
+    return {"path": name, "rows": table.num_rows, "sha256": _sha256(pending.tmp / name)}
+
+
+def commit(pending: PendingDataset, parts: list[dict], *, generator: dict | None = None,
+           source: dict | None = None, stats: dict | None = None) -> Path:
+    """Write the manifest and move the finished dataset into place; returns its path."""
+    parts = sorted(parts, key=lambda p: p["path"])
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "kind": pending.kind,
+        "n": pending.n,
+        "index_dtype": pending.index_dtype,
+        "weighted": pending.weighted,
+        "directed": pending.directed,
+        **({"m": sum(p["rows"] for p in parts)} if pending.kind == "graph" else {}),
+        **({"generator": generator} if generator is not None else {"source": source or {}}),
+        "parts": parts,
+        "stats": stats or {},
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    with open(pending.tmp / MANIFEST, "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    out = pending.out
+    check_output_dir(out, pending.overwrite)  # the world may have changed while parts were written
+    trash = None
+    if out.exists():
+        trash = out.parent / f".{out.name}.replaced-{uuid.uuid4().hex[:8]}"
+        out.rename(trash)
+    pending.tmp.rename(out)
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+    return out
+
+
+def abort(pending: PendingDataset) -> None:
+    shutil.rmtree(pending.tmp, ignore_errors=True)
+
+
+def write_arrays(out, *, kind: str, n: int, columns: dict, part_rows: int = 1 << 20,
+                 weighted: bool = False, directed: bool = False, generator: dict | None = None,
+                 source: dict | None = None, stats: dict | None = None,
+                 overwrite: bool = False) -> Path:
+    """Write whole in-memory columns as a dataset, split into parts of ``part_rows`` rows."""
+    if part_rows < 1:
+        raise DatasetError(f"part_rows must be >= 1, got {part_rows}")
+    pending = begin(out, kind=kind, n=n, weighted=weighted, directed=directed, overwrite=overwrite)
+    try:
+        rows = len(next(iter(columns.values())))
+        bounds = range(0, max(rows, 1), part_rows)
+        parts = [write_part(pending, i, {c: v[a:a + part_rows] for c, v in columns.items()})
+                 for i, a in enumerate(bounds)]
+        return commit(pending, parts, generator=generator, source=source, stats=stats)
+    except BaseException:
+        abort(pending)
+        raise

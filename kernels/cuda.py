@@ -1,0 +1,46 @@
+"""Compiling the ``.cu`` files beside the algorithm modules (NVRTC through CuPy) and launch sizes.
+
+Modules are cached per device and per compile options, like CuPy's ``@memoize(for_each_device)``;
+CuPy also caches the compiled binary on disk, so warm-up pays compilation once per machine.
+"""
+
+from functools import cache
+from pathlib import Path
+
+KERNELS_DIR = Path(__file__).parent
+
+
+@cache
+def _module(device_id: int, source: str, options: tuple, name_expressions: tuple):
+    import cupy
+    code = (KERNELS_DIR / source).read_text()
+    return cupy.RawModule(code=code, options=("-std=c++17", f"-I{KERNELS_DIR}", *options),
+                          name_expressions=name_expressions or None)
+
+
+def module(source: str, options: tuple = (), name_expressions: tuple = ()):
+    """The compiled RawModule of ``source`` (a path relative to kernels/, e.g. 'listrank/wyllie.cu')."""
+    import cupy
+    return _module(cupy.cuda.Device().id, source, tuple(options), tuple(name_expressions))
+
+
+@cache
+def _properties(device_id: int) -> dict:
+    import cupy
+    return cupy.cuda.runtime.getDeviceProperties(device_id)
+
+
+def sm_count() -> int:
+    import cupy
+    return int(_properties(cupy.cuda.Device().id)["multiProcessorCount"])
+
+
+def device_name() -> str:
+    import cupy
+    name = _properties(cupy.cuda.Device().id)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def blocks_for(n: int, threads: int, blocks: int | None = None) -> int:
+    """``blocks`` if given, else enough blocks of ``threads`` to cover ``n`` (at least 1)."""
+    return int(blocks) if blocks else max(1, -(-int(n) // int(threads)))

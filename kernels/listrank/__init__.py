@@ -1,0 +1,43 @@
+"""List ranking: rank[i] = number of links from node i to the tail (tail 0, head n-1).
+
+Every algorithm in this package takes a ``ListInput`` and returns the rank array (int32 when
+n < 2^31, else int64) on the device it ran on.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphsweep.datasets.gpu import to_host
+from graphsweep.datasets.structure import check_list
+
+from ..contract import Problem
+from .verify import verify_ranks
+
+
+@dataclass(frozen=True)
+class ListInput:
+    succ: object          # NumPy or CuPy array, int32 or int64
+    head: int
+    tail: int
+
+    @property
+    def n(self) -> int:
+        return int(self.succ.shape[0])
+
+    @property
+    def rank_dtype(self):
+        return np.int32 if self.n < 2**31 else np.int64
+
+
+def prepare(data) -> ListInput:
+    """Refuse anything but one list (one head, one tail, no cycle) before a kernel sees it."""
+    head, tail = check_list(to_host(data.succ), where=str(data.path))
+    return ListInput(data.succ, head, tail)
+
+
+def verify(inp: ListInput, rank) -> dict:
+    return verify_ranks(inp.succ, inp.tail, rank)
+
+
+LISTRANK = Problem(name="listrank", dataset_kind="list", prepare=prepare, verify=verify)

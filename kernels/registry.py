@@ -1,0 +1,59 @@
+"""The kernel registry.  Adding an algorithm is one module plus one line in ``MODULES``.
+
+Modules are imported on first use, so importing graphsweep.kernels stays cheap.  Kernels of
+one's own (outside this package) are added by naming their modules, separated by commas, in the
+environment variable ``GRAPHSWEEP_KERNEL_MODULES``; Dask workers inherit it from the environment.
+"""
+
+import importlib
+import os
+
+from graphsweep.datasets.errors import ParameterError
+
+from .contract import Kernel
+
+MODULES = [
+    "graphsweep.kernels.listrank.sequential",
+    "graphsweep.kernels.listrank.parallel_splitter",
+    "graphsweep.kernels.listrank.wyllie",
+    "graphsweep.kernels.listrank.random_splitter",
+    "graphsweep.kernels.listrank.helman_jaja",
+    "graphsweep.kernels.listrank.scan",
+]
+
+# name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.
+ALIASES = {
+    "listrank.best": ("listrank.random-splitter", "fastest on random lists in benchmarks/listrank.py"),
+}
+
+_kernels: dict[str, Kernel] = {}
+
+
+def _add(kernel: Kernel) -> None:
+    _kernels[kernel.name] = kernel
+
+
+def _load() -> dict[str, Kernel]:
+    if not _kernels:
+        extra = [m.strip() for m in os.environ.get("GRAPHSWEEP_KERNEL_MODULES", "").split(",") if m.strip()]
+        for module in MODULES:
+            _add(importlib.import_module(module).KERNEL)
+        for module in extra:
+            try:
+                _add(importlib.import_module(module).KERNEL)
+            except (ImportError, AttributeError) as exc:
+                raise ParameterError(f"GRAPHSWEEP_KERNEL_MODULES: {module}: {exc}") from None
+    return _kernels
+
+
+def names() -> list[str]:
+    return sorted([*_load(), *ALIASES])
+
+
+def get(name: str) -> Kernel:
+    """The kernel called ``name`` (aliases resolved), or a ParameterError listing the known ones."""
+    kernels = _load()
+    target = ALIASES.get(name, (name, ""))[0]
+    if target not in kernels:
+        raise ParameterError(f"unknown kernel {name!r} (known: {', '.join(names())})")
+    return kernels[target]

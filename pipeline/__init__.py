@@ -1,0 +1,1 @@
+"""graphsweep.pipeline — sweeps on Dask clusters, the result store, reduce and report, and the CLI."""
