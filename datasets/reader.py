@@ -65,34 +65,44 @@ class Dataset:
         return self.manifest.get("generator") or self.manifest.get("source") or {}
 
 
-def _read_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None):
+def _open_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None) -> pq.ParquetFile:
+    """The part's ParquetFile after checking existence, checksum, schema and row count."""
     if not file.is_file():
         raise DatasetError(f"{file}: part listed in the manifest is missing")
     if checksum is not None and _sha256(file) != checksum:
         raise DatasetError(f"{file}: sha256 differs from the manifest (the part is corrupt or was replaced)")
     try:
-        schema = pq.read_schema(file)
+        pf = pq.ParquetFile(file, memory_map=True)
     except (pa.ArrowException, OSError) as exc:
         raise DatasetError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    schema = pf.schema_arrow
     for name in names:
         if name not in schema.names:
             raise DatasetError(f"{file}: column '{name}' is missing (has {', '.join(schema.names)})")
         got = schema.field(name).type
         if got != pa.from_numpy_dtype(dtypes[name]):
             raise DatasetError(f"{file}: column '{name}' is {got}, the manifest needs {dtypes[name]}")
-    try:
-        table = pq.read_table(file, columns=names, use_threads=False)
-    except (pa.ArrowException, OSError) as exc:
-        raise DatasetError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
-    if table.num_rows != rows:
-        raise DatasetError(f"{file}: holds {table.num_rows} rows, the manifest says {rows}")
-    out = {}
-    for name in names:
-        col = table.column(name)
-        if col.null_count:
-            raise DatasetError(f"{file}: column '{name}' has {col.null_count} null values")
-        out[name] = col.to_numpy()
-    return out
+    if pf.metadata.num_rows != rows:
+        raise DatasetError(f"{file}: holds {pf.metadata.num_rows} rows, the manifest says {rows}")
+    return pf
+
+
+def _row_groups(file: Path, pf: pq.ParquetFile, names: list):
+    """Yield (offset within the part, {column: host array}) row group by row group."""
+    offset = 0
+    for i in range(pf.num_row_groups):
+        try:
+            table = pf.read_row_group(i, columns=names, use_threads=False)
+        except (pa.ArrowException, OSError) as exc:
+            raise DatasetError(f"{file}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+        chunk = {}
+        for name in names:
+            col = table.column(name)
+            if col.null_count:
+                raise DatasetError(f"{file}: column '{name}' has {col.null_count} null values")
+            chunk[name] = col.to_numpy()
+        yield offset, chunk
+        offset += table.num_rows
 
 
 def _check_values(path: Path, manifest: dict, columns: dict, xp) -> None:
@@ -111,11 +121,12 @@ def _check_values(path: Path, manifest: dict, columns: dict, xp) -> None:
 
 
 def read(path, *, device: str = "cpu", columns=None, checksums: bool = False,
-         check_values: bool = True, threads: int = 4) -> Dataset:
+         check_values: bool = True, threads: int = 2) -> Dataset:
     """Load the dataset at ``path`` whole, as NumPy (``device="cpu"``) or CuPy (``"gpu"``) arrays.
 
-    Parts are read by ``threads`` threads straight into one preallocated array per column
-    (on the GPU, each part is copied to its slice of the device array as soon as it is read).
+    Parts are read by ``threads`` threads, row group by row group, straight into one
+    preallocated array per column (on the GPU, each row group is copied to its slice of the
+    device array as soon as it is read, so host memory holds only a few row groups).
     """
     if device not in DEVICES:
         raise DatasetError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
@@ -133,14 +144,15 @@ def read(path, *, device: str = "cpu", columns=None, checksums: bool = False,
 
     def load(i):
         part = manifest["parts"][i]
-        host = _read_part(path / part["path"], names, dtypes, part["rows"],
-                          part.get("sha256") if checksums else None)
-        a, b = starts[i], starts[i + 1]
-        for c in names:
-            if device == "gpu":
-                out[c][a:b].set(host[c])
-            else:
-                out[c][a:b] = host[c]
+        file = path / part["path"]
+        pf = _open_part(file, names, dtypes, part["rows"], part.get("sha256") if checksums else None)
+        for offset, chunk in _row_groups(file, pf, names):
+            a = starts[i] + offset
+            for c in names:
+                if device == "gpu":
+                    out[c][a:a + len(chunk[c])].set(chunk[c])
+                else:
+                    out[c][a:a + len(chunk[c])] = chunk[c]
 
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         list(pool.map(load, range(len(manifest["parts"]))))

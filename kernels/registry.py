@@ -19,11 +19,13 @@ MODULES = [
     "graphsweep.kernels.listrank.random_splitter",
     "graphsweep.kernels.listrank.helman_jaja",
     "graphsweep.kernels.listrank.scan",
+    "graphsweep.kernels.listrank.recursive_splitter",
 ]
 
 # name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.
 ALIASES = {
-    "listrank.best": ("listrank.random-splitter", "fastest on random lists in benchmarks/listrank.py"),
+    "listrank.best": ("listrank.recursive-splitter", "fastest GPU algorithm on random lists 2^22-2^31 in "
+                                                     "benchmarks/listrank.py (H200, 2026-11-21)"),
 }
 
 _kernels: dict[str, Kernel] = {}

@@ -1,0 +1,146 @@
+"""``generate``: make a dataset of any registered kind, one task per part, atomically.
+
+The driver resolves and checks the parameters, plans the dataset (sizes, keys; a tree's whole
+structure), splits its rows into parts of ``part_rows`` and runs one task per part: on a
+distributed ``client`` (each task writes its own Parquet part with ``writer.write_part``), or
+with ``client=None`` in a thread pool in this process.  It then commits the manifest with
+``generator: {name, params, seed}`` and the plan's stats; on any failure it aborts, so nothing
+half-written remains.  Every part is a pure function of (plan, row range), so the dataset is
+byte-identical for any part size and worker count.
+"""
+
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+import numpy as np
+
+from graphsweep.datasets import gpu
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.params import resolve
+from graphsweep.datasets.writer import abort, begin, commit, write_part
+
+from .graphs import DENSITY, RMAT, SCALE_FREE, UNIFORM
+from .lists import LIST, LIST_GRAPH, ORDERED_LIST
+from .registry import Plan, weight_column
+from .trees import TREE
+
+GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, DENSITY, UNIFORM,
+                                   SCALE_FREE, RMAT)}
+BACKENDS = ("cpu", "gpu")
+
+
+def write_generated_part(name: str, plan: Plan, pending, index: int, start: int, stop: int,
+                         backend: str) -> dict:
+    """Compute rows [start, stop) of generator ``name`` and write them as part ``index``."""
+    if backend == "gpu":
+        import cupy as xp
+    else:
+        xp = np
+    columns = {c: gpu.to_host(a) for c, a in GENERATORS[name].part(plan, start, stop, xp).items()}
+    if plan.weighted:
+        columns["weight"] = weight_column(plan, start, stop)
+    return write_part(pending, index, columns)
+
+
+def part_bounds(rows: int, part_rows: int) -> list[tuple[int, int]]:
+    """[start, stop) of each part; an empty dataset still gets one (empty) part."""
+    return [(a, min(a + part_rows, rows)) for a in range(0, max(rows, 1), part_rows)]
+
+
+class _Progress:
+    """'label: done/total parts' on stderr, rewritten in place."""
+
+    def __init__(self, label: str, total: int, enabled: bool):
+        self.label, self.total, self.enabled, self.done = label, total, enabled, 0
+        self.start = time.perf_counter()
+        self._show()
+
+    def _show(self):
+        if self.enabled:
+            end = "\n" if self.done == self.total else ""
+            sys.stderr.write(f"\r{self.label}: {self.done}/{self.total} parts "
+                             f"({time.perf_counter() - self.start:.1f} s){end}")
+            sys.stderr.flush()
+
+    def step(self):
+        self.done += 1
+        self._show()
+
+
+def _check_call(name: str, seed, part_rows, backend: str):
+    if name not in GENERATORS:
+        raise ParameterError(f"unknown generator {name!r} (kinds: {', '.join(GENERATORS)})")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ParameterError(f"seed: {seed!r} is not an integer >= 0")
+    if not isinstance(part_rows, int) or isinstance(part_rows, bool) or part_rows < 1:
+        raise ParameterError(f"part_rows: {part_rows!r} is not an integer >= 1")
+    if backend not in BACKENDS:
+        raise ParameterError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
+    if backend == "gpu":
+        if not GENERATORS[name].gpu:
+            kinds = ", ".join(g.name for g in GENERATORS.values() if g.gpu)
+            raise ParameterError(f"backend gpu: generator {name!r} runs on the CPU only "
+                                 f"(the GPU generates {kinds})")
+        if not gpu.available():
+            raise ParameterError("backend gpu: no CUDA device usable with CuPy here")
+
+
+def _run_local(tasks: list, progress: _Progress) -> list[dict]:
+    with ThreadPoolExecutor(max_workers=min(len(tasks), os.cpu_count() or 1)) as pool:
+        futures = [pool.submit(write_generated_part, *args) for args in tasks]
+        try:
+            parts = []
+            for future in as_completed(futures):
+                parts.append(future.result())
+                progress.step()
+            return parts
+        except BaseException:
+            for f in futures:
+                f.cancel()  # the pool's exit then waits for running tasks before abort cleans up
+            raise
+
+
+def _run_distributed(client, tasks: list, plan: Plan, progress: _Progress) -> list[dict]:
+    from distributed import as_completed as distributed_as_completed
+
+    # The plan goes to each worker once (a tree's plan holds its parent array).
+    [plan_future] = client.scatter([plan], hash=False)
+    futures = [client.submit(write_generated_part, name, plan_future, pending, index, start, stop,
+                             backend, pure=False, key=f"graphsweep-generate-{name}-{index}-{pending.tmp.name}")
+               for name, _, pending, index, start, stop, backend in tasks]
+    try:
+        parts = []
+        for future in distributed_as_completed(futures):
+            parts.append(future.result())
+            progress.step()
+        return parts
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def generate(name: str, out, *, seed: int, params: dict | None = None, part_rows: int = 1 << 20,
+             client=None, backend: str = "cpu", overwrite: bool = False, progress: bool = True) -> Path:
+    """Generate dataset ``name`` with ``params`` into directory ``out``; returns its path.
+
+    Raises ``ParameterError`` naming the parameter for bad parameters and ``DatasetError`` when
+    ``out`` exists and is not a dataset (or is one and ``overwrite`` is false).
+    """
+    _check_call(name, seed, part_rows, backend)
+    generator = GENERATORS[name]
+    resolved = resolve(f"generator '{name}'", generator.params, params or {})
+    plan = generator.plan(resolved, seed)
+    pending = begin(out, kind=plan.kind, n=plan.n, weighted=plan.weighted, overwrite=overwrite)
+    try:
+        tasks = [(name, plan, pending, index, start, stop, backend)
+                 for index, (start, stop) in enumerate(part_bounds(plan.rows, part_rows))]
+        bar = _Progress(f"generate {name}", len(tasks), progress)
+        parts = (_run_local(tasks, bar) if client is None else _run_distributed(client, tasks, plan, bar))
+        return commit(pending, parts, generator={"name": name, "params": resolved, "seed": seed},
+                      stats=plan.stats)
+    except BaseException:
+        abort(pending)
+        raise

@@ -1,0 +1,38 @@
+// Ceilings of the device, measured by graphsweep.kernels.ceilings.
+
+// A keyed bijection on [0, n) (multiply / xor-shift rounds on b bits, cycle walking), n <= 2^b.
+__device__ unsigned long long gs_ceiling_perm(unsigned long long x, unsigned long long n, int b,
+                                              unsigned long long seed)
+{
+    const unsigned long long mask = (1ULL << b) - 1;
+    const int h = (b + 1) / 2;
+    do {
+        for (int r = 0; r < 4; ++r) {
+            x = (x ^ ((seed * (2 * r + 1)) & mask)) & mask;
+            x = (x * 0x9E3779B97F4A7C15ULL) & mask;
+            x ^= x >> h;
+        }
+    } while (x >= n);
+    return x;
+}
+
+// next[] as one random cycle through all n entries: next[perm(i)] = perm(i + 1 mod n).
+extern "C" __global__ void graphsweep_ceiling_cycle(int* __restrict__ next, long long n, int b, unsigned long long seed)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        next[gs_ceiling_perm(i, n, b, seed)] = (int)gs_ceiling_perm((i + 1) % n, n, b, seed);
+}
+
+// Dependent pointer chase, one chain per thread as in a sub-list walk (000 RS3): thread t walks
+// its own segment of the cycle (no two chains touch the same entry), each step's address being
+// the value the previous step read.  The end of each chain is stored so every step is kept.
+extern "C" __global__ void graphsweep_ceiling_chase(const int* __restrict__ next, int* __restrict__ end,
+                                                    long long chains, int steps, long long n, int b,
+                                                    unsigned long long seed)
+{
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= chains) return;
+    int x = (int)gs_ceiling_perm(t * (long long)steps, n, b, seed);
+    for (int s = 0; s < steps; ++s) x = next[x];
+    end[t] = x;
+}

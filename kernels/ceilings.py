@@ -1,0 +1,120 @@
+"""The device's ceilings, measured in about a second: what kernels' rates are judged against.
+
+``measure("gpu")`` returns ``{"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps",
+"table_bytes"}``: a large device-to-device copy (GB/s counting bytes read plus bytes written), a
+random int32 gather from a table of 256 MB (64 MB on the CPU; G elements/s), and a dependent pointer chase
+through the same table made one random cycle, one chain per thread on its own segment of the
+cycle, as a sub-list walk does (G steps/s).  ``measure("cpu")``
+does the same with NumPy (copy, gather) and one Numba thread (chase).  Each figure is the best
+of a few repetitions.  ``ceilings(backend)`` measures once per process and remembers.
+"""
+
+import platform
+import time
+from functools import cache
+
+import numba
+import numpy as np
+
+from graphsweep.datasets.errors import ParameterError
+
+TABLE = 1 << 26                 # int32 entries: 256 MB, far beyond any L2
+CPU_TABLE = 1 << 24             # 64 MB, far beyond any L3 this runs on
+REPS = 5
+
+
+def _random_table(xp, n: int, size: int, seed: int):
+    """``size`` random int32 indices into [0, n)."""
+    if xp is np:
+        return np.random.default_rng(seed).integers(0, n, size=size, dtype=np.int32)
+    return xp.random.RandomState(seed).randint(0, n, size=size, dtype=np.int32)
+
+
+def _measure_gpu() -> dict:
+    import cupy
+
+    from .cuda import device_name, module, sm_count
+
+    def best(fn):
+        times = []
+        for _ in range(REPS + 1):
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+        return min(times[1:])      # the first is a warm-up
+
+    src = cupy.empty(1 << 28, dtype=np.int32)      # 1 GB
+    src.fill(1)
+    dst = cupy.empty_like(src)
+    copy_s = best(lambda: dst.data.copy_from_device_async(src.data, src.nbytes))
+    del src, dst
+    table = _random_table(cupy, TABLE, TABLE, 1)
+    idx = _random_table(cupy, TABLE, TABLE, 2)
+    out = cupy.empty(TABLE, dtype=np.int32)
+    gather_s = best(lambda: cupy.take(table, idx, out=out))
+    mod, bits, seed = module("ceilings.cu"), (TABLE - 1).bit_length(), np.uint64(0x5EED)
+    mod.get_function("graphsweep_ceiling_cycle")((4096,), (256,), (table, np.int64(TABLE), np.int32(bits), seed))
+    chains = sm_count() * 2048
+    steps = TABLE // chains
+    end = cupy.empty(chains, dtype=np.int32)
+    chase = mod.get_function("graphsweep_ceiling_chase")
+    chase_s = best(lambda: chase(((chains + 255) // 256,), (256,), (table, end, np.int64(chains), np.int32(steps),
+                                                                    np.int64(TABLE), np.int32(bits), seed)))
+    return {"backend": "gpu", "device": device_name(), "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
+            "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chains * steps / chase_s / 1e9,
+            "table_bytes": TABLE * 4}
+
+
+@numba.njit(cache=True, nogil=True)
+def _chase(table, steps):
+    x = 0
+    for _ in range(steps):
+        x = table[x]
+    return x
+
+
+def _measure_cpu() -> dict:
+    def best(fn):
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    src = np.ones(1 << 25, dtype=np.int32)          # 128 MB
+    dst = np.empty_like(src)
+    copy_s = best(lambda: np.copyto(dst, src))
+    table = _random_table(np, CPU_TABLE, CPU_TABLE, 1)
+    idx = _random_table(np, CPU_TABLE, 1 << 22, 2)
+    out = np.empty(idx.size, dtype=np.int32)
+    gather_s = best(lambda: np.take(table, idx, out=out, mode="clip"))
+    order = np.random.default_rng(3).permutation(CPU_TABLE).astype(np.int32)
+    table[order] = np.roll(order, -1)               # one random cycle through the whole table
+    steps = 1 << 21
+    _chase(table, 16)
+    chase_s = best(lambda: _chase(table, steps))
+    return {"backend": "cpu", "device": platform.processor() or platform.machine() or "cpu",
+            "copy_gbps": 2 * src.nbytes / copy_s / 1e9, "gather_gelems": idx.size / gather_s / 1e9,
+            "chase_gsteps": steps / chase_s / 1e9, "table_bytes": CPU_TABLE * 4}
+
+
+def measure(backend: str = "gpu") -> dict:
+    """Measure the ceilings of ``backend`` ('gpu' or 'cpu') now; see the module doc."""
+    if backend == "gpu":
+        from graphsweep.datasets import gpu
+        if not gpu.available():
+            raise ParameterError("ceilings of backend 'gpu' asked for, but no CUDA device is usable here")
+        return _measure_gpu()
+    if backend == "cpu":
+        return _measure_cpu()
+    raise ParameterError(f"backend must be 'gpu' or 'cpu', got {backend!r}")
+
+
+@cache
+def ceilings(backend: str) -> dict:
+    """``measure(backend)``, once per process."""
+    return measure(backend)

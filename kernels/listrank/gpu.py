@@ -1,0 +1,111 @@
+"""Launch helpers shared by the list-ranking GPU launchers (the device code is in common.cuh).
+
+``jump`` runs Wyllie's pointer jumping on packed (value, next) words; the random-splitter family
+uses it to rank its short splitter lists, and listrank.wyllie is nothing but it.
+"""
+
+import numpy as np
+
+from graphsweep.datasets.errors import ParameterError
+
+from ..contract import Param
+from ..cuda import blocks_for, sm_count
+
+U64 = np.uint64
+GRID_PARAMS = {
+    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32)"),
+    "blocks": Param(None, minimum=1, help="thread blocks (default: enough to cover the work, "
+                                          "or the SM count times blocks per SM for persistent kernels)"),
+}
+
+
+def check_threads(threads: int) -> int:
+    if threads % 32 or threads > 1024:
+        raise ParameterError(f"parameter 'threads': {threads} is not a multiple of 32 up to 1024")
+    return threads
+
+
+def check_gpu_size(inp) -> None:
+    if inp.n >= 2**31:
+        raise ParameterError(f"GPU list ranking packs node ids into 32 bits: n = {inp.n} must be below 2^31 "
+                             "(use --backend cpu)")
+
+
+def succ_type(succ) -> str:
+    """The C type of a successor array, for template instantiation."""
+    return "int" if succ.dtype == np.int32 else "long long"
+
+
+def jump_rounds(m: int) -> int:
+    """Rounds of pointer jumping that rank any list of m nodes: the least k with 2^k >= m - 1."""
+    return max(0, m - 2).bit_length()
+
+
+def resident_blocks(threads: int) -> int:
+    """Blocks of ``threads`` that fill every SM's 2048 thread slots once."""
+    return sm_count() * max(1, 2048 // threads)
+
+
+def launch(fn, n: int, threads: int, blocks, *args):
+    """Launch ``fn`` on a grid-stride grid: ``blocks`` if given, else enough to cover ``n``."""
+    fn((blocks_for(n, threads, blocks),), (threads,), args)
+
+
+def jump(mod, timer, phase: str, a, b, m: int, threads: int, blocks) -> object:
+    """Rank the packed words ``a`` (ping-pong with ``b``) in place; returns the buffer holding the result.
+
+    Each round is one launch (a grid-wide barrier between rounds, 000 Alg. 2's multi-kernel form)
+    and one call of ``phase``: 8m bytes read in order, 8m at random, 8m written.
+    """
+    fn = mod.get_function("graphsweep_listrank_jump")
+    for _ in range(jump_rounds(m)):
+        with timer.phase(phase, read=16 * m, written=8 * m, random=m):
+            launch(fn, m, threads, blocks, a, b, np.int64(m))
+        a, b = b, a
+    return a
+
+
+def rank_small(mod, timer, succ, rank, threads: int, blocks) -> None:
+    """Rank a whole (short) list by Wyllie's jumping: the recursion's base when n is at most its limit."""
+    n = succ.shape[0]
+    words = cupy_empty((2, n), U64)
+    st = succ_type(succ)
+    with timer.phase("base", read=n * succ.itemsize, written=8 * n):
+        launch(mod.get_function(f"graphsweep_listrank_jump_init_succ<{st}>"), n, threads, blocks, succ, words[0],
+               np.int64(n))
+    done = jump(mod, timer, "base", words[0], words[1], n, threads, blocks)
+    with timer.phase("base", read=8 * n, written=4 * n):
+        launch(mod.get_function("graphsweep_listrank_jump_unpack<int>"), n, threads, blocks, done, rank, np.int64(n))
+
+
+def rank_weighted(mod, timer, node, words, incl, threads: int, blocks) -> None:
+    """incl[i] = weight from node i to the end of the packed-node list ``node`` (Wyllie; ``words``: 2 x m scratch)."""
+    m = node.shape[0]
+    with timer.phase("base", read=16 * m, written=8 * m, random=m):
+        launch(mod.get_function("graphsweep_listrank_jump_init_nodes"), m, threads, blocks, node, words[0],
+               np.int64(m))
+    done = jump(mod, timer, "base", words[0], words[1], m, threads, blocks)
+    with timer.phase("base", read=16 * m, written=4 * m):
+        launch(mod.get_function("graphsweep_listrank_jump_inclusive"), m, threads, blocks, done, node, incl,
+               np.int64(m))
+
+
+def expand(mod, timer, rec, upper, out, threads: int, blocks) -> None:
+    """One level back up the recursion: out[j] from j's record and its sub-list's upper value.
+
+    ``out`` int32 is the final rank (level 0), uint32 a deeper level's inclusive suffix weights.
+    """
+    m = rec.shape[0]
+    name = "graphsweep_listrank_expand_rank" if out.dtype == np.int32 else "graphsweep_listrank_expand"
+    with timer.phase("expand", read=12 * m, written=4 * m, random=m):
+        launch(mod.get_function(name), m, threads, blocks, rec, upper, out, np.int64(m))
+
+
+def cupy_empty(shape, dtype):
+    import cupy
+    return cupy.empty(shape, dtype=dtype)
+
+
+def small_names(succ) -> tuple:
+    """Template instances ``rank_small`` needs in a module."""
+    return (f"graphsweep_listrank_jump_init_succ<{succ_type(succ)}>", "graphsweep_listrank_jump_unpack<int>")

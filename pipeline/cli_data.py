@@ -1,0 +1,171 @@
+"""Data commands: ``graphsweep generate KIND`` and ``graphsweep datasets show|validate|import``.
+
+``generate`` has one subcommand per entry of ``graphsweep.generators.GENERATORS``, built from the
+generator's declared ``Param``s (``--n``, ``--count``, ``--edge-factor``...): values arrive as
+strings and go through ``Param.coerce``, so a bad value is a ``ParameterError`` naming the
+parameter.  ``--workers W`` > 0 runs the part tasks on a LocalCluster of W worker processes
+started for the run; 0 runs them in this process.  Progress goes to stderr, the summary (path,
+rows, seconds, rows/s, MB/s of Parquet written) to stdout.
+"""
+
+import json
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.format import read_manifest
+from graphsweep.datasets.importers import FORMATS, import_file
+from graphsweep.datasets.params import Param
+from graphsweep.datasets.validate import validate
+from graphsweep.generators import BACKENDS, GENERATORS, generate as generate_dataset
+
+_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_SEED = Param(1, int, minimum=0, help="seed of every random draw")
+
+
+def parse_rows(name: str, text: str) -> int:
+    """A row count >= 1 written as 1048576, 1M, 3M, 64K or 1G (binary multiples)."""
+    text = str(text).strip().lower()
+    scale = _SUFFIXES.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    value = Param(1, int, minimum=1).coerce(name, digits) * scale if digits else None
+    if value is None:
+        raise ParameterError(f"parameter '{name}': {text!r} is not a row count such as 1048576 or 1M")
+    return value
+
+
+def _parquet_bytes(path: Path, manifest: dict) -> int:
+    return sum((path / p["path"]).stat().st_size for p in manifest["parts"])
+
+
+@contextmanager
+def _client(workers: int):
+    """A distributed Client on a LocalCluster of ``workers`` processes, or None for 0."""
+    if workers == 0:
+        yield None
+        return
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        click.echo(f"dask: {workers} workers, dashboard {cluster.dashboard_link}", err=True)
+        yield client
+
+
+class _KindGroup(click.Group):
+    """A group whose unknown subcommand is a usage error that lists the kinds."""
+
+    def resolve_command(self, ctx, args):
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            ctx.fail(f"unknown KIND {args[0]!r}; kinds: {', '.join(self.commands)}")
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_KindGroup, context_settings={"show_default": True})
+def generate():
+    """Generate a dataset of KIND (see each KIND's --help)."""
+
+
+def _generate_command(name: str, generator) -> click.Command:
+    options = [click.Option([f"--{param.replace('_', '-')}", param], type=str,
+                            default=str(spec.default), help=spec.help)
+               for param, spec in generator.params.items()]
+    options += [
+        click.Option(["--out"], required=True, type=click.Path(path_type=Path),
+                     help="dataset directory to create"),
+        click.Option(["--seed"], type=str, default="1", help=_SEED.help),
+        click.Option(["--part-rows"], type=str, default="1048576",
+                     help="rows per Parquet part (1M, 3M... accepted)"),
+        click.Option(["--workers"], type=click.IntRange(min=0), default=0,
+                     help="0: run the parts in this process; W: on a LocalCluster of W processes"),
+        click.Option(["--backend"], type=click.Choice(BACKENDS), default="cpu",
+                     help="where the arrays are computed (gpu: list kinds, with CuPy)"),
+        click.Option(["--overwrite"], is_flag=True, help="replace an existing dataset at --out"),
+    ]
+
+    def run(out, seed, part_rows, workers, backend, overwrite, **given):
+        seed = _SEED.coerce("seed", seed)
+        rows_per_part = parse_rows("part_rows", part_rows)
+        start = time.perf_counter()
+        with _client(workers) as client:
+            path = generate_dataset(name, out, seed=seed, params=given, part_rows=rows_per_part,
+                                    client=client, backend=backend, overwrite=overwrite,
+                                    progress=True)
+        seconds = time.perf_counter() - start
+        manifest = read_manifest(path)
+        rows = manifest["n"] if manifest["kind"] == "list" else manifest["m"]
+        unit = "elements" if manifest["kind"] == "list" else "edges"
+        size = _parquet_bytes(path, manifest)
+        click.echo(f"{path}: {manifest['kind']} n = {manifest['n']:,}"
+                   + (f", m = {manifest['m']:,}" if manifest["kind"] == "graph" else "")
+                   + f", {len(manifest['parts'])} parts, {size / 1e6:.1f} MB")
+        click.echo(f"{rows:,} {unit} in {seconds:.2f} s: {rows / seconds / 1e6:.2f} M {unit}/s, "
+                   f"{size / seconds / 1e6:.1f} MB/s of Parquet")
+
+    return click.Command(name, params=options, callback=run, help=generator.summary,
+                         short_help=generator.summary)
+
+
+for _name, _generator in GENERATORS.items():
+    generate.add_command(_generate_command(_name, _generator))
+
+
+@click.group(context_settings={"show_default": True})
+def datasets():
+    """Inspect, validate and import datasets."""
+
+
+@datasets.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="print the whole manifest as JSON")
+def show(path, as_json):
+    """Summarise the dataset at PATH from its manifest."""
+    manifest = read_manifest(path)
+    if as_json:
+        click.echo(json.dumps(manifest, indent=1))
+        return
+    origin = manifest.get("generator") or manifest.get("source")
+    lines = [f"{path}: {manifest['kind']}, n = {manifest['n']:,}"
+             + (f", m = {manifest['m']:,}, {'directed' if manifest['directed'] else 'undirected'}, "
+                f"{'weighted' if manifest['weighted'] else 'unweighted'}" if manifest["kind"] == "graph" else ""),
+             f"  index dtype {manifest['index_dtype']}, {len(manifest['parts'])} parts, "
+             f"{_parquet_bytes(path, manifest) / 1e6:.1f} MB, created {manifest.get('created', '?')}",
+             f"  {'generator' if 'generator' in manifest else 'source'}: {json.dumps(origin)}"]
+    if manifest.get("stats"):
+        lines.append(f"  stats: {json.dumps(manifest['stats'])}")
+    click.echo("\n".join(lines))
+
+
+@datasets.command("validate")
+@click.argument("path", type=click.Path(path_type=Path))
+def validate_command(path):
+    """Check the dataset at PATH deeply: checksums, schema, rows, value ranges, list structure."""
+    summary = validate(path)
+    details = ", ".join(f"{k} = {v}" for k, v in summary.items() if k not in ("path", "kind"))
+    click.echo(f"OK {summary['path']}: {summary['kind']}, {details}")
+
+
+@datasets.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS))
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="dataset directory to create")
+@click.option("--part-rows", type=str, default="1048576", help="rows per Parquet part (1M, 3M... accepted)")
+@click.option("--overwrite", is_flag=True, help="replace an existing dataset at --out")
+@click.option("--directed/--undirected", default=None,
+              help="override the format's default (edge lists undirected, gr directed, mtx by symmetry)")
+@click.option("--base", type=click.Choice(["0", "1"]), default="0", help="first vertex id of edge lists")
+@click.option("--relabel", is_flag=True, help="number the ids that occur densely from 0")
+@click.option("--round-weights", is_flag=True, help="round real mtx weights to integers")
+def import_command(fmt, file, out, part_rows, overwrite, directed, base, relabel, round_weights):
+    """Import FILE (edgelist, wel, gr or mtx) as a dataset."""
+    start = time.perf_counter()
+    path = import_file(fmt, file, out, part_rows=parse_rows("part_rows", part_rows), overwrite=overwrite,
+                       directed=directed, base=int(base), relabel=relabel, round_weights=round_weights)
+    manifest = read_manifest(path)
+    click.echo(f"{path}: graph n = {manifest['n']:,}, m = {manifest['m']:,}, "
+               f"{'directed' if manifest['directed'] else 'undirected'}, "
+               f"{'weighted' if manifest['weighted'] else 'unweighted'} "
+               f"({time.perf_counter() - start:.2f} s)")
+

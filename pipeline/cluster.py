@@ -1,0 +1,129 @@
+"""Cluster profiles: where a sweep's tasks run, and a client connected to it.
+
+Profiles come from graphsweep's Dask config (``graphsweep.cluster.profiles``: local-gpu and
+local-cpu) and from a ``cluster.yaml`` (``profiles: {NAME: {kind: ..., ...}}``), which adds or
+replaces profiles.  Kinds:
+
+- ``local-cuda``: ``dask_cuda.LocalCUDACluster`` in this process, one worker per GPU;
+- ``local``: ``distributed.LocalCluster`` (CPU);
+- ``scheduler-file`` (``scheduler_file: PATH``) and ``address`` (``address: tcp://HOST:PORT``):
+  an existing cluster started with ``dask scheduler`` and ``dask cuda worker``;
+- ``slurm``: ``dask_jobqueue.SLURMCluster`` (``options`` for the job, ``jobs`` to start).
+
+``auto`` picks local-gpu when this machine has a GPU, else local-cpu.  ``--cluster`` also takes
+a scheduler address (``tcp://...``) or a scheduler file (``*.json``) directly.  GPU workers hold
+the resource ``GPU=1`` (set here for local-cuda; started by hand: ``--resources GPU=1``).
+"""
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+from distributed import Client
+
+from graphsweep.datasets import gpu
+from graphsweep.datasets.errors import GraphsweepError
+
+from . import config
+
+KINDS = ("local-cuda", "local", "scheduler-file", "address", "slurm")
+LONG_LIVED = ("scheduler-file", "address")
+PROFILE_KEYS = {"local-cuda": ("kind", "options"), "local": ("kind", "options"),
+                "scheduler-file": ("kind", "scheduler_file"), "address": ("kind", "address"),
+                "slurm": ("kind", "options", "jobs")}
+
+
+def profiles(cluster_file=None) -> dict:
+    """Every profile by name: the built-in ones, then those of ``cluster_file`` (or ./cluster.yaml)."""
+    out = {name: dict(p) for name, p in config.get("cluster.profiles").items()}
+    path = Path(cluster_file or config.get("cluster.file")).expanduser()
+    if cluster_file is None and not path.is_file():
+        return out
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise GraphsweepError(f"{path}: no such cluster file") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise GraphsweepError(f"{path}: not a readable YAML file ({str(exc).splitlines()[0]})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("profiles"), dict):
+        raise GraphsweepError(f"{path}: expected a mapping 'profiles: {{NAME: {{kind: ...}}}}'")
+    for name, profile in doc["profiles"].items():
+        where = f"{path}: profiles.{name}"
+        if not isinstance(profile, dict) or profile.get("kind") not in KINDS:
+            kind = profile.get("kind") if isinstance(profile, dict) else profile
+            raise GraphsweepError(f"{where}.kind: {kind!r} is not one of {', '.join(KINDS)}")
+        for key in profile:
+            if key not in PROFILE_KEYS[profile["kind"]]:
+                raise GraphsweepError(f"{where}.{key}: unknown key for kind {profile['kind']} "
+                                      f"(allowed: {', '.join(PROFILE_KEYS[profile['kind']])})")
+        if not isinstance(profile.get("options", {}), dict):
+            raise GraphsweepError(f"{where}.options: expected a mapping of keyword arguments")
+        out[str(name)] = profile
+    return out
+
+
+def resolve(name=None, cluster_file=None) -> tuple[str, dict]:
+    """(name, profile) for ``name`` (None: the configured default, normally ``auto``)."""
+    name = name or config.get("cluster.profile")
+    if "://" in name:
+        return name, {"kind": "address", "address": name}
+    if name.endswith(".json"):
+        return name, {"kind": "scheduler-file", "scheduler_file": name}
+    if name == "auto":
+        name = "local-gpu" if gpu.available() else "local-cpu"
+    known = profiles(cluster_file)
+    if name not in known:
+        raise GraphsweepError(f"--cluster: unknown profile {name!r} (known: auto, {', '.join(sorted(known))}; "
+                              "or a scheduler address tcp://HOST:PORT, or a scheduler file *.json)")
+    return name, known[name]
+
+
+def is_long_lived(profile: dict) -> bool:
+    """Whether the cluster outlives this process (so a submitted sweep can run without us)."""
+    return profile["kind"] in LONG_LIVED
+
+
+def _start(name: str, profile: dict):
+    kind, options = profile["kind"], dict(profile.get("options") or {})
+    if kind == "local-cuda":
+        if not gpu.available():
+            raise GraphsweepError(f"profile {name}: no CUDA device is usable here; use --cluster local-cpu")
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError:
+            raise GraphsweepError(f"profile {name} needs dask-cuda (pip install 'graphsweep[cuda13]')") from None
+        options.setdefault("resources", dict(config.get("worker.gpu-resources")))
+        return LocalCUDACluster(**options)
+    if kind == "local":
+        from distributed import LocalCluster
+        return LocalCluster(**options)
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise GraphsweepError(f"profile {name} needs dask-jobqueue (pip install 'graphsweep[slurm]')") from None
+    cluster = SLURMCluster(**options)
+    cluster.scale(jobs=int(profile.get("jobs", 1)))
+    return cluster
+
+
+@contextmanager
+def connect(name=None, cluster_file=None):
+    """A Client on the profile's cluster, started here when it is local or SLURM, closed on exit."""
+    name, profile = resolve(name, cluster_file)
+    kind = profile["kind"]
+    if kind in LONG_LIVED:
+        target = profile.get("scheduler_file" if kind == "scheduler-file" else "address")
+        if not isinstance(target, str):
+            raise GraphsweepError(f"profile {name}: '{'scheduler_file' if kind == 'scheduler-file' else 'address'}' is missing")
+        if kind == "scheduler-file" and not Path(target).expanduser().is_file():
+            raise GraphsweepError(f"profile {name}: scheduler file {target} does not exist (is the scheduler running?)")
+        try:
+            client = (Client(scheduler_file=str(Path(target).expanduser())) if kind == "scheduler-file"
+                      else Client(target))
+        except OSError as exc:
+            raise GraphsweepError(f"profile {name}: cannot reach the scheduler at {target} ({exc})") from None
+        with client:
+            yield client
+        return
+    with _start(name, profile) as cluster, Client(cluster) as client:
+        yield client

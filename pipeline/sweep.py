@@ -1,0 +1,385 @@
+"""Sweep specs: a YAML file that names datasets and kernels, expanded into a plan of tasks.
+
+A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
+
+    name: listrank-time-vs-n
+    results: results/listrank-time-vs-n   # relative paths are relative to the working directory
+    data: data                            # where generated datasets are written (and reused)
+    backend: auto                         # auto | gpu | cpu
+    reps: 20
+    warmup: 2
+    verify: true
+    on_failure: continue                  # continue | stop
+    datasets:
+      - generator: list.random            # generated once, on the cluster, part-parallel
+        params: {n: {pow2: [20, 28]}}
+        seed: 1
+      - path: data/my-list                # or an existing dataset
+    kernels:
+      - name: listrank.wyllie
+        params: {threads: [128, 256, 512]}
+
+A parameter value is a scalar, a list (one grid axis), ``{pow2: [lo, hi]}`` (2^lo … 2^hi, every
+exponent, or every ``step``-th with a third entry) or ``{range: [start, stop, step]}`` (stop
+included).  The plan is datasets × kernels × each kernel's grid, ordered dataset by dataset so a
+worker's consecutive tasks reuse the dataset it has loaded.  Every fault in a spec is one
+``ParameterError`` naming the file, the key and what is allowed.
+"""
+
+import hashlib
+import itertools
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.datasets.format import read_manifest
+from graphsweep.kernels import registry
+
+BACKENDS = ("auto", "gpu", "cpu")
+FAILURE_POLICIES = ("continue", "stop")
+TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
+            "part_rows", "datasets", "kernels")
+DATASET_KEYS = ("generator", "params", "seed", "path")
+KERNEL_KEYS = ("name", "params")
+GRID_FORMS = ("pow2", "range")
+
+
+@dataclass
+class DatasetRef:
+    """One dataset of a sweep: generated (generator, params, seed) or found at ``path``."""
+    id: str
+    path: str
+    generator: str | None = None
+    params: dict = field(default_factory=dict)
+    seed: int | None = None
+    kind: str | None = None
+
+    @property
+    def generated(self) -> bool:
+        return self.generator is not None
+
+    @property
+    def identity(self) -> dict:
+        """What the dataset is, independent of where it lies (for the task hash)."""
+        if self.generated:
+            return {"generator": self.generator, "params": self.params, "seed": self.seed}
+        return {"path": self.path}
+
+
+@dataclass
+class Task:
+    """One kernel over one dataset with one parameter set; ``hash`` names its result file."""
+    hash: str
+    index: int
+    sweep: str
+    dataset: DatasetRef
+    kernel: str
+    params: dict
+    backend: str
+    reps: int
+    warmup: int
+    verify: bool
+
+    @property
+    def label(self) -> str:
+        params = ",".join(f"{k}={v}" for k, v in self.params.items() if v is not None)
+        return f"{self.kernel}({params}) on {self.dataset.id}"
+
+    @property
+    def key(self) -> str:
+        """A Dask key that reads like the task; key_split groups the task stream by kernel."""
+        return f"{self.kernel}-{self.dataset.id}-{self.hash}"
+
+
+@dataclass
+class Plan:
+    name: str
+    results: Path
+    data: Path
+    backend: str
+    reps: int
+    warmup: int
+    verify: bool
+    on_failure: str
+    part_rows: int
+    datasets: list
+    tasks: list
+    spec: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        """Equal for two plans that would run the same tasks under the same policy."""
+        return _digest({"tasks": sorted(t.hash for t in self.tasks), "on_failure": self.on_failure})
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "results": str(self.results), "data": str(self.data),
+                "backend": self.backend, "reps": self.reps, "warmup": self.warmup,
+                "verify": self.verify, "on_failure": self.on_failure, "part_rows": self.part_rows,
+                "fingerprint": self.fingerprint, "spec": self.spec,
+                "datasets": [asdict(d) for d in self.datasets],
+                "tasks": [{**asdict(t), "dataset": t.dataset.id} for t in self.tasks]}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Plan":
+        datasets = [DatasetRef(**d) for d in doc["datasets"]]
+        by_id = {d.id: d for d in datasets}
+        tasks = [Task(**{**t, "dataset": by_id[t["dataset"]]}) for t in doc["tasks"]]
+        return cls(name=doc["name"], results=Path(doc["results"]), data=Path(doc["data"]),
+                   backend=doc["backend"], reps=doc["reps"], warmup=doc["warmup"],
+                   verify=doc["verify"], on_failure=doc["on_failure"], part_rows=doc["part_rows"],
+                   datasets=datasets, tasks=tasks, spec=doc["spec"])
+
+    def describe(self) -> str:
+        """The expanded plan as text (what ``run --dry-run`` prints)."""
+        to_make = [d for d in self.datasets if d.generated]
+        lines = [f"sweep {self.name}: {len(self.tasks)} tasks over {len(self.datasets)} datasets "
+                 f"({len(to_make)} generated), backend {self.backend}, reps {self.reps}, "
+                 f"warmup {self.warmup}, verify {str(self.verify).lower()}, on_failure {self.on_failure}",
+                 f"results: {self.results}"]
+        if to_make:
+            lines.append(f"datasets to generate (reused when already in {self.data}):")
+            lines += [f"  {d.id}  seed {d.seed}" for d in to_make]
+        lines.append("tasks:")
+        width = len(str(len(self.tasks)))
+        lines += [f"  {t.index:>{width}}  {t.hash}  {t.label}" for t in self.tasks]
+        return "\n".join(lines)
+
+
+def _digest(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+class _Where:
+    """The location of a value in the spec, for error messages: 'sweep.yaml: kernels[1].params.p'."""
+
+    def __init__(self, source: str, path: str = ""):
+        self.source, self.path = source, path
+
+    def __truediv__(self, part) -> "_Where":
+        part = f"[{part}]" if isinstance(part, int) else (f".{part}" if self.path else str(part))
+        return _Where(self.source, self.path + part)
+
+    def error(self, what: str) -> ParameterError:
+        return ParameterError(f"{self.source}: {self.path}: {what}" if self.path else f"{self.source}: {what}")
+
+
+def _check_keys(obj, allowed, where: _Where, required=()) -> dict:
+    if not isinstance(obj, dict):
+        raise where.error(f"expected a mapping with keys {', '.join(allowed)}, got {obj!r}")
+    for key in obj:
+        if key not in allowed:
+            raise (where / str(key)).error(f"unknown key (allowed: {', '.join(allowed)})")
+    for key in required:
+        if key not in obj:
+            raise where.error(f"'{key}' is required")
+    return obj
+
+
+def _int(value, where: _Where, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise where.error(f"{value!r} is not an integer")
+    if value < minimum:
+        raise where.error(f"{value!r} is below the minimum {minimum}")
+    return value
+
+
+def _choice(value, choices, where: _Where) -> str:
+    if value not in choices:
+        raise where.error(f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _axis(value, where: _Where) -> list:
+    """The values one grid axis takes."""
+    if isinstance(value, list):
+        if not value:
+            raise where.error("an empty list gives no tasks")
+        return value
+    if isinstance(value, dict):
+        if len(value) != 1 or next(iter(value)) not in GRID_FORMS:
+            raise where.error(f"a mapping must be one of {{pow2: [lo, hi]}}, {{range: [start, stop, step]}}; got {value!r}")
+        form, bounds = next(iter(value.items()))
+        sub = where / form
+        if not isinstance(bounds, list) or len(bounds) not in (2, 3):
+            raise sub.error(f"expected [{'lo, hi' if form == 'pow2' else 'start, stop'}] or with a step, got {bounds!r}")
+        lo, hi = (_int(b, sub, -2**62) for b in bounds[:2])
+        step = _int(bounds[2], sub, 1) if len(bounds) == 3 else 1
+        if hi < lo:
+            raise sub.error(f"{hi} is below {lo}")
+        if form == "pow2":
+            if lo < 0 or hi > 62:
+                raise sub.error("exponents must lie in 0..62")
+            return [2**e for e in range(lo, hi + 1, step)]
+        return list(range(lo, hi + 1, step))
+    return [value]
+
+
+def _grid(params, where: _Where) -> list[dict]:
+    """Every combination of the parameter axes, in spec order (the last axis varies fastest)."""
+    if params is None:
+        return [{}]
+    if not isinstance(params, dict):
+        raise where.error(f"expected a mapping of parameter names to values, got {params!r}")
+    names = list(params)
+    axes = [_axis(params[k], where / str(k)) for k in names]
+    return [dict(zip(names, combo)) for combo in itertools.product(*axes)]
+
+
+def _coerce(declared: dict, params: dict, where: _Where, owner: str) -> dict:
+    """Kernel or generator parameters checked against their declaration, errors naming the key."""
+    for name in params:
+        if name not in declared:
+            allowed = ", ".join(sorted(declared)) or "none"
+            raise (where / name).error(f"{owner} has no such parameter (allowed: {allowed})")
+    out = {}
+    for name, param in declared.items():
+        try:
+            out[name] = param.coerce(name, params.get(name, param.default))
+        except ParameterError as exc:
+            text = str(exc)
+            prefix = f"parameter '{name}': "
+            raise (where / name).error(text[len(prefix):] if text.startswith(prefix) else text) from None
+    return out
+
+
+def _generators():
+    try:
+        from graphsweep import generators
+    except ImportError:
+        return None
+    return generators
+
+
+def _dataset_name(generator: str, params: dict, seed: int) -> str:
+    parts = [generator] + [f"{k}={v}" for k, v in params.items()] + [f"seed={seed}"]
+    return "_".join(parts).replace("/", "-")
+
+
+def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
+    if not isinstance(entries, list) or not entries:
+        raise where.error("expected a non-empty list of datasets ({generator: ..., params: ...} or {path: ...})")
+    out = []
+    for i, entry in enumerate(entries):
+        at = where / i
+        _check_keys(entry, DATASET_KEYS, at)
+        if ("generator" in entry) == ("path" in entry):
+            raise at.error("give exactly one of 'generator' and 'path'")
+        if "path" in entry:
+            if set(entry) != {"path"}:
+                raise at.error("a 'path' dataset takes no params or seed")
+            paths = entry["path"] if isinstance(entry["path"], list) else [entry["path"]]
+            for j, p in enumerate(paths):
+                if not isinstance(p, str):
+                    raise (at / "path").error(f"{p!r} is not a path")
+                path = Path(p).expanduser().absolute()
+                try:
+                    kind = read_manifest(path)["kind"]
+                except GraphsweepError as exc:
+                    raise (at / "path").error(str(exc)) from None
+                out.append(DatasetRef(id=path.name, path=str(path), kind=kind))
+            continue
+        name = entry["generator"]
+        gens = _generators()
+        if gens is None:
+            raise (at / "generator").error("graphsweep.generators is not installed; use 'path' datasets")
+        if name not in gens.GENERATORS:
+            raise (at / "generator").error(f"unknown generator {name!r} (known: {', '.join(sorted(gens.GENERATORS))})")
+        gen = gens.GENERATORS[name]
+        seeds = _axis(entry.get("seed", 1), at / "seed")
+        for seed in seeds:
+            _int(seed, at / "seed", 0)
+        for given in _grid(entry.get("params"), at / "params"):
+            # Named by the parameters given; identified (as in its manifest) by all, defaults filled.
+            params = _coerce(gen.params, given, at / "params", name)
+            for seed in seeds:
+                ident = _dataset_name(name, given, seed)
+                out.append(DatasetRef(id=ident, path=str(data / ident), generator=name, params=params,
+                                      seed=seed, kind=gen.kind))
+    ids = [d.path for d in out]
+    for d in out:
+        if ids.count(d.path) > 1:
+            raise where.error(f"dataset {d.id} appears more than once")
+    return out
+
+
+def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
+    """(kernel, [resolved params, ...]) for each kernel entry."""
+    if not isinstance(entries, list) or not entries:
+        raise where.error("expected a non-empty list of kernels ({name: ..., params: ...})")
+    out = []
+    for i, entry in enumerate(entries):
+        at = where / i
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        _check_keys(entry, KERNEL_KEYS, at, required=("name",))
+        try:
+            kernel = registry.get(entry["name"])
+        except ParameterError as exc:
+            raise (at / "name").error(str(exc)) from None
+        if backend != "auto" and getattr(kernel, backend) is None:
+            raise (at / "name").error(f"{kernel.name} has no {backend} implementation (backend: {backend})")
+        grid = [_coerce(kernel.params, p, at / "params", kernel.name) for p in _grid(entry.get("params"), at / "params")]
+        out.append((kernel, grid))
+    return out
+
+
+def load(path, *, results: str | None = None) -> Plan:
+    """Read, check and expand the spec at ``path``; ``results`` overrides its results directory."""
+    path = Path(path)
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: no such sweep spec") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ParameterError(f"{path}: not a readable YAML file ({str(exc).splitlines()[0]})") from None
+    return expand(spec, source=str(path), results=results)
+
+
+def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
+    """The plan of the spec mapping ``spec``; ``source`` names it in errors."""
+    top = _Where(source)
+    _check_keys(spec, TOP_KEYS, top, required=("datasets", "kernels"))
+    name = spec.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name or "/" in name:
+        raise (top / "name").error(f"{name!r} is not a name (a non-empty string without '/')")
+    backend = _choice(spec.get("backend", "auto"), BACKENDS, top / "backend")
+    reps = _int(spec.get("reps", 20), top / "reps", 1)
+    warmup = _int(spec.get("warmup", 2), top / "warmup", 0)
+    verify = spec.get("verify", True)
+    if not isinstance(verify, bool):
+        raise (top / "verify").error(f"{verify!r} is not true or false")
+    on_failure = _choice(spec.get("on_failure", "continue"), FAILURE_POLICIES, top / "on_failure")
+    part_rows = _int(spec.get("part_rows", 1 << 20), top / "part_rows", 1)
+    dirs = {}
+    for key, default in (("results", f"results/{name}"), ("data", "data")):
+        value = results if key == "results" and results is not None else spec.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise (top / key).error(f"{value!r} is not a path")
+        dirs[key] = Path(value).expanduser().absolute()
+
+    datasets = _datasets(spec["datasets"], top / "datasets", dirs["data"])
+    kernels = _kernels(spec["kernels"], top / "kernels", backend)
+    tasks = []
+    for data in datasets:
+        for kernel, grid in kernels:
+            if data.kind is not None and data.kind != kernel.problem.dataset_kind:
+                continue  # a mixed sweep pairs each kernel only with datasets of its kind
+            for params in grid:
+                ident = {"dataset": data.identity, "kernel": kernel.name, "params": params,
+                         "backend": backend, "reps": reps, "warmup": warmup, "verify": verify}
+                tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
+                                  kernel=kernel.name, params=params, backend=backend, reps=reps,
+                                  warmup=warmup, verify=verify))
+    if not tasks:
+        raise top.error("the spec expands to no tasks (no kernel matches the datasets' kind)")
+    seen = set()
+    for t in tasks:
+        if t.hash in seen:
+            raise top.error(f"task {t.label} appears more than once")
+        seen.add(t.hash)
+    return Plan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
+                warmup=warmup, verify=verify, on_failure=on_failure, part_rows=part_rows,
+                datasets=datasets, tasks=tasks, spec=spec)

@@ -1,0 +1,249 @@
+"""What runs on a Dask worker: generating a sweep's datasets and running one task.
+
+``run_task`` runs one kernel over one dataset through the kernel harness and stores its rows
+(see ``ROW`` below) as one result file.  Each worker keeps the dataset it last loaded, on the
+device the kernels use, so the next task on the same dataset starts at once; switching datasets
+drops it and returns the GPU memory pool's blocks.  It measures its device's ceilings (copy
+GB/s, random gather and pointer-chase rates) once and stamps them on every row.  Any failure
+(exception, GPU out of memory, verification) becomes a stored row with its error: a task only
+raises when the worker itself cannot store anything.
+"""
+
+import json
+import logging
+import math
+import socket
+import threading
+import time
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyarrow as pa
+
+from graphsweep.datasets import format as dataset_format
+from graphsweep.datasets import reader
+from graphsweep.datasets.errors import DatasetError
+from graphsweep.kernels import harness, registry
+
+from . import config, store
+from .sweep import DatasetRef, Task
+
+log = logging.getLogger("graphsweep.worker")
+
+# One tidy row per (task, rep, phase); a failed task is one row with phase null and its error.
+ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "dataset_params", "seed",
+       "n", "m", "kernel", "params", "backend", "device", "worker", "rep", "phase", "ms",
+       "bytes_read", "bytes_written", "random_accesses", "calls", "gbps", "pct_copy_ceiling",
+       "random_per_s", "pct_gather_ceiling", "verified", "error", "load_s", "kernel_s", "task_s",
+       "finished")
+# Keys of kernels.ceilings.measure() used for the % of ceiling columns (GB/s, G elements/s);
+# all its scalars are stamped on the rows as ceiling_<key>.
+COPY_CEILING, GATHER_CEILING = "copy_gbps", "gather_gelems"
+
+
+class _WorkerState:
+    """Per worker process: the current dataset (per device) and the device ceilings."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.key = None
+        self.loaded = {}
+        self.ceilings = {}
+
+    def dataset(self, path: str, device: str):
+        """(dataset on ``device``, seconds spent loading: 0 when it was cached)."""
+        manifest = dataset_format.read_manifest(Path(path))
+        key = (path, manifest.get("created"))
+        with self.lock:
+            if key != self.key:
+                self.drop()
+                self.key = key
+            if device in self.loaded:
+                return self.loaded[device], 0.0
+            t0 = time.perf_counter()
+            other = next(iter(self.loaded.values()), None)
+            data = (other.to(device) if other is not None else
+                    reader.read(path, device=device, threads=int(config.get("worker.load-threads"))))
+            self.loaded[device] = data
+            return data, time.perf_counter() - t0
+
+    def drop(self):
+        """Forget the dataset and hand its GPU memory back (the next dataset may need all of it)."""
+        self.key = None
+        was_gpu = "gpu" in self.loaded
+        self.loaded = {}
+        if was_gpu:
+            import cupy
+            cupy.get_default_memory_pool().free_all_blocks()
+            cupy.get_default_pinned_memory_pool().free_all_blocks()
+
+    def device_ceilings(self, device: str) -> dict:
+        if device not in self.ceilings:
+            try:
+                from graphsweep.kernels import ceilings
+            except ImportError:
+                self.ceilings[device] = {}
+            else:
+                measured = ceilings.measure(backend=device)
+                self.ceilings[device] = {k: v for k, v in measured.items()
+                                         if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+        return self.ceilings[device]
+
+
+_STATES: dict = {}
+_STATES_LOCK = threading.Lock()
+
+
+def _state() -> _WorkerState:
+    """The state of the worker running this task (keyed by address: LocalCluster(processes=False)
+    puts several workers in one process)."""
+    from distributed import get_worker
+    try:
+        address = get_worker().address
+    except ValueError:  # called outside a worker (e.g. from a test or a script)
+        address = None
+    with _STATES_LOCK:
+        return _STATES.setdefault(address, _WorkerState())
+
+
+def _worker_name() -> str:
+    from distributed import get_worker
+    try:
+        return get_worker().address
+    except ValueError:
+        return socket.gethostname()
+
+
+def generate_dataset(ref: DatasetRef, part_rows: int, backend: str) -> dict:
+    """Make ``ref`` with its generator (one Dask task per part), unless it already exists.
+
+    Returns ``{"id", "path", "error"}``: a failure is reported, not raised, so each of the
+    dataset's tasks can store it as its error.
+    """
+    out = Path(ref.path)
+    try:
+        if dataset_format.is_dataset(out):
+            have = dataset_format.read_manifest(out).get("generator") or {}
+            want = {"name": ref.generator, "params": ref.params, "seed": ref.seed}
+            if {k: have.get(k) for k in want} != want:
+                raise DatasetError(f"{out}: exists but was made by {have or 'an importer'}, not {want}")
+            return {"id": ref.id, "path": str(out), "error": None}
+        from distributed import worker_client
+
+        from graphsweep import generators
+        if not generators.GENERATORS[ref.generator].gpu:
+            backend = "cpu"  # this generator has no GPU path
+        with worker_client() as client:
+            generators.generate(ref.generator, out, seed=ref.seed, params=ref.params,
+                                part_rows=part_rows, client=client, backend=backend, progress=False)
+        return {"id": ref.id, "path": str(out), "error": None}
+    except Exception as exc:  # reported to every task on this dataset
+        return {"id": ref.id, "path": str(out), "error": f"generating {ref.id}: {type(exc).__name__}: {exc}"}
+
+
+def _scalar(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "item"):  # NumPy / CuPy scalars
+        return value.item()
+    return json.dumps(value, default=str)
+
+
+def _base(task: Task, run_id: str) -> dict:
+    d = task.dataset
+    return {"run_id": run_id, "sweep": task.sweep, "task": task.hash, "dataset": d.id,
+            "dataset_path": d.path, "generator": d.generator,
+            "dataset_params": json.dumps(d.params, sort_keys=True), "seed": d.seed,
+            "kernel": task.kernel, "params": json.dumps(task.params, sort_keys=True),
+            "worker": _worker_name()}
+
+
+def _rate(amount, ms):
+    return amount / (ms / 1e3) if ms and ms > 0 else math.nan
+
+
+def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -> list[dict]:
+    """The tidy rows of a finished harness run: one per (rep, phase), with derived throughput."""
+    base = _base(task, run_id)
+    base.update(n=result.dataset.get("n"), m=result.dataset.get("m"), backend=result.backend,
+                device=result.device, verified=result.verified, error=result.verify_error,
+                finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **timing)
+    extra = {f"param_{k}": _scalar(v) for k, v in result.params.items()}
+    extra.update({f"data_{k}": _scalar(v) for k, v in task.dataset.params.items()})
+    extra.update({f"stat_{k}": _scalar(v) for k, v in result.stats.items()})
+    extra.update({f"ceiling_{k}": v for k, v in ceilings.items()})
+    copy, gather = ceilings.get(COPY_CEILING), ceilings.get(GATHER_CEILING)
+    rows = []
+    for r in result.rows:
+        gbps = _rate(r["bytes_read"] + r["bytes_written"], r["ms"]) / 1e9
+        random_per_s = _rate(r["random_accesses"], r["ms"]) if r["random_accesses"] else math.nan
+        rows.append({**base, **{k: r[k] for k in ("rep", "phase", "ms", "bytes_read", "bytes_written",
+                                                  "random_accesses", "calls")},
+                     "gbps": gbps, "pct_copy_ceiling": 100 * gbps / copy if copy else math.nan,
+                     "random_per_s": random_per_s,
+                     "pct_gather_ceiling": 100 * random_per_s / (gather * 1e9) if gather else math.nan,
+                     **extra})
+    return rows
+
+
+def error_row(task: Task, run_id: str, error: str, timing: dict | None = None, backend: str | None = None) -> dict:
+    """The one row of a task that produced no timings (``backend``: as resolved, if it got that far)."""
+    row = dict.fromkeys(ROW)
+    row.update(_base(task, run_id), backend=backend or task.backend, verified=False, error=error,
+               finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **(timing or {}))
+    row.update({f"param_{k}": _scalar(v) for k, v in task.params.items()})
+    row.update({f"data_{k}": _scalar(v) for k, v in task.dataset.params.items()})
+    return row
+
+
+def _table(rows: list[dict]) -> pa.Table:
+    names = list(ROW) + sorted({k for r in rows for k in r} - set(ROW))
+    return pa.Table.from_pylist([{k: r.get(k) for k in names} for r in rows])
+
+
+def store_rows(results: str, task: Task, rows: list[dict]) -> dict:
+    """Write the task's rows; returns its outcome (``stored`` False when a result already existed)."""
+    error = next((r["error"] for r in rows if r.get("error")), None)
+    failed = error is not None or any(r.get("verified") is False for r in rows)
+    stored = store.write_task(results, task.hash, _table(rows), failed=failed, error=error)
+    return {"task": task.hash, "status": "failed" if failed else "ok", "error": error, "stored": stored}
+
+
+def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: list) -> dict:
+    """Run ``task`` unless its result exists or the sweep stopped; store its rows; return the outcome."""
+    existing = store.task_file(results, task.hash)
+    if existing.exists():
+        state, error = store.outcome(existing)
+        return {"task": task.hash, "status": state, "error": error, "stored": False}
+    if store.stopped(results):
+        return {"task": task.hash, "status": "stopped", "error": None, "stored": False}
+    t0 = time.perf_counter()
+    state = _state()
+    timing = {"load_s": 0.0, "kernel_s": 0.0}
+    failure = next((g["error"] for g in generated if g["id"] == task.dataset.id and g["error"]), None)
+    device = None
+    try:
+        if failure:
+            raise DatasetError(failure)
+        kernel = registry.get(task.kernel)
+        device = harness.resolve_backend(task.backend, kernel)
+        data, timing["load_s"] = state.dataset(task.dataset.path, device)
+        t1 = time.perf_counter()
+        result = harness.run(task.kernel, data, backend=device, reps=task.reps, warmup=task.warmup,
+                             verify=task.verify, **task.params)
+        timing["kernel_s"] = time.perf_counter() - t1
+        timing["task_s"] = time.perf_counter() - t0
+        ceilings = state.device_ceilings(device)  # once per worker, after the run: a failing task fails fast
+        rows = result_rows(task, run_id, result, ceilings, timing)
+    except Exception as exc:  # every failure of the task itself becomes its error row
+        log.warning("task %s failed: %s", task.label, traceback.format_exc())
+        if type(exc).__name__ == "OutOfMemoryError" or "gpu" in state.loaded:
+            with state.lock:
+                state.drop()  # the dataset may be what no longer fits; start the next task clean
+        timing["task_s"] = time.perf_counter() - t0
+        rows = [error_row(task, run_id, f"{type(exc).__name__}: {exc}", timing, device)]
+    outcome = store_rows(results, task, rows)
+    if outcome["status"] == "failed" and on_failure == "stop":
+        store.stop(results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
+    return outcome

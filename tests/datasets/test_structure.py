@@ -1,0 +1,54 @@
+"""check_list: one head, one tail, no cycle — on lists whose sizes straddle the walk stride."""
+
+import numpy as np
+import pytest
+
+from graphsweep.datasets.errors import ListStructureError
+from graphsweep.datasets.structure import STRIDE, check_list
+
+
+def _list(n, seed=0, dtype=np.int32):
+    order = np.random.default_rng(seed).permutation(n).astype(dtype)
+    succ = np.empty(n, dtype)
+    succ[order[:-1]] = order[1:]
+    succ[order[-1]] = order[-1]
+    return succ, order
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, STRIDE - 1, STRIDE, STRIDE + 1, 2 * STRIDE + 1, 1000, 100_003])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_valid_lists_give_head_and_tail(n, dtype):
+    succ, order = _list(n, seed=n, dtype=dtype)
+    assert check_list(succ) == (order[0], order[-1])
+
+
+def test_ordered_and_reversed():
+    n = 3 * STRIDE + 5
+    ordered = np.minimum(np.arange(1, n + 1), n - 1)
+    assert check_list(ordered) == (0, n - 1)
+    reversed_ = np.maximum(np.arange(-1, n - 1), 0)
+    assert check_list(reversed_) == (n - 1, 0)
+
+
+@pytest.mark.parametrize("cycle_len", [2, 3, 10, STRIDE, 5 * STRIDE])  # a 1-cycle is a second tail
+def test_detached_cycle_is_found(cycle_len):
+    n = 1000
+    succ, order = _list(n, seed=cycle_len)
+    cut = n - cycle_len - 1                      # order[cut] becomes the tail,
+    succ[order[cut]] = order[cut]                # order[cut+1:] a cycle with no way out
+    succ[order[-1]] = order[cut + 1]
+    with pytest.raises(ListStructureError, match=f"{cycle_len} of {n} nodes lie on a cycle"):
+        check_list(succ, where="data/l")
+
+
+def test_faults_are_named():
+    with pytest.raises(ListStructureError, match="no tail"):
+        check_list(np.array([1, 2, 0]))
+    with pytest.raises(ListStructureError, match="2 tails"):
+        check_list(np.array([1, 1, 2]))
+    with pytest.raises(ListStructureError, match="node 2 is the successor of more than one node"):
+        check_list(np.array([2, 2, 2]))
+    with pytest.raises(ListStructureError, match="empty"):
+        check_list(np.array([], dtype=np.int32))
+    with pytest.raises(ListStructureError, match="^x: "):
+        check_list(np.array([1, 2, 0]), where="x")

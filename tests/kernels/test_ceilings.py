@@ -1,0 +1,31 @@
+"""The device ceilings: one call measures copy, gather and chase rates."""
+
+import pytest
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.kernels import ceilings
+
+KEYS = {"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps", "table_bytes"}
+
+
+def _check(c, backend):
+    assert set(c) == KEYS and c["backend"] == backend
+    assert c["copy_gbps"] > 0 and c["gather_gelems"] > 0 and c["chase_gsteps"] > 0
+    # every chase step reads at least 4 bytes, so it cannot outrun the copy bandwidth
+    assert 4 * c["chase_gsteps"] < c["copy_gbps"]
+
+
+def test_cpu():
+    _check(ceilings.measure("cpu"), "cpu")
+
+
+@pytest.mark.gpu
+def test_gpu():
+    c = ceilings.measure("gpu")
+    _check(c, "gpu")
+    assert c["table_bytes"] >= 256 * 2**20
+
+
+def test_unknown_backend():
+    with pytest.raises(ParameterError, match="backend must be"):
+        ceilings.measure("tpu")

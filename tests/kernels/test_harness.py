@@ -1,0 +1,63 @@
+"""The harness over list-ranking kernels: tidy rows per (rep, phase), a total, verification."""
+
+import numpy as np
+import pytest
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.writer import write_arrays
+from graphsweep.kernels import harness, registry
+from graphsweep.kernels.contract import Kernel
+from graphsweep.kernels.listrank import LISTRANK, sequential
+
+
+@pytest.fixture
+def dataset(tmp_path, make_list):
+    return write_arrays(tmp_path / "list", kind="list", n=5000, columns={"succ": make_list(5000, seed=9)},
+                        generator={"name": "random_list", "params": {"n": 5000}, "seed": 9})
+
+
+def test_rows_per_rep_and_phase(dataset):
+    result = harness.run("listrank.random-splitter", dataset, backend="cpu", reps=3, warmup=1, p=50)
+    assert result.verified is True
+    phases = ["total", "RS1", "RS2", "RS3", "RS4", "RS5"]
+    assert sorted({r["phase"] for r in result.rows}) == sorted(phases)
+    assert len(result.rows) == 3 * len(phases)
+    total = next(r for r in result.rows if r["phase"] == "total" and r["rep"] == 0)
+    parts = [r for r in result.rows if r["phase"] != "total" and r["rep"] == 0]
+    assert total["bytes_written"] == sum(r["bytes_written"] for r in parts) > 0
+    assert total["ms"] >= max(r["ms"] for r in parts)
+    rs4 = next(r for r in parts if r["phase"] == "RS4")
+    assert rs4["calls"] == 2 + 6                     # init, 6 jump rounds for 50 splitters, inclusive
+    assert result.stats["sublists"]["sublists"] == 50
+    summary = {s["phase"]: s for s in result.summary()}
+    assert summary["RS3"]["reps"] == 3 and summary["RS3"]["min_ms"] <= summary["RS3"]["mean_ms"]
+
+
+def test_best_alias_resolves(dataset):
+    target = registry.ALIASES["listrank.best"][0]
+    assert harness.run("listrank.best", dataset, backend="cpu", reps=1, warmup=0).kernel == target
+
+
+def test_wrong_output_is_reported_not_raised(dataset, monkeypatch):
+    def off_by_one(inp, params, timer):
+        return sequential.run_cpu(inp, params, timer) + 1
+    broken = Kernel(name="listrank.broken", problem=LISTRANK, summary="test", cpu=off_by_one)
+    monkeypatch.setattr(registry, "get", lambda name: broken)
+    result = harness.run("listrank.broken", dataset, backend="cpu", reps=1, warmup=0)
+    assert result.verified is False and "rank[tail" in result.verify_error
+
+
+def test_bad_parameter_is_refused(dataset):
+    with pytest.raises(ParameterError, match="unknown parameter 'q'"):
+        harness.run("listrank.wyllie", dataset, backend="cpu", q=3)
+    with pytest.raises(ParameterError, match="not one of 48, 64"):
+        harness.run("listrank.random-splitter", dataset, backend="cpu", packing=32)
+
+
+def test_scan_on_ordered_dataset(tmp_path):
+    n = 3000
+    path = write_arrays(tmp_path / "ordered", kind="list", n=n,
+                        columns={"succ": np.minimum(np.arange(n) + 1, n - 1).astype(np.int32)},
+                        generator={"name": "ordered_list", "params": {"n": n}, "seed": 0})
+    result = harness.run("listrank.scan", path, backend="cpu", reps=2, warmup=1)
+    assert result.verified and (result.output == n - 1 - np.arange(n)).all()

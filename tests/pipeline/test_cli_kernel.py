@@ -1,0 +1,72 @@
+"""``graphsweep kernel``: the per-phase table, JSON, saved output, exit codes."""
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.writer import write_arrays
+from graphsweep.kernels import registry
+from graphsweep.kernels.contract import Kernel
+from graphsweep.kernels.listrank import LISTRANK
+from graphsweep.pipeline.cli_kernel import kernel
+
+
+@pytest.fixture
+def dataset(tmp_path, make_list):
+    return write_arrays(tmp_path / "list", kind="list", n=4000, columns={"succ": make_list(4000, seed=2)},
+                        generator={"name": "random_list", "params": {"n": 4000}, "seed": 2})
+
+
+def test_list():
+    out = CliRunner().invoke(kernel, ["--list"])
+    assert out.exit_code == 0
+    for name in ("listrank.wyllie", "listrank.random-splitter", "listrank.best", "listrank.scan"):
+        assert name in out.output
+
+
+def test_json_and_saved_output(dataset, tmp_path):
+    save = tmp_path / "rank.parquet"
+    out = CliRunner().invoke(kernel, ["listrank.helman-jaja", str(dataset), "--backend", "cpu", "--reps", "2",
+                                      "--warmup", "0", "--param", "limit=64", "--save-output", str(save), "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert doc["verified"] is True and doc["params"]["limit"] == 64 and doc["stats"]["depth"] >= 1
+    phases = {p["phase"]: p for p in doc["phases"]}
+    assert {"total", "HJ1", "HJ2", "base", "expand"} <= set(phases)
+    assert phases["HJ2"]["gbps"] > 0 and phases["HJ2"]["reps"] == 2
+    assert doc["ceilings"]["backend"] == "cpu"
+    rank = pq.read_table(save).column("rank").to_numpy()
+    assert sorted(rank) == list(range(4000))
+
+
+def test_table(dataset):
+    out = CliRunner().invoke(kernel, ["listrank.wyllie", str(dataset), "--backend", "cpu", "--reps", "2"])
+    assert out.exit_code == 0, out.output
+    assert "PJ2" in out.output and "verification: passed" in out.output
+
+
+def test_verification_failure_exits_1(dataset, monkeypatch):
+    def off_by_one(inp, params, timer):
+        return registry.get("listrank.sequential").cpu(inp, params, timer) + 1
+    broken = Kernel(name="listrank.broken", problem=LISTRANK, summary="test", cpu=off_by_one)
+    real_get = registry.get
+    monkeypatch.setattr(registry, "get", lambda name: broken if name == "listrank.broken" else real_get(name))
+    out = CliRunner().invoke(kernel, ["listrank.broken", str(dataset), "--backend", "cpu", "--reps", "1"],
+                             standalone_mode=False)
+    assert out.return_value == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (["listrank.wyllie", "DATA", "--param", "threads"], "expected NAME=VALUE"),
+    (["listrank.wyllie", "DATA", "--param", "q=1"], "unknown parameter 'q'"),
+    (["listrank.nope", "DATA"], "unknown kernel"),
+    (["listrank.wyllie"], "needs NAME and DATASET"),
+])
+def test_bad_input_is_a_graphsweep_error(dataset, args, message):
+    out = CliRunner().invoke(kernel, [str(dataset) if a == "DATA" else a for a in args] + ["--backend", "cpu"])
+    assert isinstance(out.exception, ParameterError) and out.exception.exit_code == 2
+    assert message in str(out.exception)

@@ -1,0 +1,85 @@
+"""Cluster profiles, and the README's main command on the embedded cluster (CPU here, GPU marked)."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from graphsweep.datasets import gpu
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.pipeline import cluster, store
+
+REPO = Path(__file__).parents[2]
+
+
+def test_builtin_and_file_profiles(tmp_path):
+    assert {"local-gpu", "local-cpu"} <= set(cluster.profiles())
+    shipped = cluster.profiles(REPO / "cluster.yaml")
+    assert {n: p["kind"] for n, p in shipped.items()} == {
+        "local-gpu": "local-cuda", "local-cpu": "local", "shared": "scheduler-file", "lab": "address", "slurm": "slurm"}
+    assert cluster.resolve("tcp://host:8786")[1] == {"kind": "address", "address": "tcp://host:8786"}
+    assert cluster.resolve("sched.json")[1]["kind"] == "scheduler-file"
+    assert cluster.is_long_lived(cluster.resolve("lab", REPO / "cluster.yaml")[1])
+    assert not cluster.is_long_lived(cluster.resolve("slurm", REPO / "cluster.yaml")[1])
+
+
+@pytest.mark.skipif(gpu.available(), reason="auto picks local-gpu where there is a GPU")
+def test_auto_picks_local_cpu_without_a_gpu():
+    name, profile = cluster.resolve("auto")
+    assert name == "local-cpu" and profile["kind"] == "local"
+
+
+@pytest.mark.parametrize("profiles, message", [
+    ({"x": {"kind": "k8s"}}, "profiles.x.kind: 'k8s' is not one of local-cuda, local, scheduler-file, address, slurm"),
+    ({"x": {"kind": "address", "adress": "tcp://a:1"}}, "profiles.x.adress: unknown key for kind address"),
+    ({"x": {"kind": "local", "options": [1]}}, "profiles.x.options: expected a mapping"),
+])
+def test_bad_cluster_files_are_one_clear_error(tmp_path, profiles, message):
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"profiles": profiles}))
+    with pytest.raises(GraphsweepError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        cluster.resolve("x", path)
+
+
+def test_unknown_profile_and_unreachable_scheduler(tmp_path, gs):
+    spec = REPO / "pipeline" / "sweeps" / "default.yaml"
+    rc, out, err = gs("run", spec, "--cluster", "nosuch", "--results", tmp_path / "r")
+    assert rc == 2 and "--cluster: unknown profile 'nosuch' (known: auto, " in err
+    rc, out, err = gs("run", spec, "--cluster", str(tmp_path / "gone.json"), "--results", tmp_path / "r2")
+    assert rc == 2 and "gone.json does not exist (is the scheduler running?)" in err
+    assert err.count("\n") == 1
+
+
+def _default_sweep(tmp_path, gs_process, *args):
+    proc = gs_process("run", "--default", *args, cwd=tmp_path)
+    out, err = proc.communicate(timeout=300)
+    results = tmp_path / "graphsweep-results" / "default"
+    return proc.returncode, out, err, results
+
+
+def test_the_main_command_runs_the_default_sweep_on_the_embedded_cpu_cluster(tmp_path, gs_process):
+    profiles = tmp_path / "cluster.yaml"  # read from the working directory, like a user's
+    profiles.write_text(yaml.safe_dump({"profiles": {"local-cpu": {"kind": "local", "options": {
+        "n_workers": 2, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
+    rc, out, err, results = _default_sweep(tmp_path, gs_process, "--cluster", "local-cpu")
+    assert rc == 0, err[-3000:]
+    assert f"report: {results / 'report.html'}" in out and "dashboard: http" in out
+    state = store.status(results)
+    assert not state["failed"] and not state["pending"]
+    rows = pd.read_parquet(results / "results.parquet")
+    assert rows["verified"].all() and set(rows["backend"]) == {"cpu"}
+
+
+@pytest.mark.gpu
+def test_the_default_sweep_on_local_gpu(tmp_path, gs_process):
+    rc, out, err, results = _default_sweep(tmp_path, gs_process, "--cluster", "local-gpu")
+    assert rc == 0, err[-3000:]
+    rows = pd.read_parquet(results / "results.parquet")
+    assert rows["verified"].all()
+    on_gpu = rows[rows["backend"] == "gpu"]
+    assert not on_gpu.empty and set(rows.loc[rows["kernel"] == "listrank.wyllie", "backend"]) == {"gpu"}
+    assert (on_gpu["ceiling_copy_gbps"] > 100).all()
+    assert on_gpu["device"].str.contains("NVIDIA|H100|H200|A100|RTX", regex=True).all()
+    total = on_gpu[on_gpu["phase"] == "total"]
+    assert (total["pct_copy_ceiling"] < 150).all()

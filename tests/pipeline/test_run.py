@@ -1,0 +1,235 @@
+"""End to end on a CPU LocalCluster: run, failures as rows, a killed worker, interrupt and resume,
+submit and status, stop on failure, reduce, and the report rendered in headless Chromium."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client
+
+from graphsweep.pipeline import reduce, runner, store, sweep
+
+FIGURES = ("fig-time-vs-n", "fig-time-per-n", "fig-phases", "fig-gbps", "fig-speedup-blocks", "fig-iterations")
+
+
+def wait_for(condition, timeout=60.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def assert_each_task_once(plan, rows: pd.DataFrame, phases: dict):
+    """Every task of ``plan`` stored exactly once: its file, and each (rep, phase) in one row."""
+    assert set(store.finished(plan.results)) == {t.hash for t in plan.tasks}
+    for task in plan.tasks:
+        mine = rows[rows["task"] == task.hash]
+        expect = phases[task.kernel]
+        assert sorted(map(tuple, mine[["rep", "phase"]].to_numpy().tolist())) == \
+            sorted((r, p) for r in range(plan.reps) for p in expect), task.label
+        assert mine["run_id"].nunique() == 1
+
+
+@pytest.fixture(scope="module")
+def mixed(cluster_file, tmp_path_factory, gs, write_spec):
+    """A finished sweep with good tasks, a kernel that raises and one that fails verification."""
+    folder = tmp_path_factory.mktemp("mixed")
+    spec = write_spec(folder, "mixed", reps=3, kernels=[
+        {"name": "listrank.sequential"},
+        {"name": "test.flaky", "params": {"blocks": [1, 4]}},
+        {"name": "test.flaky", "params": {"mode": ["raise", "wrong"]}}])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    return sweep.load(spec), rc, out, err
+
+
+def test_failures_become_rows_and_the_sweep_goes_on(mixed):
+    plan, rc, out, err = mixed
+    assert rc == 1, err  # not every task succeeded
+    assert "10 tasks: 6 done, 4 failed, 0 pending" in out
+    rows = reduce.load(plan.results)
+    by_mode = {}
+    for task in plan.tasks:
+        by_mode.setdefault((task.kernel, task.params.get("mode")), []).append(rows[rows["task"] == task.hash])
+    for raised in by_mode[("test.flaky", "raise")]:
+        assert len(raised) == 1 and pd.isna(raised["phase"].iloc[0])
+        assert raised["error"].iloc[0].startswith("RuntimeError: boom")
+    for wrong in by_mode[("test.flaky", "wrong")]:
+        assert len(wrong) == 3 * 3 and not wrong["verified"].any()
+        assert wrong["error"].str.contains("rank\\[tail=").all()
+    for good in by_mode[("test.flaky", "ok")] + by_mode[("listrank.sequential", None)]:
+        assert good["verified"].all() and good["error"].isna().all()
+        assert sorted(set(good["rep"])) == [0, 1, 2]
+    ok = pd.concat(by_mode[("test.flaky", "ok")])
+    assert set(ok["phase"]) == {"setup", "walk", "total"}
+    assert (ok["stat_iterations"] == ok["param_blocks"]).all()
+    walk = ok[ok["phase"] == "walk"]
+    np.testing.assert_allclose(walk["gbps"], (walk["bytes_read"] + walk["bytes_written"]) / walk["ms"] / 1e6)
+    assert (walk["n"] == walk["data_n"]).all() and set(walk["n"]) == {1024, 2048}
+    assert (rows["device"].dropna() != "").all() and set(rows["backend"]) == {"cpu"}
+    logs = list((plan.results / store.LOGS).glob("*.log"))
+    assert len(logs) == 1 and "failed: test.flaky(mode=raise" in logs[0].read_text()
+
+
+def test_status_names_the_failed_tasks(mixed, gs):
+    plan = mixed[0]
+    rc, out, err = gs("status", plan.results)
+    assert rc == 1
+    assert "10 tasks: 6 done, 4 failed, 0 pending" in out
+    assert out.count("  failed  ") == 4 and "RuntimeError: boom" in out
+
+
+def test_reduce_summarises_each_task_and_phase_from_the_rows(mixed, gs):
+    plan = mixed[0]
+    rc, out, err = gs("reduce", plan.results)
+    assert rc == 0, err
+    rows = pd.read_parquet(plan.results / reduce.RESULTS)
+    summary = pd.read_csv(plan.results / reduce.SUMMARY)
+    assert len(rows) == len(reduce.load(plan.results))
+    timed = rows[rows["phase"].notna()]
+    assert len(summary) == timed.groupby(["task", "phase"]).ngroups
+    for (task, phase), group in timed.groupby(["task", "phase"]):
+        got = summary[(summary["task"] == task) & (summary["phase"] == phase)].iloc[0]
+        ms = group["ms"].to_numpy()
+        assert got["reps"] == 3
+        np.testing.assert_allclose([got["mean_ms"], got["std_ms"], got["median_ms"], got["min_ms"]],
+                                   [ms.mean(), ms.std(ddof=1), np.median(ms), ms.min()])
+
+
+CHECKER = """<script>
+window.__errors = [];
+window.addEventListener('error', e => window.__errors.push(String(e.message || 'resource failed: ' + e.target.tagName)), true);
+const consoleError = console.error;
+console.error = (...a) => { window.__errors.push(a.join(' ')); consoleError(...a); };
+window.addEventListener('load', () => {
+  const figures = [...document.querySelectorAll('figure.plot')].map(f => {
+    const img = f.querySelector('img');
+    return [f.id, !!img && img.complete && img.naturalWidth > 100 && img.naturalHeight > 100]; });
+  document.title = 'CHECK:' + JSON.stringify({figures, errors: window.__errors});
+});
+</script>"""
+
+
+def test_report_renders_in_headless_chromium_with_every_plot(mixed, gs, tmp_path):
+    plan = mixed[0]
+    rc, out, err = gs("report", plan.results)
+    assert rc == 0, err
+    page = (plan.results / "report.html").read_text()
+    for ident in FIGURES:
+        assert f"id='{ident}'" in page, ident
+    assert "src='http" not in page and "href='http" not in page  # self-contained
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        pytest.skip("headless Chromium not installed")
+    probe = tmp_path / "report.html"
+    probe.write_text(page.replace("<style>", CHECKER + "<style>", 1))
+    done = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+         "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    title = done.stdout.split("<title>CHECK:", 1)[1].split("</title>", 1)[0]
+    check = json.loads(title.replace("&quot;", '"').replace("&amp;", "&"))
+    assert check["errors"] == []
+    assert dict(check["figures"]) == {ident: True for ident in FIGURES}
+    assert "CONSOLE" not in done.stderr  # the report itself logs nothing
+
+
+def test_a_second_run_refuses_and_resume_redoes_nothing(mixed, gs, cluster_file):
+    plan = mixed[0]
+    spec = plan.results.parent / "mixed.yaml"
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 2 and "already holds sweep results; pass --resume" in err and "Traceback" not in err
+    before = {p: p.stat().st_mtime_ns for p in store.finished(plan.results).values()}
+    rc, out, err = gs("run", spec, "--resume", "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert "resuming: 10 of 10 tasks already finished" in out
+    assert {p: p.stat().st_mtime_ns for p in store.finished(plan.results).values()} == before
+    assert rc == 1  # the failed tasks stay failed
+
+
+def test_all_good_sweep_exits_zero(tmp_path, gs, write_spec, cluster_file):
+    spec = write_spec(tmp_path, "good", kernels=["listrank.sequential", {"name": "test.flaky"}])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, out + err
+    assert "4 tasks: 4 done, 0 failed, 0 pending" in out and "report: " in out
+    rc, out, err = gs("status", tmp_path / "results-good")
+    assert rc == 0 and "4 done" in out
+
+
+def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, write_spec, cluster):
+    spec = write_spec(tmp_path, "kill", reps=2, datasets=[{"generator": "list", "params": {"n": 1024}}],
+                      kernels=[{"name": "test.flaky", "params": {"sleep_ms": 150, "blocks": list(range(1, 9))}}])
+    plan = sweep.load(spec)
+    store.init(plan, resume=False)
+    with Client(cluster) as client:
+        client.wait_for_workers(2)
+        counts = {}
+        thread = threading.Thread(target=lambda: counts.update(
+            runner.execute(plan, client, run_id="kill", progress=False, echo=lambda *_: None)))
+        thread.start()
+        wait_for(lambda: len(store.finished(plan.results)) >= 1, what="a first result")
+        busy = next(w for w, keys in client.processing().items() if keys)
+        victim = client.run(os.getpid, workers=[busy])[busy]
+        os.kill(victim, signal.SIGKILL)
+        thread.join(timeout=90)
+        assert not thread.is_alive()
+        client.wait_for_workers(2)  # the nanny restarts it for the next tests
+    assert counts["ok"] == 8 and counts["failed"] == 0
+    assert_each_task_once(plan, reduce.load(plan.results), {"test.flaky": ("setup", "walk", "total")})
+
+
+def test_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path, write_spec, gs, gs_process, cluster_file):
+    spec = write_spec(tmp_path, "intr", reps=2, datasets=[{"generator": "list", "params": {"n": 1024}}],
+                      kernels=[{"name": "test.flaky", "params": {"sleep_ms": 150, "blocks": list(range(1, 13))}}])
+    plan = sweep.load(spec)
+    proc = gs_process("run", spec, "--cluster", "test", "--cluster-file", cluster_file, "--no-progress")
+    try:
+        wait_for(lambda: len(store.finished(plan.results)) >= 2 or proc.poll() is not None, what="two results")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    first = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in store.finished(plan.results).values()}
+    assert 2 <= len(first) < len(plan.tasks)
+    rc, out, err = gs("run", spec, "--resume", "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, out + err
+    assert "resuming: " in out
+    files = store.finished(plan.results)
+    assert {name: (files[name[:-8]].stat().st_ino, files[name[:-8]].stat().st_mtime_ns) for name in first} == first
+    rows = reduce.load(plan.results)
+    assert_each_task_once(plan, rows, {"test.flaky": ("setup", "walk", "total")})
+    assert rows["run_id"].nunique() == 2 or len(first) == len(plan.tasks)
+
+
+def test_submit_returns_and_the_cluster_finishes_the_sweep(tmp_path, write_spec, gs, cluster_file):
+    spec = write_spec(tmp_path, "sub", kernels=[{"name": "test.flaky", "params": {"sleep_ms": 20, "blocks": [1, 2]}}])
+    rc, out, err = gs("submit", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, err
+    assert "submitted 4 tasks" in out and "dashboard: " in out
+    results = tmp_path / "results-sub"
+    wait_for(lambda: gs("status", results)[0] != 3, what="the submitted sweep")
+    rc, out, err = gs("status", results)
+    assert rc == 0 and "4 tasks: 4 done, 0 failed, 0 pending" in out
+    rc, out, err = gs("submit", spec, "--cluster", "local-cpu", "--cluster-file", cluster_file, "--results", tmp_path / "x")
+    assert rc == 2 and "submit needs a cluster that outlives this command" in err
+
+
+def test_on_failure_stop_stops_the_sweep(tmp_path, write_spec, gs, cluster_file):
+    spec = write_spec(tmp_path, "stop", on_failure="stop", datasets=[{"generator": "list", "params": {"n": 1024}}],
+                      kernels=[{"name": "test.flaky", "params": {"mode": "raise"}},
+                               {"name": "test.flaky", "params": {"sleep_ms": 100, "blocks": list(range(1, 7))}}])
+    rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 1
+    state = store.status(tmp_path / "results-stop")
+    assert state["stopped"] and len(state["failed"]) == 1 and len(state["done"]) <= 2 and state["pending"]
+    assert "(stopped after a failure)" in out

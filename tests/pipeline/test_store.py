@@ -1,0 +1,57 @@
+"""The result store: claimed directories, never-overwritten task files, status from footers."""
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.pipeline import store, sweep
+
+
+def plan_in(tmp_path, **top):
+    spec = {"name": "s", "results": str(tmp_path / "r"), "datasets": [{"generator": "list", "params": {"n": [64, 128]}}],
+            "kernels": [{"name": "listrank.sequential"}], **top}
+    return sweep.expand(spec)
+
+
+def test_a_result_is_written_once_and_never_overwritten(tmp_path):
+    plan = plan_in(tmp_path)
+    store.init(plan, resume=False)
+    first = pa.table({"ms": [1.0, 2.0]})
+    assert store.write_task(plan.results, "abc", first, failed=False, error=None)
+    assert not store.write_task(plan.results, "abc", pa.table({"ms": [9.0]}), failed=True, error="late")
+    path = store.task_file(plan.results, "abc")
+    assert pq.read_table(path).column("ms").to_pylist() == [1.0, 2.0]
+    assert store.outcome(path) == ("ok", None)
+    assert [p.name for p in path.parent.iterdir()] == ["abc.parquet"]  # no temporary left behind
+
+
+def test_a_used_results_directory_is_refused_unless_resuming_the_same_sweep(tmp_path):
+    plan = plan_in(tmp_path)
+    store.init(plan, resume=False)
+    with pytest.raises(GraphsweepError, match="already holds sweep results; pass --resume"):
+        store.init(plan, resume=False)
+    store.init(plan, resume=True)
+    with pytest.raises(GraphsweepError, match="holds a different sweep"):
+        store.init(plan_in(tmp_path, reps=3), resume=True)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "file").write_text("x")
+    with pytest.raises(GraphsweepError, match="not a graphsweep results directory"):
+        store.init(plan_in(tmp_path, results=str(tmp_path / "other")), resume=False)
+
+
+def test_status_sorts_tasks_into_done_failed_pending(tmp_path):
+    plan = plan_in(tmp_path)
+    store.init(plan, resume=False)
+    ok, bad = plan.tasks
+    store.write_task(plan.results, ok.hash, pa.table({"x": [1]}), failed=False, error=None)
+    state = store.status(plan.results)
+    assert [t.hash for t in state["done"]] == [ok.hash] and [t.hash for t in state["pending"]] == [bad.hash]
+    store.write_task(plan.results, bad.hash, pa.table({"x": [1]}), failed=True, error="RuntimeError: boom")
+    state = store.status(plan.results)
+    assert state["failed"][bad.hash][1] == "RuntimeError: boom" and not state["pending"]
+    assert not state["stopped"]
+    store.stop(plan.results, "test")
+    assert store.status(plan.results)["stopped"]
+    store.init(plan, resume=True)  # resuming lifts the stop
+    assert not store.stopped(plan.results)

@@ -1,0 +1,120 @@
+"""Sweep specs: grid expansion, task identity, and one clear error per fault."""
+
+import pytest
+import yaml
+
+from graphsweep.datasets import write_arrays
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.pipeline import sweep
+
+
+def spec(**top):
+    base = {"name": "s", "results": "/tmp/never-used", "datasets": [{"generator": "list", "params": {"n": 1024}}],
+            "kernels": [{"name": "listrank.sequential"}]}
+    return {**base, **top}
+
+
+def test_grid_expands_dataset_by_dataset():
+    plan = sweep.expand(spec(
+        datasets=[{"generator": "list", "params": {"n": {"pow2": [10, 14, 2]}}, "seed": [1, 2]}],
+        kernels=[{"name": "listrank.sequential"},
+                 {"name": "listrank.wyllie", "params": {"threads": {"range": [128, 384, 128]}}}]))
+    assert [d.params["n"] for d in plan.datasets] == [1024, 1024, 4096, 4096, 16384, 16384]
+    assert [d.seed for d in plan.datasets[:2]] == [1, 2]
+    assert len(plan.tasks) == 6 * (1 + 3)
+    # consecutive tasks share a dataset: each dataset's tasks form one run in the plan
+    order = [t.dataset.id for t in plan.tasks]
+    assert all(order[i * 4:(i + 1) * 4] == [plan.datasets[i].id] * 4 for i in range(6))
+    assert [t.params["threads"] for t in plan.tasks[1:4]] == [128, 256, 384]
+    assert [t.index for t in plan.tasks] == list(range(len(plan.tasks)))
+    assert len({t.hash for t in plan.tasks}) == len(plan.tasks)
+    assert len({t.key for t in plan.tasks}) == len(plan.tasks)
+
+
+def test_task_hash_is_stable_and_names_what_matters():
+    a, b = sweep.expand(spec()), sweep.expand(spec(name="other", results="/tmp/elsewhere"))
+    assert a.tasks[0].hash == b.tasks[0].hash  # where results go does not change what a task is
+    assert sweep.expand(spec(reps=3)).tasks[0].hash != a.tasks[0].hash
+    # defaults are filled in, so spelling out a default is the same task
+    c = sweep.expand(spec(kernels=[{"name": "listrank.wyllie"}]))
+    d = sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "params": {"threads": 256}}]))
+    assert c.tasks[0].hash == d.tasks[0].hash
+
+
+def test_plan_round_trips_through_json():
+    plan = sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "params": {"threads": [64, 128]}}]))
+    again = sweep.Plan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
+    assert again.fingerprint == plan.fingerprint
+    assert [t.label for t in again.tasks] == [t.label for t in plan.tasks]
+
+
+def test_path_datasets_pair_only_with_kernels_of_their_kind(tmp_path, make_list):
+    write_arrays(tmp_path / "l", kind="list", n=64, columns={"succ": make_list(64)}, source={"test": 1})
+    write_arrays(tmp_path / "g", kind="graph", n=4, columns={"src": [0, 1], "dst": [1, 2]}, source={"test": 1})
+    plan = sweep.expand(spec(datasets=[{"path": [str(tmp_path / "l"), str(tmp_path / "g")]}]))
+    assert [(t.dataset.id, t.kernel) for t in plan.tasks] == [("l", "listrank.sequential")]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"rep": 3}, "s.yaml: rep: unknown key (allowed: name, results"),
+    ({"reps": "many"}, "s.yaml: reps: 'many' is not an integer"),
+    ({"reps": 0}, "s.yaml: reps: 0 is below the minimum 1"),
+    ({"backend": "tpu"}, "s.yaml: backend: 'tpu' is not one of auto, gpu, cpu"),
+    ({"on_failure": "panic"}, "s.yaml: on_failure: 'panic' is not one of continue, stop"),
+    ({"verify": "yes"}, "s.yaml: verify: 'yes' is not true or false"),
+    ({"kernels": [{"name": "listrank.sequential"}, {"name": "listrank.wyllie", "params": {"threads": "abc"}}]},
+     "s.yaml: kernels[1].params.threads: 'abc' is not an integer"),
+    ({"kernels": [{"name": "listrank.wyllie", "params": {"treads": 1}}]},
+     "s.yaml: kernels[0].params.treads: listrank.wyllie has no such parameter (allowed: blocks, threads)"),
+    ({"kernels": [{"name": "listrank.nope"}]}, "s.yaml: kernels[0].name: unknown kernel 'listrank.nope' (known: "),
+    ({"kernels": [{"name": "listrank.sequential"}], "backend": "gpu"},
+     "s.yaml: kernels[0].name: listrank.sequential has no gpu implementation"),
+    ({"datasets": [{"generator": "lists"}]}, "s.yaml: datasets[0].generator: unknown generator 'lists' (known: "),
+    ({"datasets": [{"generator": "list", "params": {"n": "big"}}]}, "s.yaml: datasets[0].params.n: 'big' is not an integer"),
+    ({"datasets": [{"generator": "list", "params": {"n": {"pow2": [12]}}}]}, "s.yaml: datasets[0].params.n.pow2: expected [lo, hi]"),
+    ({"datasets": [{"generator": "list", "params": {"n": {"log": [1, 2]}}}]}, "s.yaml: datasets[0].params.n: a mapping must be one of"),
+    ({"datasets": [{"path": "/no/such/dataset"}]}, "s.yaml: datasets[0].path: /no/such/dataset: no such dataset directory"),
+    ({"datasets": [{"generator": "list", "path": "x"}]}, "s.yaml: datasets[0]: give exactly one of 'generator' and 'path'"),
+    ({"datasets": []}, "s.yaml: datasets: expected a non-empty list"),
+])
+def test_each_fault_is_one_error_naming_key_and_allowed_values(change, message):
+    with pytest.raises(ParameterError) as err:
+        sweep.expand(spec(**change), source="s.yaml")
+    assert str(err.value).startswith(message), str(err.value)
+
+
+def test_unreadable_spec_files(tmp_path):
+    with pytest.raises(ParameterError, match="no such sweep spec"):
+        sweep.load(tmp_path / "missing.yaml")
+    (tmp_path / "bad.yaml").write_text("kernels: [unclosed")
+    with pytest.raises(ParameterError, match="bad.yaml: not a readable YAML file"):
+        sweep.load(tmp_path / "bad.yaml")
+    (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
+    with pytest.raises(ParameterError, match="list.yaml: expected a mapping"):
+        sweep.load(tmp_path / "list.yaml")
+
+
+def test_dry_run_prints_the_plan_and_exit_codes(tmp_path, gs, write_spec):
+    path = write_spec(tmp_path, kernels=[{"name": "listrank.wyllie", "params": {"threads": [64, 128]}}])
+    rc, out, err = gs("run", path, "--dry-run")
+    assert rc == 0, err
+    assert "4 tasks over 2 datasets (2 generated)" in out
+    assert "listrank.wyllie(threads=128) on list_n=2048_seed=1" in out
+    assert not (tmp_path / "results-t").exists()  # a dry run touches nothing
+    (tmp_path / "typo.yaml").write_text(path.read_text().replace("reps:", "repz:"))
+    rc, out, err = gs("run", tmp_path / "typo.yaml", "--dry-run")
+    assert rc == 2 and err.count("\n") == 1 and "typo.yaml: repz: unknown key" in err
+    rc, out, err = gs("run", "--dry-run")
+    assert rc == 2 and "give a sweep SPEC or --default" in err
+
+
+def test_default_sweep_and_shipped_sweeps_expand():
+    from pathlib import Path
+
+    from graphsweep.pipeline.cli_sweep import DEFAULT_SPEC
+    plan = sweep.load(DEFAULT_SPEC)
+    assert plan.name == "default" and len(plan.tasks) >= 10
+    shipped = sorted((Path(__file__).parents[2] / "sweeps").glob("*.yaml"))
+    assert shipped, "sweeps/*.yaml missing"
+    for path in shipped:
+        assert sweep.load(path).tasks, path
