@@ -77,7 +77,9 @@ def main():
         out["sweep wall s (1 worker)"] = wall
         out["inside harness s"] = inside
         out["loading s"] = tasks["load_s"].sum()
-        out["timed reps s"] = rows.loc[rows["phase"] == "total", "ms"].sum() / 1e3
+        for stage in ("prepare", "warmup", "timed", "verify"):  # where the harness's time goes
+            out[f"  harness {stage} s"] = tasks[f"{stage}_s"].sum()
+        out["timed reps s (CUDA events)"] = rows.loc[rows["phase"] == "total", "ms"].sum() / 1e3
         out["outside-kernel share"] = 1 - inside / wall
 
         biggest = Path(spec["data"]) / f"list_n={2 ** args.hi}_seed=1"

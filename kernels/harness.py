@@ -7,6 +7,7 @@ brackets the whole run.  Warm-up runs (NVRTC compilation, allocator growth) are 
 
 import platform
 import statistics
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,9 @@ class KernelResult:
     verified: bool | None = None
     verify_error: str | None = None
     output: object = field(default=None, repr=False)
+    # Wall seconds of the harness's stages: prepare (input checks, cached per dataset), warmup,
+    # timed (the reps, timer sync included) and verify — where a run's time goes besides kernels.
+    seconds: dict = field(default_factory=dict)
 
     def summary(self) -> list[dict]:
         """Per phase: mean, std, median and min ms over reps, and the (per-run) byte model."""
@@ -90,6 +94,7 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
         raise ParameterError(f"reps must be >= 1 and warmup >= 0 (got reps={reps}, warmup={warmup})")
     device = "gpu" if backend == "gpu" else "cpu"
     data = read(dataset, device=device) if isinstance(dataset, (str, Path)) else dataset.to(device)
+    clock = time.perf_counter()
     inp = prepared(kernel, data)
     impl = getattr(kernel, backend)
     make_timer = CudaTimer if backend == "gpu" else CpuTimer
@@ -97,8 +102,11 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     result = KernelResult(kernel=kernel.name, backend=backend, device=device_name(backend),
                           dataset={"path": str(data.path), "n": data.n, "m": data.m, **data.identity},
                           params=params)
+    clock = _lap(result, "prepare", clock)
     output = None
     for i in range(warmup + reps):
+        if i == warmup:
+            clock = _lap(result, "warmup", clock)
         output = None  # let the previous rep's output go before the next one allocates
         timer = make_timer()
         with timer.total():
@@ -111,11 +119,19 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
                 total[key] = sum(r[key] for r in rows if r is not total)
             result.rows += [{"rep": i - warmup, **r} for r in rows]
             result.stats = timer.stats()
-    result.output = gpu.to_host(output)
+    clock = _lap(result, "timed", clock)
     if verify:
         try:
             result.stats.update(kernel.problem.verify(inp, output) or {})
             result.verified = True
         except VerificationError as exc:
             result.verified, result.verify_error = False, str(exc)
+    result.output = gpu.to_host(output)
+    _lap(result, "verify", clock)
     return result
+
+
+def _lap(result: KernelResult, stage: str, since: float) -> float:
+    now = time.perf_counter()
+    result.seconds[stage] = now - since
+    return now

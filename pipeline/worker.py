@@ -35,8 +35,8 @@ log = logging.getLogger("graphsweep.worker")
 ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "dataset_params", "seed",
        "n", "m", "kernel", "params", "backend", "device", "worker", "rep", "phase", "ms",
        "bytes_read", "bytes_written", "random_accesses", "calls", "gbps", "pct_copy_ceiling",
-       "random_per_s", "pct_gather_ceiling", "verified", "error", "load_s", "kernel_s", "task_s",
-       "finished")
+       "random_per_s", "pct_gather_ceiling", "verified", "error", "load_s", "prepare_s", "warmup_s",
+       "timed_s", "verify_s", "kernel_s", "task_s", "finished")
 # Keys of kernels.ceilings.measure() used for the % of ceiling columns (GB/s, G elements/s);
 # all its scalars are stamped on the rows as ceiling_<key>.
 COPY_CEILING, GATHER_CEILING = "copy_gbps", "gather_gelems"
@@ -233,6 +233,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         result = harness.run(task.kernel, data, backend=device, reps=task.reps, warmup=task.warmup,
                              verify=task.verify, **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
+        timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0
         ceilings = state.device_ceilings(device)  # once per worker, after the run: a failing task fails fast
         rows = result_rows(task, run_id, result, ceilings, timing)
