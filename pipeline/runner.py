@@ -3,7 +3,8 @@
 Datasets to generate become one task each (which fans out into one task per part); every kernel
 task waits for all of them, so no generation shares a GPU with a timed kernel.  Kernel tasks hold
 ``GPU=1`` on a GPU cluster (one kernel at a time per GPU), carry readable keys and a Dask span per
-sweep and kernel, and are prioritised in plan order, which keeps a dataset's tasks together.
+sweep and kernel, and are prioritised dataset by dataset (largest first once sizes are known),
+which keeps a dataset's tasks together and the GPUs busy to the end.
 Tasks store their own results, so ``submit`` can hand them to the cluster with fire_and_forget
 and return.
 """
@@ -13,12 +14,14 @@ import sys
 import time
 import uuid
 from datetime import datetime, timezone
+from pathlib import Path
 
 import click
 from distributed import as_completed, fire_and_forget, span
 
 from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.datasets.format import read_manifest
 
 from . import cluster, config, store, worker
 from . import report as reporter
@@ -66,8 +69,34 @@ def _cluster_has_gpu(client, backend: str) -> bool:
     return False
 
 
-def _submit(plan: Plan, client, run_id: str, todo: list) -> list:
-    """Futures of ``todo``'s kernel tasks (after the generation tasks they need)."""
+def _dataset_rows(path: str) -> int:
+    """n + m of the dataset at ``path`` (0 when it is not there)."""
+    try:
+        manifest = read_manifest(Path(path))
+    except GraphsweepError:
+        return 0
+    return manifest["n"] + (manifest.get("m") or 0)
+
+
+def _priorities(todo: list, wait: bool) -> dict:
+    """Task key -> Dask priority (higher runs first).
+
+    Tasks stay grouped by dataset, so a worker reuses what it has loaded.  When the datasets
+    exist (``wait``), the largest go first: their long tasks start early and short ones fill the
+    gaps at the end, which keeps several GPUs busy to the last task; otherwise, plan order.
+    """
+    if wait:
+        rows = {t.dataset.id: _dataset_rows(t.dataset.path) for t in todo}
+        todo = sorted(todo, key=lambda t: (-rows[t.dataset.id], t.index))
+    return {t.key: len(todo) - i for i, t in enumerate(todo)}
+
+
+def _submit(plan: Plan, client, run_id: str, todo: list, wait: bool) -> list:
+    """Futures of ``todo``'s kernel tasks, after the generation tasks they need.
+
+    With ``wait`` the generation finishes before the kernel tasks are sent (so they can be ordered
+    by dataset size); otherwise kernel tasks depend on the generation futures and all is sent now.
+    """
     use_gpu = _cluster_has_gpu(client, plan.backend)
     resources = dict(config.get("worker.gpu-resources")) if use_gpu else None
     needed = {t.dataset.id for t in todo}
@@ -78,12 +107,15 @@ def _submit(plan: Plan, client, run_id: str, todo: list) -> list:
                 generated.append(client.submit(worker.generate_dataset, ref, plan.part_rows,
                                                "gpu" if use_gpu else "cpu", key=f"generate-{ref.id}",
                                                priority=len(plan.tasks) + 1, pure=False))
+    if wait:
+        generated = client.gather(generated)
+    priority = _priorities(todo, wait)
     futures = []
     for task in todo:
         with span(plan.name, task.kernel):
             futures.append(client.submit(worker.run_task, task, str(plan.results), run_id,
                                          plan.on_failure, generated, key=task.key,
-                                         priority=-task.index, resources=resources, pure=False))
+                                         priority=priority[task.key], resources=resources, pure=False))
     return futures
 
 
@@ -104,7 +136,7 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
         echo(f"resuming: {len(plan.tasks) - len(todo)} of {len(plan.tasks)} tasks already finished")
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
-    futures = _submit(plan, client, run_id, todo)
+    futures = _submit(plan, client, run_id, todo, wait=True)
     by_key = {t.key: t for t in todo}
     with click.progressbar(length=len(futures), label=plan.name, hidden=not progress, show_pos=True,
                            file=sys.stderr) as bar:
@@ -176,7 +208,7 @@ def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = F
 def submit(plan: Plan, client, *, run_id: str) -> int:
     """Hand the plan's unfinished tasks to the cluster and return how many were sent."""
     todo = _pending(plan, client, run_id)
-    futures = _submit(plan, client, run_id, todo)
+    futures = _submit(plan, client, run_id, todo, wait=False)
     fire_and_forget(futures)
     log.info("submitted %d tasks (fire and forget)", len(futures))
     return len(futures)

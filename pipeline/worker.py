@@ -24,7 +24,7 @@ import pyarrow as pa
 from graphsweep.datasets import format as dataset_format
 from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
-from graphsweep.kernels import harness, registry
+from graphsweep.kernels import ceilings, harness, registry
 
 from . import config, store
 from .sweep import DatasetRef, Task
@@ -80,14 +80,9 @@ class _WorkerState:
 
     def device_ceilings(self, device: str) -> dict:
         if device not in self.ceilings:
-            try:
-                from graphsweep.kernels import ceilings
-            except ImportError:
-                self.ceilings[device] = {}
-            else:
-                measured = ceilings.measure(backend=device)
-                self.ceilings[device] = {k: v for k, v in measured.items()
-                                         if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+            measured = ceilings.measure(backend=device)
+            self.ceilings[device] = {k: v for k, v in measured.items()
+                                     if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
         return self.ceilings[device]
 
 
@@ -231,7 +226,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         data, timing["load_s"] = state.dataset(task.dataset.path, device)
         t1 = time.perf_counter()
         result = harness.run(task.kernel, data, backend=device, reps=task.reps, warmup=task.warmup,
-                             verify=task.verify, **task.params)
+                             verify=task.verify, keep_output=False, **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphsweep.datasets.gpu import to_host
 from graphsweep.datasets.structure import check_list
 
 from ..contract import Problem
@@ -32,7 +31,7 @@ class ListInput:
 
 def prepare(data) -> ListInput:
     """Refuse anything but one list (one head, one tail, no cycle) before a kernel sees it."""
-    head, tail = check_list(to_host(data.succ), where=str(data.path))
+    head, tail = check_list(data.succ, where=str(data.path))
     return ListInput(data.succ, head, tail)
 
 

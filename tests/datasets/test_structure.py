@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from graphsweep.datasets.errors import ListStructureError
-from graphsweep.datasets.structure import STRIDE, check_list
+from graphsweep.datasets.structure import STRIDE_BITS, check_list
+
+STRIDE = 1 << STRIDE_BITS
 
 
 def _list(n, seed=0, dtype=np.int32):
@@ -52,3 +54,42 @@ def test_faults_are_named():
         check_list(np.array([], dtype=np.int32))
     with pytest.raises(ListStructureError, match="^x: "):
         check_list(np.array([1, 2, 0]), where="x")
+
+
+def test_regular_orders_keep_walks_short():
+    """Evens then odds: no index pattern of the list may leave a splitter-free stretch."""
+    n = 1 << 16
+    order = np.concatenate([np.arange(0, n, 2), np.arange(1, n, 2)])
+    succ = np.empty(n, np.int64)
+    succ[order[:-1]] = order[1:]
+    succ[order[-1]] = order[-1]
+    assert check_list(succ) == (0, n - 1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 2, 1000, 100_003, (1 << 20) + 7])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_gpu_check_matches_cpu(n, dtype):
+    import cupy
+    succ, order = _list(n, seed=n, dtype=dtype)
+    assert check_list(cupy.asarray(succ)) == check_list(succ) == (order[0], order[-1])
+
+
+@pytest.mark.gpu
+def test_gpu_check_names_the_same_faults():
+    import cupy
+    n = 5000
+    succ, order = _list(n, seed=3)
+    cyc = succ.copy()
+    cyc[order[4000]] = order[4000]
+    cyc[order[-1]] = order[4001]
+    two_heads = succ.copy()
+    two_heads[order[10]] = order[10]
+    dup = succ.copy()
+    dup[order[5]] = order[7]
+    for bad in (cyc, two_heads, dup, np.roll(np.arange(n), -1)):
+        with pytest.raises(ListStructureError) as cpu_error:
+            check_list(bad)
+        with pytest.raises(ListStructureError) as gpu_error:
+            check_list(cupy.asarray(bad))
+        assert str(gpu_error.value) == str(cpu_error.value)
