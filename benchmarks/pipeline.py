@@ -96,9 +96,10 @@ def main():
         if backend == "gpu" and args.gpus > 1:
             import cupy
             if cupy.cuda.runtime.getDeviceCount() >= args.gpus:
-                wall2, _ = sweep_once({**spec, "name": "two", "results": str(folder / "two")}, profile,
-                                      {**options, "n_workers": args.gpus}, folder)
+                wall2, rows2 = sweep_once({**spec, "name": "two", "results": str(folder / "two")}, profile,
+                                          {**options, "n_workers": args.gpus}, folder)
                 out[f"sweep wall s ({args.gpus} workers)"] = wall2
+                out[f"inside harness s ({args.gpus} workers)"] = rows2.drop_duplicates("task")["kernel_s"].sum()
                 out["2-GPU speed-up"] = wall / wall2
 
     print(f"pipeline benchmark: backend {backend}, lists 2^{args.lo}..2^{args.hi}, {args.reps} reps, "

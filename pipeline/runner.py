@@ -91,11 +91,11 @@ def _priorities(todo: list, wait: bool) -> dict:
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
 
-def _submit(plan: Plan, client, run_id: str, todo: list, wait: bool) -> list:
-    """Futures of ``todo``'s kernel tasks, after the generation tasks they need.
+def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool):
+    """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
-    With ``wait`` the generation finishes before the kernel tasks are sent (so they can be ordered
-    by dataset size); otherwise kernel tasks depend on the generation futures and all is sent now.
+    With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size);
+    otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task.
     """
     use_gpu = _cluster_has_gpu(client, plan.backend)
     resources = dict(config.get("worker.gpu-resources")) if use_gpu else None
@@ -110,13 +110,14 @@ def _submit(plan: Plan, client, run_id: str, todo: list, wait: bool) -> list:
     if wait:
         generated = client.gather(generated)
     priority = _priorities(todo, wait)
-    futures = []
-    for task in todo:
+
+    def send(task):
         with span(plan.name, task.kernel):
-            futures.append(client.submit(worker.run_task, task, str(plan.results), run_id,
-                                         plan.on_failure, generated, key=task.key,
-                                         priority=priority[task.key], resources=resources, pure=False))
-    return futures
+            return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
+                                 generated, key=task.key, priority=priority[task.key],
+                                 resources=resources, pure=False)
+
+    return sorted(todo, key=lambda t: -priority[t.key]), send
 
 
 def _pending(plan: Plan, client, run_id: str) -> list:
@@ -136,11 +137,22 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
         echo(f"resuming: {len(plan.tasks) - len(todo)} of {len(plan.tasks)} tasks already finished")
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
-    futures = _submit(plan, client, run_id, todo, wait=True)
+    ordered, send = _sender(plan, client, run_id, todo, wait=True)
+    queue = iter(ordered)
     by_key = {t.key: t for t in todo}
-    with click.progressbar(length=len(futures), label=plan.name, hidden=not progress, show_pos=True,
+
+    def top_up(running):
+        # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
+        # all at once would split the work by task count, not time: keep two per worker in flight.
+        want = 2 * max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+        while running.count() < want and (task := next(queue, None)) is not None:
+            running.add(send(task))
+
+    running = as_completed()
+    top_up(running)
+    with click.progressbar(length=len(todo), label=plan.name, hidden=not progress, show_pos=True,
                            file=sys.stderr) as bar:
-        for future in as_completed(futures):
+        for future in running:
             task = by_key[future.key]
             try:
                 outcome = future.result()
@@ -153,6 +165,7 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
             else:
                 log.info("%s: %s", outcome["status"], task.label)
             bar.update(1)
+            top_up(running)
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
@@ -208,7 +221,8 @@ def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = F
 def submit(plan: Plan, client, *, run_id: str) -> int:
     """Hand the plan's unfinished tasks to the cluster and return how many were sent."""
     todo = _pending(plan, client, run_id)
-    futures = _submit(plan, client, run_id, todo, wait=False)
+    ordered, send = _sender(plan, client, run_id, todo, wait=False)
+    futures = [send(task) for task in ordered]
     fire_and_forget(futures)
     log.info("submitted %d tasks (fire and forget)", len(futures))
     return len(futures)
