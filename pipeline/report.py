@@ -100,13 +100,19 @@ def _gbps(summary: pd.DataFrame):
     if rows.empty:
         return None
     labels = rows["variant"] + " · " + rows["type"] + " · " + rows["phase"].astype(str)
-    fig, ax = _axes("Memory throughput per phase at the largest n", "", "GB/s (bytes of the model / mean time)", wide=True)
-    ax.bar(labels, rows["gbps"], color="tab:blue")
+    # Horizontal bars: one readable label per (kernel, dataset type, phase), however many there are.
+    fig = Figure(figsize=(9, 1.2 + 0.22 * len(rows)))
+    ax = fig.add_subplot()
+    ax.set_title("Memory throughput per phase at the largest n")
+    ax.set_xlabel("GB/s (bytes of the model / mean time)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.barh(labels, rows["gbps"], color="tab:blue")
+    ax.invert_yaxis()
     if "ceiling_copy_gbps" in rows and rows["ceiling_copy_gbps"].notna().any():
         for device, ceiling in rows.groupby("device")["ceiling_copy_gbps"].max().items():
-            ax.axhline(ceiling, color="tab:red", linestyle="--", label=f"copy ceiling, {device}: {ceiling:.0f} GB/s")
+            ax.axvline(ceiling, color="tab:red", linestyle="--", label=f"copy ceiling, {device}: {ceiling:.0f} GB/s")
         ax.legend(fontsize=7)
-    ax.tick_params(axis="x", labelrotation=40, labelsize=7)
+    ax.tick_params(axis="y", labelsize=7)
     return fig
 
 
@@ -190,7 +196,8 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
              f"<p>{len(plan.tasks)} tasks: {len(state['done'])} done, "
-             f"<span class='failed'>{len(state['failed'])} failed</span>, {len(state['pending'])} pending"
+             f"<span class='{'failed' if state['failed'] else 'ok'}'>{len(state['failed'])} failed</span>, "
+             f"{len(state['pending'])} pending"
              f"{' (stopped after a failure)' if state['stopped'] else ''}. "
              f"Backend {html.escape(plan.backend)}, {plan.reps} timed reps after {plan.warmup} warm-up, "
              f"verify {str(plan.verify).lower()}. Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.</p>"]
