@@ -22,7 +22,7 @@ from graphsweep.datasets.gpu import to_host
 from ..contract import Kernel, Param
 from ..cuda import module
 from . import LISTRANK
-from .cpu import sublist_stats
+from .cpu import rank_by_levels, sublist_stats
 from .gpu import (U64, check_gpu_size, check_threads, expand, launch, rank_small, rank_weighted, small_names,
                   succ_type)
 
@@ -90,8 +90,7 @@ def run_gpu(inp, params, timer):
     return rank
 
 
-# --- CPU twin: the same levels, Numba-parallel walks; the base list is ranked sequentially.
-# A record is (owner << 32) | weight before the node; a reduced node is (weight, next) in two arrays.
+# --- CPU twin: the same levels (cpu.rank_by_levels), splitters at regular index intervals.
 
 @numba.njit(cache=True, parallel=True)
 def _select(rec, spl, stride, head):
@@ -105,80 +104,14 @@ def _select(rec, spl, stride, head):
         rec[s] = k << 32
 
 
-@numba.njit(cache=True, parallel=True)
-def _walk(succ, weight, rec, spl, out_weight, out_next):
-    for k in numba.prange(spl.shape[0]):
-        j = spl[k]
-        acc = 0
-        while True:
-            rec[j] = (k << 32) | acc
-            acc += weight[j]
-            nx = succ[j]
-            if nx == j:
-                out_next[k] = k
-                break
-            o = rec[nx] >> 32
-            if o != -1:
-                out_next[k] = o
-                break
-            j = nx
-        out_weight[k] = acc
-
-
-@numba.njit(cache=True)
-def _rank_base(succ, weight, head, incl):
-    """Sequential: incl[i] = weight from i to the end (walk once for the total, once to assign)."""
-    total = 0
-    x = head
-    while True:
-        total += weight[x]
-        if succ[x] == x:
-            break
-        x = succ[x]
-    x = head
-    while True:
-        incl[x] = total
-        total -= weight[x]
-        if succ[x] == x:
-            break
-        x = succ[x]
-
-
-@numba.njit(cache=True, parallel=True)
-def _expand(rec, upper, out, minus):
-    for j in numba.prange(rec.shape[0]):
-        out[j] = upper[rec[j] >> 32] - (rec[j] & 0xFFFFFFFF) - minus
-
-
 def run_cpu(inp, params, timer):
-    n = inp.n
-    levels = plan(n, inp.head, params["rule"], params["limit"])
-    rank = np.empty(n, dtype=inp.rank_dtype)
-    succs, weights = [inp.succ], [np.ones(n, np.int64)]
-    rec = [np.empty(m, np.int64) for m, *_ in levels]
-    spl = [np.empty(p, np.int64) for _, p, *_ in levels]
-    succs += [np.empty(p, np.int64) for _, p, *_ in levels]
-    weights += [np.empty(p, np.int64) for _, p, *_ in levels]
-    incl = [np.empty(m, np.int64) for m, *_ in levels] + [np.empty(levels[-1][1] if levels else n, np.int64)]
-    for level, (m, p, stride, head) in enumerate(levels):
-        with timer.phase("HJ1", written=8 * m + 16 * p, random=p):
-            _select(rec[level], spl[level], stride, head)
-        with timer.phase("HJ2", read=m * 24, written=8 * m + 16 * p, random=3 * m):
-            _walk(succs[level], weights[level], rec[level], spl[level], weights[level + 1], succs[level + 1])
-    m = succs[-1].shape[0]
-    with timer.phase("base", read=32 * m, written=8 * m, random=2 * m):
-        _rank_base(succs[-1], weights[-1], 0 if levels else inp.head, incl[-1])
-    for level in reversed(range(len(levels))):
-        m = levels[level][0]
-        with timer.phase("expand", read=16 * m, written=8 * m, random=m):
-            _expand(rec[level], incl[level + 1], incl[level], 0)
-    with timer.phase("expand", read=8 * n, written=n * rank.itemsize):
-        np.subtract(incl[0], 1, out=rank, casting="unsafe")
-    timer.stat("depth", len(levels))
-    timer.stat("level_sizes", [m for m, *_ in levels] + [levels[-1][1] if levels else n])
-    if levels:
-        timer.stat("sublists", lambda: sublist_stats(weights[1]))
-    return rank
+    levels = plan(inp.n, inp.head, params["rule"], params["limit"])
+
+    def select(level, rec, spl):
+        _select(rec, spl, levels[level][2], levels[level][3])
+
+    return rank_by_levels(inp, levels, select, 0 if levels else inp.head, timer, select_phase="HJ1",
+                          walk_phase="HJ2")
 
 
 KERNEL = Kernel(name="listrank.helman-jaja", problem=LISTRANK,

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..contract import Kernel, Param
 from . import LISTRANK
-from .cpu import sublist_stats
+from .cpu import rank_inclusive, sublist_stats
 from .random_splitter import _rs1, _rs3, _rs5
 
 PARAMS = {
@@ -31,25 +31,6 @@ def _mark(rec, spl, n, head, seed):
         rec[s] = i << 32
 
 
-@numba.njit(cache=True)
-def _rank_splitters(length, nxt, first, incl):
-    """Sequential walk of the splitter list: incl[k] = nodes from splitter k to the tail."""
-    total = 0
-    k = first
-    while True:
-        total += length[k]
-        if nxt[k] == k:
-            break
-        k = nxt[k]
-    k = first
-    while True:
-        incl[k] = total
-        total -= length[k]
-        if nxt[k] == k:
-            break
-        k = nxt[k]
-
-
 def run_cpu(inp, params, timer):
     n = inp.n
     p = min(n, params["p"] or 64 * numba.get_num_threads())
@@ -63,7 +44,7 @@ def run_cpu(inp, params, timer):
         _rs3(inp.succ, rec, spl, length, nxt)
     first = int(rec[inp.head] >> 32)
     with timer.phase("splitters", read=32 * p, written=8 * p, random=2 * p):
-        _rank_splitters(length, nxt, first, incl)
+        rank_inclusive(nxt, length, first, incl)
     with timer.phase("aggregate", read=16 * n, written=n * rank.itemsize, random=n):
         _rs5(rec, incl, rank)
     timer.stat("p", p)

@@ -25,10 +25,9 @@ from graphsweep.datasets.gpu import to_host
 from ..contract import Kernel, Param
 from ..cuda import module
 from . import LISTRANK
-from .cpu import sublist_stats
+from .cpu import rank_by_levels, sublist_stats
 from .gpu import (U64, check_gpu_size, check_threads, expand, rank_small, rank_weighted, resident_blocks,
                   small_names, succ_type)
-from .helman_jaja import _expand, _rank_base, _walk
 
 PARAMS = {
     "sublist": Param(None, minimum=2, help="chunk size C (a power of two): the mean sub-list length (default: "
@@ -100,8 +99,7 @@ def run_gpu(inp, params, timer):
     return rank
 
 
-# --- CPU twin: the same chunked random splitters and levels, Numba-parallel walks (shared with
-# the Helman-JáJá twin: splitters are marked in the record array there), sequential base.
+# --- CPU twin: the same chunked random splitters and levels (cpu.rank_by_levels).
 
 @numba.njit(cache=True, parallel=True)
 def _select(rec, spl, log_c, head, seed):
@@ -117,33 +115,13 @@ def _select(rec, spl, log_c, head, seed):
 
 
 def run_cpu(inp, params, timer):
-    n, log_c, seed = inp.n, log_chunk(params, inp.n), params["seed"]
-    levels = plan(n, inp.head, log_c, params["limit"])
-    rank = np.empty(n, dtype=inp.rank_dtype)
-    succs, weights = [inp.succ], [np.ones(n, np.int64)]
-    rec = [np.empty(m, np.int64) for m, *_ in levels]
-    spl = [np.empty(p, np.int64) for _, p, _ in levels]
-    succs += [np.empty(p, np.int64) for _, p, _ in levels]
-    weights += [np.empty(p, np.int64) for _, p, _ in levels]
-    incl = [np.empty(m, np.int64) for m, *_ in levels] + [np.empty(levels[-1][1] if levels else n, np.int64)]
-    for level, (m, p, head) in enumerate(levels):
-        with timer.phase("walk", read=m * 24, written=16 * m + 16 * p, random=3 * m):
-            _select(rec[level], spl[level], log_c, head, seed + level)
-            _walk(succs[level], weights[level], rec[level], spl[level], weights[level + 1], succs[level + 1])
-    m = succs[-1].shape[0]
-    with timer.phase("base", read=32 * m, written=8 * m, random=2 * m):
-        _rank_base(succs[-1], weights[-1], levels[-1][2] >> log_c if levels else inp.head, incl[-1])
-    for level in reversed(range(len(levels))):
-        m = levels[level][0]
-        with timer.phase("expand", read=16 * m, written=8 * m, random=m):
-            _expand(rec[level], incl[level + 1], incl[level], 0)
-    with timer.phase("expand", read=8 * n, written=n * rank.itemsize):
-        np.subtract(incl[0], 1, out=rank, casting="unsafe")
-    timer.stat("depth", len(levels))
-    timer.stat("level_sizes", [m for m, *_ in levels] + [levels[-1][1] if levels else n])
-    if levels:
-        timer.stat("sublists", lambda: sublist_stats(weights[1]))
-    return rank
+    log_c, seed = log_chunk(params, inp.n), params["seed"]
+    levels = plan(inp.n, inp.head, log_c, params["limit"])
+
+    def select(level, rec, spl):
+        _select(rec, spl, log_c, levels[level][2], seed + level)
+
+    return rank_by_levels(inp, levels, select, levels[-1][2] >> log_c if levels else inp.head, timer)
 
 
 KERNEL = Kernel(name="listrank.recursive-splitter", problem=LISTRANK,
