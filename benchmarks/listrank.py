@@ -2,9 +2,9 @@
 
 Measures the device's ceilings, then every GPU algorithm on random lists of 2^20 ... 2^30 nodes
 (2^31 - 1 where memory allows), ordered lists, the 48/64-bit and random/even variants, and a
-few thread/block sweeps (002 Figs 5.3-5.4).  Lists are generated on the GPU: node at position i
-of a random list is perm(i) for a keyed bijection on [0, n) (multiply / xor-shift rounds with
-cycle walking), so no sort and no host copy is needed.  Prints one line per run (median time,
+few thread/block sweeps (002 Figs 5.3-5.4).  Random lists come from graphsweep's own ``list``
+generator run on the GPU (its Feistel permutation, element by element), so no sort and no host
+copy is needed.  Prints one line per run (median time,
 time per node, ratio to the chase floor = n steps at the measured chase rate, per-phase GB/s)
 and writes every phase row as CSV (``--out``) with a JSON twin beside it (rows + ceilings).
 
@@ -20,67 +20,37 @@ from pathlib import Path
 import cupy
 import numpy as np
 
+from graphsweep.datasets.params import resolve
 from graphsweep.datasets.reader import Dataset
+from graphsweep.generators import GENERATORS
 from graphsweep.kernels import harness, registry
 from graphsweep.kernels.ceilings import measure
-from graphsweep.kernels.listrank import ListInput
 
-GEN = r"""
-__device__ unsigned long long perm(unsigned long long x, unsigned long long n, int b, unsigned long long seed)
-{
-    const unsigned long long mask = (b == 64) ? ~0ULL : ((1ULL << b) - 1);
-    const int h = (b + 1) / 2;
-    do {
-        for (int r = 0; r < 4; ++r) {
-            x = (x ^ ((seed * (2 * r + 1)) & mask)) & mask;
-            x = (x * 0x9E3779B97F4A7C15ULL) & mask;
-            x ^= x >> h;
-        }
-    } while (x >= n);
-    return x;
-}
-extern "C" __global__ void bench_random_list(int* succ, long long n, int b, unsigned long long seed)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        long long a = perm(i, n, b, seed);
-        succ[a] = (int)(i + 1 < n ? perm(i + 1, n, b, seed) : a);
-    }
-}
-extern "C" __global__ void bench_nodes_at(const long long* pos, long long* out, int count, long long n, int b,
-                                          unsigned long long seed)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) out[i] = perm(pos[i], n, b, seed);
-}
-"""
 SEED = 0x5EED
+CHUNK = 1 << 26  # rows generated at a time: the Feistel arithmetic's uint64 temporaries stay small
 
 
 def random_list(n: int):
-    mod = cupy.RawModule(code=GEN)
+    """The ``list`` generator's list (genList), made on the GPU chunk by chunk."""
+    gen = GENERATORS["list"]
+    plan = gen.plan(resolve("list", gen.params, {"n": n}), SEED)
     succ = cupy.empty(n, dtype=np.int32)
-    b = max(1, (n - 1).bit_length())
-    mod.get_function("bench_random_list")((4096,), (256,), (succ, np.int64(n), np.int32(b), np.uint64(SEED)))
-    ends = cupy.empty(2, dtype=np.int64)
-    mod.get_function("bench_nodes_at")((1,), (32,), (cupy.asarray([0, n - 1], dtype=np.int64), ends, np.int32(2),
-                                                      np.int64(n), np.int32(b), np.uint64(SEED)))
-    head, tail = (int(x) for x in ends.get())
-    return succ, head, tail
+    for start in range(0, n, CHUNK):
+        succ[start:start + CHUNK] = gen.part(plan, start, min(n, start + CHUNK), cupy)["succ"]
+    return succ
 
 
 def ordered_list(n: int):
     succ = cupy.arange(1, n + 1, dtype=np.int32)
     succ[-1] = n - 1
-    return succ, 0, n - 1
+    return succ
 
 
 def dataset(order: str, n: int) -> Dataset:
-    succ, head, tail = (random_list if order == "random" else ordered_list)(n)
-    data = Dataset(Path(f"gpu:{order}-{n}"), {"kind": "list", "n": n, "index_dtype": "int32",
+    succ = (random_list if order == "random" else ordered_list)(n)
+    return Dataset(Path(f"gpu:{order}-{n}"), {"kind": "list", "n": n, "index_dtype": "int32",
                                               "generator": {"name": f"gpu_{order}_list", "params": {"n": n},
                                                             "seed": SEED}}, {"succ": succ})
-    data.cache[("input", "listrank")] = ListInput(succ, head, tail)   # built here, so no host check of 2^30 nodes
-    return data
 
 
 def plan(max_log: int, with_2_31: bool):

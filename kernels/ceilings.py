@@ -46,11 +46,12 @@ def _measure_gpu() -> dict:
             times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
         return min(times[1:])      # the first is a warm-up
 
-    src = cupy.empty(1 << 28, dtype=np.int32)      # 1 GB
-    src.fill(1)
-    dst = cupy.empty_like(src)
-    copy_s = best(lambda: dst.data.copy_from_device_async(src.data, src.nbytes))
-    del src, dst
+    def copy_seconds():
+        src = cupy.ones(1 << 28, dtype=np.int32)      # 1 GB, freed on return
+        dst = cupy.empty_like(src)
+        return best(lambda: dst.data.copy_from_device_async(src.data, src.nbytes))
+
+    copy_s = copy_seconds()
     table = _random_table(cupy, TABLE, TABLE, 1)
     idx = _random_table(cupy, TABLE, TABLE, 2)
     out = cupy.empty(TABLE, dtype=np.int32)
