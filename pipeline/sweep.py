@@ -11,7 +11,7 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
     verify: true
     on_failure: continue                  # continue | stop
     datasets:
-      - generator: list.random            # generated once, on the cluster, part-parallel
+      - generator: list                   # generated once, on the cluster, part-parallel
         params: {n: {pow2: [20, 28]}}
         seed: 1
       - path: data/my-list                # or an existing dataset
