@@ -18,7 +18,6 @@ the resource ``GPU=1`` (set here for local-cuda; started by hand: ``--resources 
 from contextlib import contextmanager
 from pathlib import Path
 
-import yaml
 from distributed import Client
 
 from graphsweep.datasets import gpu
@@ -39,12 +38,7 @@ def profiles(cluster_file=None) -> dict:
     path = Path(cluster_file or config.get("cluster.file")).expanduser()
     if cluster_file is None and not path.is_file():
         return out
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise GraphsweepError(f"{path}: no such cluster file") from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise GraphsweepError(f"{path}: not a readable YAML file ({str(exc).splitlines()[0]})") from None
+    doc = config.read_yaml(path, "cluster file")
     if not isinstance(doc, dict) or not isinstance(doc.get("profiles"), dict):
         raise GraphsweepError(f"{path}: expected a mapping 'profiles: {{NAME: {{kind: ...}}}}'")
     for name, profile in doc["profiles"].items():

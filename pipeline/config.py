@@ -10,6 +10,8 @@ from pathlib import Path
 import dask.config
 import yaml
 
+from graphsweep.datasets.errors import ParameterError
+
 DEFAULTS = Path(__file__).with_name("graphsweep.yaml")
 
 
@@ -20,3 +22,13 @@ def load_defaults() -> None:
 def get(key: str):
     """The value of ``graphsweep.<key>``."""
     return dask.config.get(f"graphsweep.{key}")
+
+
+def read_yaml(path: Path, what: str):
+    """The YAML document at ``path`` (a ``what``: 'sweep spec', 'cluster file'), or one clear error."""
+    try:
+        return yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: no such {what}") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ParameterError(f"{path}: not a readable YAML file ({str(exc).splitlines()[0]})") from None

@@ -32,11 +32,11 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import registry
+
+from . import config
 
 BACKENDS = ("auto", "gpu", "cpu")
 FAILURE_POLICIES = ("continue", "stop")
@@ -329,13 +329,7 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
 def load(path, *, results: str | None = None) -> Plan:
     """Read, check and expand the spec at ``path``; ``results`` overrides its results directory."""
     path = Path(path)
-    try:
-        spec = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: no such sweep spec") from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise ParameterError(f"{path}: not a readable YAML file ({str(exc).splitlines()[0]})") from None
-    return expand(spec, source=str(path), results=results)
+    return expand(config.read_yaml(path, "sweep spec"), source=str(path), results=results)
 
 
 def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
