@@ -13,6 +13,7 @@ duplicate edges may occur.  Index columns are ``index_dtype``: int32 while n <= 
 int64.
 """
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -35,17 +36,31 @@ def index_dtype_for(n: int) -> str:
 
 
 def columns_for(kind: str, weighted: bool) -> tuple[str, ...]:
+    """The columns every part of a dataset of ``kind`` holds."""
     if kind == "list":
         return ("succ",)
     return ("src", "dst", "weight") if weighted else ("src", "dst")
 
 
 def column_dtype(column: str, index_dtype: str) -> np.dtype:
+    """The dtype of ``column``: weights are int32, indices ``index_dtype``."""
     return np.dtype(WEIGHT_DTYPE if column == "weight" else index_dtype)
 
 
 def part_name(index: int) -> str:
+    """The file name of part ``index`` (at least five digits; more past 99999 parts)."""
     return f"part-{index:05d}.parquet"
+
+
+def part_order(entry: dict) -> tuple:
+    """Sort key of a manifest part entry: by index, also past 99999 parts, where names get longer."""
+    return len(entry["path"]), entry["path"]
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of the file at ``path``."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def is_dataset(path: Path) -> bool:

@@ -12,9 +12,14 @@ def available() -> bool:
         return False
 
 
+def is_device(arr) -> bool:
+    """Whether ``arr`` is a CuPy (device) array."""
+    return type(arr).__module__.startswith("cupy")
+
+
 def array_module(arr):
     """NumPy or CuPy, whichever owns ``arr``."""
-    if type(arr).__module__.startswith("cupy"):
+    if is_device(arr):
         import cupy
         return cupy
     import numpy
@@ -23,6 +28,6 @@ def array_module(arr):
 
 def to_host(arr):
     """A NumPy array with the contents of ``arr`` (a no-op for NumPy input)."""
-    if type(arr).__module__.startswith("cupy"):
+    if is_device(arr):
         return arr.get()
     return arr

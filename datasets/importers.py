@@ -9,7 +9,8 @@ Formats:
 - ``gr``: DIMACS shortest-path (9th challenge) files: ``c`` comments, one ``p sp N M`` line, then
   ``a U V W`` arcs with 1-based ids; directed (each road appears as two arcs); weighted.
 - ``mtx``: Matrix Market coordinate files read with ``scipy.io.mmread``: ``symmetric`` ->
-  undirected (the stored triangle, each edge once), ``general`` -> directed; ``pattern`` ->
+  undirected (the stored triangle, each edge once; with ``directed=True`` both arcs of each
+  off-diagonal entry), ``general`` -> directed; ``pattern`` ->
   unweighted, ``integer`` -> weights (>= 0); ``real`` weights are refused unless
   ``round_weights=True`` rounds them to the nearest integer.
 
@@ -21,7 +22,6 @@ numbers the ids that occur densely from 0 in increasing order.  Every fault is o
 ``source: {format, file, sha256, ...options}``.
 """
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -30,17 +30,12 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .errors import DatasetError, ParameterError
-from .format import INT32_MAX
+from .format import INT32_MAX, sha256_file
 from .writer import check_output_dir, write_arrays
 
 FORMATS = ("edgelist", "wel", "gr", "mtx")
 _INTEGER = r"^[+-]?[0-9]+$"
 _NO_DELIMITER = "\x1f"  # a byte that never occurs in these text formats: one column per line
-
-
-def _sha256(file: Path) -> str:
-    with open(file, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _read_lines(file: Path) -> pa.StringArray:
@@ -82,11 +77,15 @@ class _Records:
         bad = np.flatnonzero(~integer)
         if bad.size:
             self.fail(bad[0] // count, f"{flat[int(bad[0])].as_py()!r} is not an integer ({what})")
+        flat = pc.utf8_ltrim(flat, characters="+")  # Arrow's cast refuses a leading '+'
         try:
             values = pc.cast(flat, pa.int64()).to_numpy(zero_copy_only=False)
         except pa.ArrowInvalid:
-            big = np.flatnonzero(pc.utf8_length(flat).to_numpy(zero_copy_only=False) > 18)
-            self.fail(big[0] // count if big.size else 0, "an integer does not fit 64 bits")
+            # only a token of 19 or more characters can overflow: find the first that does
+            long = np.flatnonzero(pc.utf8_length(flat).to_numpy(zero_copy_only=False) >= 19)
+            at = next(i for i, token in zip(long, pc.take(flat, long).to_pylist())
+                      if not -2**63 <= int(token) < 2**63)
+            self.fail(at // count, f"integer {flat[int(at)].as_py()} does not fit 64 bits ({what})")
         return values.reshape(-1, count)
 
     def check_range(self, values: np.ndarray, lo: int, hi: int, what: str):
@@ -152,12 +151,12 @@ def _gr(file: Path):
     return table[:, 0] - 1, table[:, 1] - 1, table[:, 2], n
 
 
-def _mtx(file: Path, round_weights: bool):
+def _mtx(file: Path, round_weights: bool, directed: bool | None):
     import scipy.io
     try:
         rows, cols, _, layout, field, symmetry = scipy.io.mminfo(file)
         matrix = scipy.io.mmread(file)
-    except (ValueError, OSError, IndexError) as exc:
+    except (ValueError, OSError, IndexError, OverflowError) as exc:
         raise DatasetError(f"{file}: not a readable Matrix Market file ({str(exc).splitlines()[0]})") from None
     if layout != "coordinate":
         raise DatasetError(f"{file}: a dense ('{layout}') matrix; only 'coordinate' (sparse) files are graphs")
@@ -165,9 +164,13 @@ def _mtx(file: Path, round_weights: bool):
         raise DatasetError(f"{file}: symmetry '{symmetry}' is not a graph; expected general or symmetric")
     if field == "complex":
         raise DatasetError(f"{file}: complex values cannot be edge weights")
+    if max(rows, cols) < 1:
+        raise DatasetError(f"{file}: a {rows} x {cols} matrix has no vertices")
+    is_directed = symmetry == "general" if directed is None else directed
     matrix = matrix.tocoo()
-    if symmetry == "symmetric":
+    if symmetry == "symmetric" and not is_directed:
         # mmread mirrors the stored triangle; keep it alone so each undirected edge appears once
+        # (read as directed, each off-diagonal entry stays as both its arcs)
         lower = matrix.row >= matrix.col
         matrix = type(matrix)((matrix.data[lower], (matrix.row[lower], matrix.col[lower])), shape=matrix.shape)
     weight = None
@@ -178,12 +181,14 @@ def _mtx(file: Path, round_weights: bool):
                 raise DatasetError(f"{file}: real (non-integer) weights; graphsweep weights are integers "
                                    f"(import with --round-weights to round them to the nearest integer)")
             values = np.rint(values)
-        if values.size and (values.min() < 0 or values.max() > INT32_MAX):
-            bad = values.min() if values.min() < 0 else values.max()
-            raise DatasetError(f"{file}: weight {bad} is outside [0, {INT32_MAX}]")
+        for bad, what in ((~np.isfinite(values), "is not a finite number"),
+                          ((values < 0) | (values > INT32_MAX), f"is outside [0, {INT32_MAX}]")):
+            if bad.any():
+                at = np.flatnonzero(bad)[0]
+                raise DatasetError(f"{file}: entry ({matrix.row[at] + 1}, {matrix.col[at] + 1}): "
+                                   f"weight {values[at]} {what}")
         weight = values.astype(np.int64)
-    return (matrix.row.astype(np.int64), matrix.col.astype(np.int64), weight, max(rows, cols),
-            symmetry == "general")
+    return matrix.row.astype(np.int64), matrix.col.astype(np.int64), weight, max(rows, cols), is_directed
 
 
 def import_file(fmt: str, file, out, *, part_rows: int = 1 << 20, overwrite: bool = False,
@@ -204,7 +209,7 @@ def import_file(fmt: str, file, out, *, part_rows: int = 1 << 20, overwrite: boo
         raise DatasetError(f"{file}: no such file")
     check_output_dir(out.absolute(), overwrite)  # refuse before spending time on parsing
     if fmt == "mtx":
-        src, dst, weight, n, is_directed = _mtx(file, round_weights)
+        src, dst, weight, n, is_directed = _mtx(file, round_weights, directed)
     elif fmt == "gr":
         src, dst, weight, n = _gr(file)
         is_directed = True
@@ -215,6 +220,8 @@ def import_file(fmt: str, file, out, *, part_rows: int = 1 << 20, overwrite: boo
         is_directed = directed
     stats = {}
     if relabel:
+        if not len(src):
+            raise DatasetError(f"{file}: holds no edges, so relabelling leaves no vertices")
         ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
         src, dst = inverse[:len(src)], inverse[len(src):]
         n = len(ids)
@@ -222,7 +229,7 @@ def import_file(fmt: str, file, out, *, part_rows: int = 1 << 20, overwrite: boo
     elif n is None:
         n = int(max(src.max(), dst.max())) + 1
     columns = {"src": src, "dst": dst, **({"weight": weight} if weight is not None else {})}
-    source = {"format": fmt, "file": file.name, "sha256": _sha256(file), "relabel": relabel,
+    source = {"format": fmt, "file": file.name, "sha256": sha256_file(file), "relabel": relabel,
               **({"base": base} if fmt in ("edgelist", "wel") else {})}
     stats.update(self_loops=int(np.count_nonzero(src == dst)))
     return write_arrays(out, kind="graph", n=n, columns=columns, part_rows=part_rows,

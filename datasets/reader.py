@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import DatasetError
-from .format import column_dtype, columns_for, read_manifest
-from .writer import _sha256
+from .format import column_dtype, columns_for, read_manifest, sha256_file
+from .gpu import is_device
 
 DEVICES = ("cpu", "gpu")
 
@@ -46,7 +46,7 @@ class Dataset:
 
     @property
     def device(self) -> str:
-        return "gpu" if type(next(iter(self.columns.values()))).__module__.startswith("cupy") else "cpu"
+        return "gpu" if is_device(next(iter(self.columns.values()))) else "cpu"
 
     def to(self, device: str) -> "Dataset":
         """This dataset with its columns on ``device`` ('cpu' or 'gpu'); itself if already there."""
@@ -69,7 +69,7 @@ def _open_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str |
     """The part's ParquetFile after checking existence, checksum, schema and row count."""
     if not file.is_file():
         raise DatasetError(f"{file}: part listed in the manifest is missing")
-    if checksum is not None and _sha256(file) != checksum:
+    if checksum is not None and sha256_file(file) != checksum:
         raise DatasetError(f"{file}: sha256 differs from the manifest (the part is corrupt or was replaced)")
     try:
         pf = pq.ParquetFile(file, memory_map=True)

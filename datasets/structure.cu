@@ -1,8 +1,8 @@
 // The list-structure check of datasets/structure.py on the device: the same counts and walks as
 // its Numba twin.  T is the successor type (int or long long).
 
-// stats: [0] tails, [1] min tail, [2] max tail, [3] min node of in-degree >= 2,
-//        [4] heads, [5] min head, [6] max head.  `seen` holds one bit per node.
+// stats: [0] tails, [1] min tail, [2] max tail, [3] min node of in-degree >= 2, [4] min node of
+//        in-degree 0 (the head, once the rest is known good).  `seen` holds one bit per node.
 template <typename T>
 __global__ void graphsweep_structure_degrees(const T* __restrict__ succ, long long n,
                                              unsigned int* __restrict__ seen,
@@ -23,17 +23,14 @@ __global__ void graphsweep_structure_degrees(const T* __restrict__ succ, long lo
     }
 }
 
-// Nodes nobody points to are heads (the tail too, when nothing precedes it).
+// The smallest node nobody points to: the head (the tail too, when nothing precedes it).
 extern "C" __global__ void graphsweep_structure_heads(const unsigned int* __restrict__ seen, long long n,
                                                      unsigned long long* __restrict__ stats)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
-        if (!(seen[i >> 5] & (1u << (i & 31)))) {
-            atomicAdd(&stats[4], 1ULL);
-            atomicMin(&stats[5], (unsigned long long)i);
-            atomicMax(&stats[6], (unsigned long long)i);
-        }
+        if (!(seen[i >> 5] & (1u << (i & 31))))
+            atomicMin(&stats[4], (unsigned long long)i);
     }
 }
 

@@ -1,9 +1,10 @@
 """Structural checks of a successor array: is it exactly one list from one head to one tail?
 
 A sequential walk from the head would prove it, but each step is a dependent cache miss (seconds
-for 2^26 nodes).  Instead: one streaming pass counts tails, in-degrees and heads; then about one
-node in ``STRIDE``, chosen by a multiplicative hash of its index (so no list order, however
-regular, makes walks long), and the head start walks that stop at the next such node or the tail.  Walks are independent, so each thread keeps ``LANES`` of them in
+for 2^26 nodes).  Instead: one streaming pass counts tails and in-degrees and finds the head.
+Then walks start at the head and at about one node in 2^STRIDE_BITS (splitters, chosen by a
+multiplicative hash of the index, so no list order, however regular, makes walks long); each
+walk stops at the next splitter or the tail.  Walks are independent, so each thread keeps ``LANES`` of them in
 flight at once (memory-level parallelism) across all cores.  With one tail, in-degree <= 1 and
 one head, the head's chain of walks ends at the tail; the list is whole iff that chain covers
 all n nodes — nodes it misses lie on cycles (with no way out, since in-degree is <= 1).
@@ -34,7 +35,8 @@ def _is_splitter(x, bits):
 
 @numba.njit(cache=True, nogil=True)
 def _degrees(succ):
-    """(tails, first tail, second tail, node with in-degree >= 2 or -1, heads, first two heads)."""
+    """(tails, smallest tail, largest tail, smallest node of in-degree >= 2 or -1, smallest node of
+    in-degree 0).  With one tail and every in-degree <= 1 that last node is the only head."""
     n = succ.shape[0]
     indeg = np.zeros(n, np.uint8)
     tails = 0
@@ -45,22 +47,17 @@ def _degrees(succ):
             tails += 1
             if t0 < 0:
                 t0 = i
-            elif t1 < 0:
-                t1 = i
+            t1 = i
         elif indeg[s] == 0:
             indeg[s] = 1
-        elif dup < 0:
+        elif dup < 0 or s < dup:
             dup = s
-    heads = 0
-    h0 = h1 = -1
+    head = -1
     for i in range(n):
         if indeg[i] == 0:
-            heads += 1
-            if h0 < 0:
-                h0 = i
-            elif h1 < 0:
-                h1 = i
-    return tails, t0, t1, dup, heads, h0, h1
+            head = i
+            break
+    return tails, t0, t1, dup, head
 
 
 @numba.njit(cache=True, nogil=True)
@@ -157,13 +154,13 @@ def _gpu_counts(succ):
     n = succ.shape[0]
     seen = cupy.zeros((n + 31) // 32, dtype=np.uint32)
     none = np.iinfo(np.uint64).max
-    stats = cupy.asarray(np.array([0, none, 0, none, 0, none, 0], dtype=np.uint64))
+    stats = cupy.asarray(np.array([0, none, 0, none, none], dtype=np.uint64))
     grid = (min(-(-n // 256), 65536),)
     _gpu_kernel("degrees", succ)(grid, (256,), (succ, np.int64(n), seen, stats))
     _gpu_module(cupy.cuda.Device().id).get_function("graphsweep_structure_heads")(
         grid, (256,), (seen, np.int64(n), stats))
-    tails, t0, t1, dup, heads, h0, h1 = (int(v) for v in stats.get())
-    return (tails, t0, t1 if tails > 1 else -1, -1 if dup == none else dup, heads, h0, h1 if heads > 1 else -1)
+    tails, t0, t1, dup, head = (int(v) for v in stats.get())
+    return tails, t0, t1, -1 if dup == none else dup, head
 
 
 def _gpu_walks(succ, head):
@@ -190,18 +187,17 @@ def check_list(succ, where="succ") -> tuple[int, int]:
     if n == 0:
         raise ListStructureError(f"{where}: the list is empty (n = 0)")
     on_gpu = array_module(succ) is not np
-    tails, t0, t1, dup, heads, h0, h1 = (_gpu_counts if on_gpu else _cpu_counts)(succ)
+    tails, t0, t1, dup, head = (_gpu_counts if on_gpu else _cpu_counts)(succ)
     if tails == 0:
         raise ListStructureError(f"{where}: no tail (no node i with succ[i] = i): the list is a cycle")
     if tails > 1:
-        raise ListStructureError(f"{where}: {tails} tails (nodes {t0} and {t1} point to themselves)")
+        raise ListStructureError(f"{where}: {tails} tails (nodes {t0}{' ... ' if tails > 2 else ' and '}{t1} "
+                                 "point to themselves)")
     if dup >= 0:
         raise ListStructureError(f"{where}: node {dup} is the successor of more than one node")
-    if heads > 1:
-        raise ListStructureError(f"{where}: {heads} heads (nodes {h0} and {h1} have no predecessor)")
-    starts, stop, length = (_gpu_walks if on_gpu else _cpu_walks)(succ, h0)
+    starts, stop, length = (_gpu_walks if on_gpu else _cpu_walks)(succ, head)
     reached = _reached(t0, starts, stop, length)
     if reached < n:
         raise ListStructureError(
             f"{where}: {n - reached} of {n} nodes lie on a cycle that never reaches the tail {t0}")
-    return int(h0), int(t0)
+    return int(head), int(t0)

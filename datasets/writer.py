@@ -6,7 +6,6 @@ writes the manifest last and renames the directory into place, so a dataset dire
 manifest is always whole, and an interrupted write leaves only a ``.partial`` directory behind.
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,7 +20,7 @@ import pyarrow.parquet as pq
 
 from .errors import DatasetError
 from .format import (FORMAT, MANIFEST, VERSION, column_dtype, columns_for, index_dtype_for,
-                     is_dataset, part_name)
+                     is_dataset, part_name, part_order, sha256_file)
 
 # Random indices do not compress and dictionary-encode badly; plain pages read at memory speed.
 PARQUET_OPTIONS = dict(compression="none", use_dictionary=False, write_statistics=False)
@@ -58,7 +57,10 @@ def check_output_dir(out: Path, overwrite: bool) -> None:
 
 def begin(out, *, kind: str, n: int, weighted: bool = False, directed: bool = False,
           index_dtype: str | None = None, overwrite: bool = False) -> PendingDataset:
+    """Start writing a dataset at ``out``: check the target, make the hidden partial directory."""
     out = Path(out).absolute()
+    if n < 1:
+        raise DatasetError(f"{out}: a dataset needs n >= 1 vertices, got n = {n}")
     check_output_dir(out, overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
@@ -67,34 +69,31 @@ def begin(out, *, kind: str, n: int, weighted: bool = False, directed: bool = Fa
                           bool(weighted), bool(directed), overwrite)
 
 
-def _sha256(path: Path) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
 def write_part(pending: PendingDataset, index: int, columns: dict) -> dict:
     """Write part ``index`` from host arrays; returns its manifest entry ``{path, rows, sha256}``."""
     if set(columns) != set(pending.columns):
-        raise ValueError(f"part {index}: columns {sorted(columns)} != {list(pending.columns)}")
+        raise DatasetError(f"{pending.out}: part {index} has columns {sorted(columns)}, "
+                           f"the dataset needs {list(pending.columns)}")
     arrays = []
     for name in pending.columns:
         values = np.asarray(columns[name])
         dtype = column_dtype(name, pending.index_dtype)
         if values.dtype != dtype:
             if values.size and (values.min() < np.iinfo(dtype).min or values.max() > np.iinfo(dtype).max):
-                raise ValueError(f"part {index}: column {name} does not fit {dtype}")
+                raise DatasetError(f"{pending.out}: part {index}, column '{name}': values "
+                                   f"{values.min()}..{values.max()} do not fit {dtype}")
             values = values.astype(dtype)
         arrays.append(pa.array(values))
     table = pa.Table.from_arrays(arrays, names=list(pending.columns))
     name = part_name(index)
     pq.write_table(table, pending.tmp / name, **PARQUET_OPTIONS)
-    return {"path": name, "rows": table.num_rows, "sha256": _sha256(pending.tmp / name)}
+    return {"path": name, "rows": table.num_rows, "sha256": sha256_file(pending.tmp / name)}
 
 
 def commit(pending: PendingDataset, parts: list[dict], *, generator: dict | None = None,
            source: dict | None = None, stats: dict | None = None) -> Path:
     """Write the manifest and move the finished dataset into place; returns its path."""
-    parts = sorted(parts, key=lambda p: p["path"])
+    parts = sorted(parts, key=part_order)
     manifest = {
         "format": FORMAT,
         "version": VERSION,
@@ -126,6 +125,7 @@ def commit(pending: PendingDataset, parts: list[dict], *, generator: dict | None
 
 
 def abort(pending: PendingDataset) -> None:
+    """Remove what was written of ``pending``."""
     shutil.rmtree(pending.tmp, ignore_errors=True)
 
 

@@ -104,10 +104,10 @@ def _run_local(tasks: list, progress: _Progress) -> list[dict]:
 
 
 def _run_distributed(client, tasks: list, plan: Plan, progress: _Progress) -> list[dict]:
-    from distributed import as_completed as distributed_as_completed
+    from distributed import as_completed as distributed_as_completed, wait
 
     # The plan goes to each worker once (a tree's plan holds its parent array).
-    [plan_future] = client.scatter([plan], hash=False)
+    [plan_future] = client.scatter([plan], hash=False, broadcast=True)
     futures = [client.submit(write_generated_part, name, plan_future, pending, index, start, stop,
                              backend, pure=False, key=f"graphsweep-generate-{name}-{index}-{pending.tmp.name}")
                for name, _, pending, index, start, stop, backend in tasks]
@@ -118,6 +118,10 @@ def _run_distributed(client, tasks: list, plan: Plan, progress: _Progress) -> li
             progress.step()
         return parts
     except BaseException:
+        # Cancelling does not stop a task already running on a worker, which may still be writing
+        # its part: wait until every task has finished (wait() does not raise their errors), so
+        # that the caller's abort removes a directory that no task writes into any more.
+        wait(futures)
         client.cancel(futures)
         raise
 

@@ -41,6 +41,9 @@ class Kernel:
     gpu: Callable | None = None
     cpu: Callable | None = None
     params: Mapping[str, Param] = field(default_factory=dict)
+    # setup(inp, params): untimed work the kernel needs per input and parameters, run once before
+    # warm-up (check a list is ordered, choose even splitters); it keeps its results in inp.cache.
+    setup: Callable | None = None
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))

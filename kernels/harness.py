@@ -99,6 +99,8 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     data = read(dataset, device=device) if isinstance(dataset, (str, Path)) else dataset.to(device)
     clock = time.perf_counter()
     inp = prepared(kernel, data)
+    if kernel.setup is not None:
+        kernel.setup(inp, params)
     impl = getattr(kernel, backend)
     make_timer = CudaTimer if backend == "gpu" else CpuTimer
 

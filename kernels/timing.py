@@ -99,8 +99,6 @@ class CudaTimer(Timer):
     total = CpuTimer.total
 
     def finish(self):
-        if self._marks:
-            self._marks[-1][3].synchronize()
         self._cupy.cuda.get_current_stream().synchronize()
 
     def _elapsed(self):

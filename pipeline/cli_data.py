@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.errors import DatasetError, ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.importers import FORMATS, import_file
 from graphsweep.datasets.params import Param
@@ -38,7 +38,13 @@ def parse_rows(name: str, text: str) -> int:
 
 
 def _parquet_bytes(path: Path, manifest: dict) -> int:
-    return sum((path / p["path"]).stat().st_size for p in manifest["parts"])
+    total = 0
+    for part in manifest["parts"]:
+        file = path / part["path"]
+        if not file.is_file():
+            raise DatasetError(f"{file}: part listed in the manifest is missing")
+        total += file.stat().st_size
+    return total
 
 
 @contextmanager

@@ -78,6 +78,14 @@ def is_long_lived(profile: dict) -> bool:
 
 
 def _start(name: str, profile: dict):
+    try:
+        return _start_kind(name, profile)
+    except (TypeError, RuntimeError) as exc:  # an option it does not take; a failed start
+        raise GraphsweepError(f"profile {name}: the cluster did not start "
+                              f"({str(exc).splitlines()[0]})") from None
+
+
+def _start_kind(name: str, profile: dict):
     kind, options = profile["kind"], dict(profile.get("options") or {})
     if kind == "local-cuda":
         if not gpu.available():

@@ -32,9 +32,18 @@ def load(results) -> pd.DataFrame:
     files = sorted(store.finished(results).values())
     if not files:
         raise GraphsweepError(f"{results}: no task results yet (nothing under {store.TASKS}/)")
-    tables = [pq.read_table(f).replace_schema_metadata(None) for f in files]
+    tables = []
+    for f in files:
+        try:
+            tables.append(pq.read_table(f).replace_schema_metadata(None))
+        except (pa.ArrowException, OSError) as exc:
+            raise GraphsweepError(f"{f}: unreadable task result ({str(exc).splitlines()[0]})") from None
     # Columns differ between tasks (kernel parameters and stats); missing ones become nulls.
-    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    try:
+        return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    except pa.ArrowException as exc:
+        raise GraphsweepError(f"{results}: task results disagree on a column's type "
+                              f"({str(exc).splitlines()[0]})") from None
 
 
 def summarize(rows: pd.DataFrame) -> pd.DataFrame:

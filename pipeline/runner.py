@@ -86,7 +86,8 @@ def _priorities(todo: list, wait: bool) -> dict:
     gaps at the end, which keeps several GPUs busy to the last task; otherwise, plan order.
     """
     if wait:
-        rows = {t.dataset.id: _dataset_rows(t.dataset.path) for t in todo}
+        rows = {t.dataset.id: t.dataset.path for t in todo}
+        rows = {key: _dataset_rows(path) for key, path in rows.items()}
         todo = sorted(todo, key=lambda t: (-rows[t.dataset.id], t.index))
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
@@ -159,6 +160,11 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
             except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
                 outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
                     task, run_id, f"{type(exc).__name__}: {exc}")])
+                if not outcome["stored"]:  # it had stored its own result after all
+                    state, error = store.outcome(store.task_file(plan.results, task.hash))
+                    outcome.update(status=state, error=error)
+                if outcome["status"] == "failed" and plan.on_failure == "stop":
+                    store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
             counts[outcome["status"]] += 1
             if outcome["status"] == "failed":
                 log.warning("failed: %s: %s", task.label, outcome["error"])

@@ -86,6 +86,8 @@ def write_task(results, task_hash: str, table: pa.Table, *, failed: bool, error:
     table = table.replace_schema_metadata(meta)
     tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:8]}.tmp")
     pq.write_table(table, tmp)
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())  # on disk before it is linked: a crash never leaves an empty result
     try:
         os.link(tmp, final)
         return True
@@ -94,8 +96,11 @@ def write_task(results, task_hash: str, table: pa.Table, *, failed: bool, error:
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
             raise
-        # A file system without hard links: a rename still never leaves a partial file.
-        if final.exists():
+        # A file system without hard links: claim the name exclusively, then rename over the claim,
+        # which never leaves a partial file.
+        try:
+            os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
             return False
         os.replace(tmp, final)
         return True
@@ -105,7 +110,11 @@ def write_task(results, task_hash: str, table: pa.Table, *, failed: bool, error:
 
 def outcome(path: Path) -> tuple[str, str | None]:
     """('ok' | 'failed', error) of a stored task file, from its footer."""
-    meta = pq.read_schema(path).metadata or {}
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError) as exc:
+        raise GraphsweepError(f"{path}: unreadable task result ({str(exc).splitlines()[0]}); "
+                              "delete it and run again with --resume") from None
     error = meta.get(ERROR_KEY)
     return meta.get(STATUS_KEY, b"failed").decode(), error.decode() if error else None
 

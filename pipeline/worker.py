@@ -234,7 +234,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         rows = result_rows(task, run_id, result, ceilings, timing)
     except Exception as exc:  # every failure of the task itself becomes its error row
         log.warning("task %s failed: %s", task.label, traceback.format_exc())
-        if type(exc).__name__ == "OutOfMemoryError" or "gpu" in state.loaded:
+        if type(exc).__name__ in ("OutOfMemoryError", "CUDARuntimeError", "CUDADriverError"):
             with state.lock:
                 state.drop()  # the dataset may be what no longer fits; start the next task clean
         timing["task_s"] = time.perf_counter() - t0

@@ -4,7 +4,7 @@ Every algorithm in this package takes a ``ListInput`` and returns the rank array
 n < 2^31, else int64) on the device it ran on.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,6 +19,8 @@ class ListInput:
     succ: object          # NumPy or CuPy array, int32 or int64
     head: int
     tail: int
+    # What kernels' setup derived from this list (it lives and dies with the loaded dataset).
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def n(self) -> int:

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import to_host
+from graphsweep.datasets.gpu import is_device, to_host
 
 from ..contract import Kernel, Param
 from ..cuda import module
@@ -35,9 +35,6 @@ PARAMS = {
     "seed": Param(1, minimum=0, help="seed of the splitter draw"),
     **GRID_PARAMS,
 }
-_even_cache: dict = {}          # one entry: the last list's even splitters (the walk is O(n))
-
-
 def splitter_count(params, n: int, threads_in_flight: int) -> int:
     p = params["p"]
     if p is None:
@@ -51,15 +48,28 @@ def splitter_count(params, n: int, threads_in_flight: int) -> int:
     return p
 
 
-def even_splitters(inp, p: int) -> np.ndarray:
-    """Splitter i at list position i*n/p (host array), from one sequential walk, cached per list."""
-    key = (id(inp.succ), p)
-    if _even_cache.get("key") != key or _even_cache.get("succ") is not inp.succ:
+def _splitters_for(inp, params) -> int:
+    """p for this input on the backend that holds it (GPU: enough to fill every resident thread)."""
+    if is_device(inp.succ):
+        threads = check_threads(params["threads"])
+        return splitter_count(params, inp.n, resident_blocks(threads) * threads)
+    return splitter_count(params, inp.n, numba.get_num_threads())
+
+
+def choose_even_splitters(inp, params) -> None:
+    """Setup of ``splitters: even``: splitter i at list position i*n/p, from one sequential walk
+    (it needs the ranks: study only), kept in inp.cache on the list's device."""
+    if params["splitters"] != "even":
+        return
+    p = _splitters_for(inp, params)
+    if ("even", p) not in inp.cache:
         positions = np.arange(p, dtype=np.int64) * inp.n // p
-        nodes = nodes_at(to_host(inp.succ), inp.head, positions).astype(np.int32)
-        _even_cache.clear()
-        _even_cache.update(key=key, succ=inp.succ, nodes=nodes)
-    return _even_cache["nodes"]
+        nodes = nodes_at(to_host(inp.succ), inp.head, positions)
+        if is_device(inp.succ):
+            import cupy
+            inp.cache[("even", p)] = cupy.asarray(nodes.astype(np.int32))
+        else:
+            inp.cache[("even", p)] = nodes.astype(np.int64)
 
 
 def _stats(timer, lengths):
@@ -70,7 +80,7 @@ def run_gpu(inp, params, timer):
     import cupy
     check_gpu_size(inp)
     n, threads, blocks = inp.n, check_threads(params["threads"]), params["blocks"]
-    p = splitter_count(params, n, resident_blocks(threads) * threads)
+    p = _splitters_for(inp, params)
     bits = params["packing"]
     st = succ_type(inp.succ)
     rs3 = f"graphsweep_listrank_rs3_{bits}<{st}>"
@@ -81,14 +91,14 @@ def run_gpu(inp, params, timer):
     words = cupy.empty((2, p), dtype=np.uint64)
     incl = cupy.empty(p, dtype=np.uint32)
     use_even = params["splitters"] == "even"
-    even = cupy.asarray(even_splitters(inp, p)) if use_even else spl
+    even = inp.cache[("even", p)] if use_even else spl
     head, seed = np.int32(inp.head), np.uint32(params["seed"])
     if bits == 64:
         rec = cupy.empty(n, dtype=np.uint64)
         rank = cupy.empty(n, dtype=np.int32)
         with timer.phase("RS1", written=8 * n):
             launch(fn("graphsweep_listrank_rs1_64"), n, threads, blocks, rec, np.int64(n))
-        with timer.phase("RS2", written=12 * p, random=p):
+        with timer.phase("RS2", read=4 * p * use_even, written=12 * p, random=p):
             launch(fn("graphsweep_listrank_rs2_64"), p, threads, blocks, rec, spl, np.int64(n), np.int64(p),
                    head, seed, even, np.int32(use_even))
         with timer.phase("RS3", read=n * (inp.succ.itemsize + 8) + 4 * p, written=8 * n + 8 * p, random=3 * n):
@@ -98,7 +108,7 @@ def run_gpu(inp, params, timer):
         rank = cupy.empty(n, dtype=np.int32)          # local ranks, turned into ranks by RS5
         with timer.phase("RS1", written=2 * n):
             launch(fn("graphsweep_listrank_rs1_48"), n, threads, blocks, owner, np.int64(n))
-        with timer.phase("RS2", written=10 * p, random=2 * p):
+        with timer.phase("RS2", read=4 * p * use_even, written=10 * p, random=2 * p):
             launch(fn("graphsweep_listrank_rs2_48"), p, threads, blocks, owner, rank, spl, np.int64(n),
                    np.int64(p), head, seed, even, np.int32(use_even))
         with timer.phase("RS3", read=n * (inp.succ.itemsize + 2) + 4 * p, written=6 * n + 8 * p, random=4 * n):
@@ -170,17 +180,17 @@ def _rs5(rec, incl, rank):
 
 def run_cpu(inp, params, timer):
     n = inp.n
-    p = splitter_count(params, n, numba.get_num_threads())
+    p = _splitters_for(inp, params)
     succ = inp.succ
     use_even = params["splitters"] == "even"
-    even = even_splitters(inp, p).astype(np.int64) if use_even else np.zeros(1, np.int64)
+    even = inp.cache[("even", p)] if use_even else np.zeros(1, np.int64)
     rec = np.empty(n, np.int64)
     spl, length, nxt = np.empty(p, np.int64), np.empty(p, np.int64), np.empty(p, np.int64)
     value = np.empty(p, np.int64)
     rank = np.empty(n, dtype=inp.rank_dtype)
     with timer.phase("RS1", written=8 * n):
         _rs1(rec)
-    with timer.phase("RS2", written=16 * p, random=p):
+    with timer.phase("RS2", read=8 * p * use_even, written=16 * p, random=p):
         _rs2(rec, spl, n, inp.head, params["seed"], even, use_even)
     with timer.phase("RS3", read=n * (succ.itemsize + 8), written=8 * n + 16 * p, random=3 * n):
         _rs3(succ, rec, spl, length, nxt)
@@ -198,4 +208,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.random-splitter", problem=LISTRANK,
                 summary="Reid-Miller random splitters RS1-RS5, 48/64-bit packing, random/even splitters (000 Alg. 3)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS)
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=choose_even_splitters)

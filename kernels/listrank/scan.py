@@ -5,7 +5,7 @@ so the ranks are a suffix sum of link[i] = (succ[i] != i): rank[i] = total - (pr
 through i) + link[i], one device scan (cupy.cumsum, CUB-backed) plus two elementwise passes.
 This is the comparator 003 §5 sets RHJ against on ordered lists (CUDPP's scan, Fig. 6).  A list
 that is not ordered is refused with a ParameterError naming the first node out of order (the
-check runs once per list, before the timed work, and is remembered).
+check is the kernel's untimed setup, once per list).
 """
 
 import numpy as np
@@ -17,11 +17,9 @@ from ..contract import Kernel
 from . import LISTRANK
 from .gpu import check_gpu_size
 
-_ordered: dict = {}             # one entry: the last list found ordered
-
-
-def check_ordered(inp) -> None:
-    if _ordered.get("succ") is inp.succ:
+def check_ordered(inp, params) -> None:
+    """Setup: refuse a list that is not ordered (once per list)."""
+    if inp.cache.get("ordered"):
         return
     succ = to_host(inp.succ)
     n = succ.shape[0]
@@ -31,8 +29,7 @@ def check_ordered(inp) -> None:
         i = int(bad[0])
         raise ParameterError(f"listrank.scan needs an ordered list (succ[i] = i + 1, tail n - 1): "
                              f"succ[{i}] is {int(succ[i])}, expected {int(expected[i])}")
-    _ordered.clear()
-    _ordered["succ"] = inp.succ
+    inp.cache["ordered"] = True
 
 
 def _links_kernel():
@@ -47,7 +44,6 @@ def _finish_kernel():
 
 
 def _run(inp, timer, xp, links, finish):
-    check_ordered(inp)
     n = inp.n
     link = xp.empty(n, dtype=inp.rank_dtype)
     cum = xp.empty(n, dtype=inp.rank_dtype)
@@ -81,4 +77,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.scan", problem=LISTRANK,
                 summary="ordered lists only: suffix sum by a device prefix scan (003's comparator)",
-                gpu=run_gpu, cpu=run_cpu)
+                gpu=run_gpu, cpu=run_cpu, setup=check_ordered)

@@ -34,6 +34,13 @@ def test_edgelist_options_directed_one_based_relabel(tmp_path):
     assert sparse.n == 1001  # ids kept: n = max id + 1
 
 
+def test_signed_and_zero_padded_ids(tmp_path):
+    file = _write(tmp_path, "g.txt", "+0 +0001\n000000000000000000000002 1\n9223372036854775806 0\n")
+    data = read(import_file("edgelist", file, tmp_path / "d", relabel=True))
+    assert data.n == 4 and np.array_equal(data.src, [0, 2, 3]) and np.array_equal(data.dst, [1, 1, 0])
+    assert data.manifest["stats"]["relabelled_from_max_id"] == 2**63 - 2
+
+
 def test_weighted_edgelist(tmp_path):
     data = validate(import_file("wel", _write(tmp_path, "g.wel", "0 1 5\n1 2 0\n2 2 7\n"), tmp_path / "d"))
     assert (data["m"], data["weight_min"], data["weight_max"], data["self_loops"]) == (3, 0, 7, 1)
@@ -57,6 +64,14 @@ def test_matrix_market_symmetric_integer_and_general_pattern(tmp_path):
     assert data.directed and not data.weighted and data.m == 2
 
 
+def test_symmetric_matrix_market_read_as_directed_keeps_both_arcs(tmp_path):
+    sym = "%%MatrixMarket matrix coordinate integer symmetric\n4 4 3\n2 1 4\n3 2 5\n4 4 1\n"
+    data = read(import_file("mtx", _write(tmp_path, "s.mtx", sym), tmp_path / "s", directed=True))
+    assert data.directed and data.m == 5  # each off-diagonal entry as two arcs, the diagonal once
+    assert sorted(zip(data.src.tolist(), data.dst.tolist(), data.weight.tolist())) == [
+        (0, 1, 4), (1, 0, 4), (1, 2, 5), (2, 1, 5), (3, 3, 1)]
+
+
 def test_matrix_market_real_weights_refused_unless_rounded(tmp_path):
     file = _write(tmp_path, "r.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 4.4\n1 3 2.6\n")
     with pytest.raises(DatasetError, match="r.mtx: real \\(non-integer\\) weights"):
@@ -66,6 +81,30 @@ def test_matrix_market_real_weights_refused_unless_rounded(tmp_path):
     assert sorted(data.weight.tolist()) == [3, 4]
 
 
+@pytest.mark.parametrize("value,message", [
+    ("nan", "weight nan is not a finite number"),
+    ("-inf", "weight -inf is not a finite number"),
+    ("2147483647.6", "weight 2147483648.0 is outside [0, 2147483647]"),
+])
+def test_rounded_weights_must_be_finite_and_fit_32_bits(tmp_path, value, message):
+    file = _write(tmp_path, "r.mtx", f"%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 4.4\n1 3 {value}\n")
+    with pytest.raises(DatasetError) as err:
+        import_file("mtx", file, tmp_path / "d", round_weights=True)
+    assert str(err.value) == f"{file}: entry (1, 3): {message}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.mtx"]
+
+
+def test_no_vertices_is_refused(tmp_path):
+    file = _write(tmp_path, "r.gr", "p sp 3 0\n")
+    assert read(import_file("gr", file, tmp_path / "d")).n == 3  # ids kept: 3 vertices, no arcs
+    with pytest.raises(DatasetError, match="r.gr: holds no edges, so relabelling leaves no vertices"):
+        import_file("gr", file, tmp_path / "e", relabel=True)
+    empty = _write(tmp_path, "e.mtx", "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n")
+    with pytest.raises(DatasetError, match="e.mtx: a 0 x 0 matrix has no vertices"):
+        import_file("mtx", empty, tmp_path / "f")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "e.mtx", "r.gr"]
+
+
 @pytest.mark.parametrize("fmt,text,message", [
     ("edgelist", "0 1\n1 2 3\n", "line 2: expected 2 columns (source, target), found 3"),
     ("edgelist", "# c\n0 1\n1\n", "line 3: expected 2 columns"),
@@ -73,7 +112,9 @@ def test_matrix_market_real_weights_refused_unless_rounded(tmp_path):
     ("edgelist", "0 1\n1 2.5\n", "line 2: '2.5' is not an integer"),
     ("edgelist", "0 1\n\n-3 2\n", "line 3: source id -3 is below 0"),
     ("edgelist", "# only comments\n", "holds no edges"),
-    ("edgelist", "0 99999999999999999999999\n", "line 1: an integer does not fit 64 bits"),
+    ("edgelist", "0 99999999999999999999999\n", "line 1: integer 99999999999999999999999 does not fit 64 bits"),
+    ("edgelist", "9223372036854775807 1\n0 9223372036854775808\n", "line 2: integer 9223372036854775808 does not fit"),
+    ("edgelist", "1 -9223372036854775808\n2 -9223372036854775809\n", "line 2: integer -9223372036854775809 does not"),
     ("wel", "0 1 5\n1 2 -1\n", "line 2: weight -1 is outside [0, 2147483647]"),
     ("wel", "0 1 5\n1 2\n", "line 2: expected 3 columns"),
     ("gr", "p sp 3 2\na 1 2 1\n", "promises 2 arcs, the file holds 1"),
@@ -88,6 +129,8 @@ def test_matrix_market_real_weights_refused_unless_rounded(tmp_path):
     ("mtx", "%%MatrixMarket matrix array integer general\n1 1\n3\n", "dense ('array') matrix"),
     ("mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 1 -3\n", "weight -3 is outside"),
     ("mtx", "garbage\n", "not a readable Matrix Market file"),
+    ("mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 1 99999999999999999999\n",
+     "not a readable Matrix Market file"),
 ])
 def test_bad_files_name_file_and_line_and_write_nothing(tmp_path, fmt, text, message):
     file = _write(tmp_path, f"bad.{fmt}", text)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from graphsweep.datasets.errors import ListStructureError
-from graphsweep.datasets.structure import STRIDE_BITS, check_list
+from graphsweep.datasets.structure import STRIDE_BITS, _cpu_walks, check_list
 
 STRIDE = 1 << STRIDE_BITS
 
@@ -46,8 +46,12 @@ def test_detached_cycle_is_found(cycle_len):
 def test_faults_are_named():
     with pytest.raises(ListStructureError, match="no tail"):
         check_list(np.array([1, 2, 0]))
-    with pytest.raises(ListStructureError, match="2 tails"):
+    with pytest.raises(ListStructureError, match=r"2 tails \(nodes 1 and 2 "):
         check_list(np.array([1, 1, 2]))
+    with pytest.raises(ListStructureError, match=r"3 tails \(nodes 0 \.\.\. 3 "):
+        check_list(np.array([0, 1, 3, 3]))
+    with pytest.raises(ListStructureError, match="node 1 is the successor of more than one node"):
+        check_list(np.array([2, 4, 1, 1, 4, 1]))
     with pytest.raises(ListStructureError, match="node 2 is the successor of more than one node"):
         check_list(np.array([2, 2, 2]))
     with pytest.raises(ListStructureError, match="empty"):
@@ -64,6 +68,8 @@ def test_regular_orders_keep_walks_short():
     succ[order[:-1]] = order[1:]
     succ[order[-1]] = order[-1]
     assert check_list(succ) == (0, n - 1)
+    _, _, length = _cpu_walks(succ, 0)
+    assert length.max() < 64 * STRIDE      # index-multiple splitters would leave one walk of n/2
 
 
 @pytest.mark.gpu
@@ -83,11 +89,15 @@ def test_gpu_check_names_the_same_faults():
     cyc = succ.copy()
     cyc[order[4000]] = order[4000]
     cyc[order[-1]] = order[4001]
-    two_heads = succ.copy()
-    two_heads[order[10]] = order[10]
+    two_tails = succ.copy()
+    two_tails[order[10]] = order[10]
     dup = succ.copy()
     dup[order[5]] = order[7]
-    for bad in (cyc, two_heads, dup, np.roll(np.arange(n), -1)):
+    three_tails = two_tails.copy()
+    three_tails[order[20]] = order[20]
+    two_dups = dup.copy()
+    two_dups[order[30]] = order[40]
+    for bad in (cyc, two_tails, three_tails, dup, two_dups, np.roll(np.arange(n), -1)):
         with pytest.raises(ListStructureError) as cpu_error:
             check_list(bad)
         with pytest.raises(ListStructureError) as gpu_error:

@@ -1,4 +1,5 @@
-"""The same dataset whether parts run in this process or on a 2-process distributed cluster."""
+"""The same dataset whether parts run in this process or on a 2-process distributed cluster
+(at millions of rows, with 1M parts here and 3M parts there)."""
 
 import numpy as np
 import pytest
@@ -16,42 +17,53 @@ def client():
 
 
 @pytest.mark.parametrize("kind,params,part_rows", [
-    ("list", {"n": 4 << 20}, 1 << 20),
+    ("list", {"n": 4 << 20}, 3 << 20),
     ("rmat", {"scale": 18, "edge_factor": 16, "weights": "1:10"}, 3 << 20),
     ("tree", {"n": 300_000, "count": 5, "k": 3}, 100_000),
 ])
 def test_two_workers_match_in_process(tmp_path, client, kind, params, part_rows):
+    from distributed import get_task_stream
+
     local = generate(kind, tmp_path / "local", seed=3, params=params, part_rows=1 << 20, progress=False)
-    spread = generate(kind, tmp_path / "spread", seed=3, params=params, part_rows=part_rows,
-                      client=client, progress=False)
+    with get_task_stream(client) as stream:
+        spread = generate(kind, tmp_path / "spread", seed=3, params=params, part_rows=part_rows,
+                          client=client, progress=False)
     a, b = read(local), read(spread)
     assert len(b.manifest["parts"]) > 1
     for name in a.columns:
         assert np.array_equal(a.columns[name], b.columns[name])
-    workers = {w for w in client.run(lambda dask_worker: dask_worker.id).values()}
-    assert len(workers) == 2
+    ran_on = {task["worker"] for task in stream.data if task["key"].startswith("graphsweep-generate-")}
+    assert len(ran_on) == 2  # the parts ran on both workers
 
 
-def _break_list_generator(fail: bool):
-    """Run on each worker: make the 'list' parts after the first raise (or restore them)."""
+def _break_list_generator(finished: str | None):
+    """Run on each worker: make the first 'list' part raise and the others take a while, then
+    leave a file in ``finished`` (or, for None, restore the generator)."""
     import dataclasses
+    import time
+    from pathlib import Path
 
     from graphsweep.generators import driver, lists
 
     def broken(plan, start, stop, xp):
-        if start > 0:
+        if start == 0:
             raise RuntimeError("worker disk on fire")
+        time.sleep(0.5)
+        (Path(finished) / str(start)).touch()
         return lists.LIST.part(plan, start, stop, xp)
 
-    driver.GENERATORS["list"] = dataclasses.replace(lists.LIST, part=broken) if fail else lists.LIST
+    driver.GENERATORS["list"] = lists.LIST if finished is None else dataclasses.replace(lists.LIST, part=broken)
 
 
-def test_failure_on_a_worker_aborts_and_leaves_nothing(tmp_path, client):
-    client.run(_break_list_generator, True)
+def test_failure_on_a_worker_aborts_after_the_running_parts_and_leaves_nothing(tmp_path, client):
+    (tmp_path / "finished").mkdir()
+    client.run(_break_list_generator, str(tmp_path / "finished"))
     try:
         with pytest.raises(RuntimeError, match="worker disk on fire"):
-            generate("list", tmp_path / "d", seed=1, params={"n": 1000}, part_rows=100,
+            generate("list", tmp_path / "out" / "d", seed=1, params={"n": 300}, part_rows=100,
                      client=client, progress=False)
     finally:
-        client.run(_break_list_generator, False)
-    assert list(tmp_path.iterdir()) == []
+        client.run(_break_list_generator, None)
+    # the parts still running when part 0 failed had finished before the abort cleaned up
+    assert sorted(p.name for p in (tmp_path / "finished").iterdir()) == ["100", "200"]
+    assert list((tmp_path / "out").iterdir()) == []

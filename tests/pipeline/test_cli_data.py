@@ -124,12 +124,6 @@ def _drop_part(path):
     (path / "part-00000.parquet").unlink()
 
 
-def _cycle(path):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    pq.write_table(pa.table({"succ": pa.array([1, 2, 0], pa.int32())}), path / "part-00000.parquet")
-
-
 @pytest.mark.parametrize("damage,message", [
     (_corrupt, "part-00001.parquet: sha256 differs from the manifest"),
     (_drop_part, "part-00000.parquet: part listed in the manifest is missing"),
@@ -149,6 +143,15 @@ def test_validate_reports_list_without_tail(tmp_path, capsys):
     write_arrays(tmp_path / "h", kind="list", n=4, columns={"succ": np.array([2, 2, 3, 3])}, generator={"name": "x"})
     code, _, err = run(capsys, "datasets", "validate", tmp_path / "h")
     assert code == 2 and "successor of more than one node" in _error_line(err)
+
+
+def test_show_dataset_with_missing_part(tmp_path, capsys):
+    run(capsys, "generate", "list", "--n", "10", "--part-rows", "3", "--out", tmp_path / "l")
+    _drop_part(tmp_path / "l")
+    code, _, err = run(capsys, "datasets", "show", tmp_path / "l")
+    assert code == 2
+    assert _error_line(err) == (f"graphsweep: error: {tmp_path / 'l' / 'part-00000.parquet'}: "
+                                f"part listed in the manifest is missing")
 
 
 def test_show_and_import_errors(tmp_path, capsys):

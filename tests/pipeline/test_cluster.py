@@ -83,3 +83,12 @@ def test_the_default_sweep_on_local_gpu(tmp_path, gs_process):
     assert on_gpu["device"].str.contains("NVIDIA|H100|H200|A100|RTX", regex=True).all()
     total = on_gpu[on_gpu["phase"] == "total"]
     assert (total["pct_copy_ceiling"] < 150).all()
+
+
+def test_an_option_the_cluster_does_not_take_is_one_clear_error(tmp_path):
+    path = tmp_path / "cluster.yaml"
+    options = {"n_wrokers": 1, "processes": False, "dashboard_address": ":0"}
+    path.write_text(yaml.safe_dump({"profiles": {"x": {"kind": "local", "options": options}}}))
+    with pytest.raises(GraphsweepError, match="profile x: the cluster did not start .*n_wrokers"):
+        with cluster.connect("x", path):
+            pass

@@ -55,3 +55,14 @@ def test_status_sorts_tasks_into_done_failed_pending(tmp_path):
     assert store.status(plan.results)["stopped"]
     store.init(plan, resume=True)  # resuming lifts the stop
     assert not store.stopped(plan.results)
+
+
+def test_a_corrupt_task_file_is_one_clear_error(tmp_path):
+    from graphsweep.pipeline import reduce
+    plan = plan_in(tmp_path)
+    store.init(plan, resume=False)
+    store.task_file(plan.results, "bad").write_bytes(b"PAR1 not really")
+    with pytest.raises(GraphsweepError, match=r"bad\.parquet: unreadable task result"):
+        store.outcome(store.task_file(plan.results, "bad"))
+    with pytest.raises(GraphsweepError, match=r"bad\.parquet: unreadable task result"):
+        reduce.load(plan.results)

@@ -31,7 +31,10 @@ def _rank_with(name: str, succ: np.ndarray, backend: str, **params):
         inp, timer = ListInput(cupy.asarray(succ), head, tail), CudaTimer()
     else:
         inp, timer = ListInput(succ, head, tail), CpuTimer()
-    rank = getattr(kernel, backend)(inp, kernel.resolve_params(params), timer)
+    params = kernel.resolve_params(params)
+    if kernel.setup is not None:
+        kernel.setup(inp, params)
+    rank = getattr(kernel, backend)(inp, params, timer)
     timer.finish()
     verify_ranks(inp.succ, tail, rank)
     rank = rank.get() if backend == "gpu" else rank

@@ -73,3 +73,10 @@ def test_non_lists_refused_before_any_kernel(tmp_path, sentinel, succ, fault):
                         generator={"name": "test", "params": {}, "seed": 0})
     with pytest.raises((ListStructureError, DatasetError), match=fault):
         harness.run("listrank.sentinel", path, backend="cpu", reps=1, warmup=0)
+
+
+def test_rejects_ranks_of_two_lists_merging():
+    """Two chains into one tail satisfy the link rule; only the permutation check catches them."""
+    succ = np.array([2, 2, 2])
+    with pytest.raises(VerificationError, match="not a permutation"):
+        verify_ranks(succ, 2, np.array([1, 1, 0]))
