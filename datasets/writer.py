@@ -124,6 +124,21 @@ def commit(pending: PendingDataset, parts: list[dict], *, generator: dict | None
     return out
 
 
+def write_atomically(path, write) -> Path:
+    """Write one file by ``write(tmp)`` into a hidden sibling, sync it, then rename it to ``path``:
+    readers see the old file or the whole new one, never a part; the sibling goes on failure."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 def abort(pending: PendingDataset) -> None:
     """Remove what was written of ``pending``."""
     shutil.rmtree(pending.tmp, ignore_errors=True)

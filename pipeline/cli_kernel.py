@@ -5,14 +5,13 @@ rejected it, 2 on bad input (any GraphsweepError, turned into one line by the ``
 """
 
 import json
-import os
-import uuid
 from pathlib import Path
 
 import click
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.writer import write_atomically
 from graphsweep.kernels import harness, registry
 from graphsweep.kernels.ceilings import ceilings
 
@@ -45,13 +44,7 @@ def phase_table(result, ceiling: dict) -> list[dict]:
 def _save(path: Path, output) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    path = path.absolute()
-    tmp = path.parent / f".{path.name}.partial-{uuid.uuid4().hex[:8]}"
-    try:
-        pq.write_table(pa.table({"rank": np.asarray(output)}), tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(path.absolute(), lambda tmp: pq.write_table(pa.table({"rank": np.asarray(output)}), tmp))
 
 
 def _print_table(result, rows, ceiling) -> None:

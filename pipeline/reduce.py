@@ -6,8 +6,6 @@ the timed reps (the papers report the mean of their runs with std bars), with GB
 the device's copy ceiling computed from the mean time.  Both are derived from the rows alone.
 """
 
-import os
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.datasets.writer import write_atomically
 
 from . import store
 
@@ -69,21 +68,12 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     return out.replace([np.inf, -np.inf], np.nan)
 
 
-def _replace_atomic(path: Path, write) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def reduce(results) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Write results.parquet and summary.csv into ``results``; returns (rows, summary)."""
     results = Path(results)
     rows = load(results)
     summary = summarize(rows)
     table = pa.Table.from_pandas(rows, preserve_index=False)
-    _replace_atomic(results / RESULTS, lambda p: pq.write_table(table, p))
-    _replace_atomic(results / SUMMARY, lambda p: summary.to_csv(p, index=False))
+    write_atomically(results / RESULTS, lambda p: pq.write_table(table, p))
+    write_atomically(results / SUMMARY, lambda p: summary.to_csv(p, index=False))
     return rows, summary

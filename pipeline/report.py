@@ -11,14 +11,14 @@ import base64
 import html
 import io
 import json
-import os
-import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+
+from graphsweep.datasets.writer import write_atomically
 
 from . import reduce as reducer
 from . import store
@@ -226,8 +226,4 @@ def report(results) -> Path:
     """Reduce the sweep in ``results`` and write its report.html; returns the report's path."""
     results = Path(results)
     page = render(results, *reducer.reduce(results))
-    path = results / REPORT
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.write_text(page)
-    os.replace(tmp, path)
-    return path
+    return write_atomically(results / REPORT, lambda tmp: tmp.write_text(page))

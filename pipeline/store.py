@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.datasets.writer import write_atomically
 
 from .sweep import Plan
 
@@ -35,12 +36,7 @@ ERROR_KEY = b"graphsweep.error"
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomically(path, lambda tmp: tmp.write_text(text))
 
 
 def read_plan(results) -> Plan:

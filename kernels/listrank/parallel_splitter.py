@@ -13,22 +13,12 @@ import numpy as np
 from ..contract import Kernel, Param
 from . import LISTRANK
 from .cpu import rank_inclusive, sublist_stats
-from .random_splitter import _rs1, _rs3, _rs5
+from .random_splitter import _rs1, _rs2, _rs3, _rs5
 
 PARAMS = {
     "p": Param(None, minimum=1, help="splitters (default: 64 per thread, at most n)"),
     "seed": Param(1, minimum=0, help="seed of the splitter draw"),
 }
-
-
-@numba.njit(cache=True, parallel=True)
-def _mark(rec, spl, n, head, seed):
-    p = spl.shape[0]
-    for i in numba.prange(p):
-        lo, hi = i * n // p, (i + 1) * n // p
-        s = head if lo <= head < hi else lo + (((i * 0x5851F42D4C957F2D + seed) >> 11) & 0xFFFFFFFF) % (hi - lo)
-        spl[i] = s
-        rec[s] = i << 32
 
 
 def run_cpu(inp, params, timer):
@@ -39,7 +29,7 @@ def run_cpu(inp, params, timer):
     rank = np.empty(n, dtype=inp.rank_dtype)
     with timer.phase("mark", written=8 * n + 16 * p, random=p):
         _rs1(rec)
-        _mark(rec, spl, n, inp.head, params["seed"])
+        _rs2(rec, spl, n, inp.head, params["seed"], spl, False)  # random splitters, as RS2
     with timer.phase("walk", read=n * (inp.succ.itemsize + 8), written=8 * n + 16 * p, random=3 * n):
         _rs3(inp.succ, rec, spl, length, nxt)
     first = int(rec[inp.head] >> 32)
