@@ -101,6 +101,14 @@ def expand(mod, timer, rec, upper, out, threads: int, blocks) -> None:
         launch(mod.get_function(name), m, threads, blocks, rec, upper, out, np.int64(m))
 
 
+def combine_levels(mod, timer, rec, node, words, incl, rank, threads: int, blocks) -> None:
+    """The way back up a recursion of reduced lists: rank the last level's packed nodes, then give
+    every level its sub-lists' ranks, down to ``rank`` at level 0."""
+    rank_weighted(mod, timer, node[-1], words, incl[-1], threads, blocks)
+    for level in reversed(range(len(rec))):
+        expand(mod, timer, rec[level], incl[level], rank if level == 0 else incl[level - 1], threads, blocks)
+
+
 def cupy_empty(shape, dtype):
     import cupy
     return cupy.empty(shape, dtype=dtype)

@@ -23,7 +23,7 @@ from ..contract import Kernel, Param
 from ..cuda import module
 from . import LISTRANK
 from .cpu import rank_by_levels, sublist_stats
-from .gpu import (U64, check_gpu_size, check_threads, expand, launch, rank_small, rank_weighted, small_names,
+from .gpu import (U64, check_gpu_size, check_threads, combine_levels, launch, rank_small, small_names,
                   succ_type)
 
 RULES = ("log", "2log2", "mixed")
@@ -83,9 +83,7 @@ def run_gpu(inp, params, timer):
             else:
                 launch(fn("graphsweep_listrank_hj_walk_nodes"), p, threads, blocks, node[level - 1], rec[level],
                        spl[level], node[level], np.int64(p))
-    rank_weighted(mod, timer, node[-1], words, incl[-1], threads, blocks)
-    for level in reversed(range(len(levels))):
-        expand(mod, timer, rec[level], incl[level], rank if level == 0 else incl[level - 1], threads, blocks)
+    combine_levels(mod, timer, rec, node, words, incl, rank, threads, blocks)
     timer.stat("sublists", lambda: sublist_stats(to_host(node[0].view(np.uint32)[::2])))
     return rank
 

@@ -26,7 +26,7 @@ from ..contract import Kernel, Param
 from ..cuda import module
 from . import LISTRANK
 from .cpu import rank_by_levels, sublist_stats
-from .gpu import (U64, check_gpu_size, check_threads, expand, rank_small, rank_weighted, resident_blocks,
+from .gpu import (U64, check_gpu_size, check_threads, combine_levels, rank_small, resident_blocks,
                   small_names, succ_type)
 
 PARAMS = {
@@ -93,9 +93,7 @@ def run_gpu(inp, params, timer):
                 fn, src = mod.get_function("graphsweep_listrank_fs_walk_nodes"), node[level - 1]
             fn((walk_blocks,), (threads,), (src, rec[level], node[level], counters[level:], np.int32(m),
                                             np.int32(log_c), np.int32(head), np.uint32(seed + level)))
-    rank_weighted(mod, timer, node[-1], words, incl[-1], threads, blocks)
-    for level in reversed(range(len(levels))):
-        expand(mod, timer, rec[level], incl[level], rank if level == 0 else incl[level - 1], threads, blocks)
+    combine_levels(mod, timer, rec, node, words, incl, rank, threads, blocks)
     timer.stat("sublists", lambda: sublist_stats(to_host(node[0].view(np.uint32)[::2])))
     return rank
 
