@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from .errors import DatasetError
 from .format import column_dtype, columns_for, read_manifest, sha256_file
-from .gpu import is_device
+from .gpu import array_module, is_device
 
 DEVICES = ("cpu", "gpu")
 
@@ -58,6 +58,27 @@ class Dataset:
         else:
             columns = {c: a.get() for c, a in self.columns.items()}
         return Dataset(self.path, self.manifest, columns)
+
+    @classmethod
+    def in_memory(cls, kind: str, n: int, *, name: str = "in-memory", directed: bool = False,
+                  params: dict | None = None, seed: int | None = None, **columns) -> "Dataset":
+        """A dataset made of arrays already in memory (NumPy or CuPy; tests and benchmarks):
+        ``succ`` for a list, ``src``, ``dst`` and optionally ``weight`` for a graph.  The values
+        are checked as a read would check them."""
+        weight = columns.get("weight")
+        columns = {k: v for k, v in columns.items() if v is not None}
+        wanted = set(columns_for(kind, weight is not None))
+        if set(columns) != wanted:
+            raise DatasetError(f"<memory:{name}>: a {kind} dataset needs columns {sorted(wanted)}, got {sorted(columns)}")
+        first = next(iter(columns.values()))
+        manifest = {"format": "graphsweep-dataset", "version": 1, "kind": kind, "n": int(n),
+                    "index_dtype": str(first.dtype) if kind == "list" else str(columns["src"].dtype),
+                    "weighted": weight is not None, "directed": bool(directed),
+                    **({"m": int(columns["src"].shape[0])} if kind == "graph" else {}),
+                    "generator": {"name": name, "params": params or {}, "seed": seed}, "parts": [], "stats": {}}
+        path = Path(f"<memory:{name}>")
+        _check_values(path, manifest, columns, array_module(first))
+        return cls(path, manifest, columns)
 
     @property
     def identity(self) -> dict:
@@ -113,7 +134,11 @@ def _check_values(path: Path, manifest: dict, columns: dict, xp) -> None:
         lo, hi = int(values.min()), int(values.max())
         if name == "weight":
             if lo < 0:
-                raise DatasetError(f"{path}: column 'weight' has a negative value ({lo})")
+                pos = int(xp.argmax(values < 0))
+                edge = (f" (edge {int(columns['src'][pos])} - {int(columns['dst'][pos])})"
+                        if "src" in columns and "dst" in columns else "")
+                raise DatasetError(f"{path}: column 'weight' row {pos}{edge} is {int(values[pos])}: "
+                                   "weights must be >= 0")
         elif lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
             pos = int(xp.argmax(values == bad))

@@ -1,4 +1,4 @@
-"""The kernel contract: what an algorithm module declares and what it is handed.
+"""The kernel contract: what a problem and an algorithm module declare, and what they are handed.
 
 An algorithm module (``kernels/<problem>/<algorithm>.py``, its ``.cu`` beside it) ends with::
 
@@ -7,30 +7,62 @@ An algorithm module (``kernels/<problem>/<algorithm>.py``, its ``.cu`` beside it
 
 ``gpu`` and ``cpu`` have the signature ``run(inp, params, timer) -> output``: ``inp`` is what the
 problem's ``prepare`` made of the dataset (on the device the backend uses), ``params`` the
-validated parameters (a dict, defaults filled in), ``timer`` a ``Timer``.  Only the work goes
-inside ``run``; every phase is wrapped in ``timer.phase(name, read=..., written=...,
-random=...)`` with its byte model (bytes read, bytes written, random accesses).  A phase run many
-times (one per iteration) is summed under its name and counted in ``calls``.
+validated parameters (a dict, defaults filled in, plus the fields of the current instance, e.g.
+``root``), ``timer`` a ``Timer``.  Only the work goes inside ``run``; every phase is wrapped in
+``timer.phase(name, read=..., written=..., random=...)`` with its byte model (bytes read, bytes
+written, random accesses); ``step=i`` keeps one row per iteration besides the phase's sum.  The
+output is the problem's primary array, or a dict keyed by the problem's ``outputs``.
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.params import Param, resolve  # noqa: F401  (Param is part of the contract)
+
+
+def _count_nodes(inp) -> int:
+    return inp.n
+
 
 @dataclass(frozen=True)
 class Problem:
-    """What every algorithm for one problem shares: the input it takes and how output is checked.
+    """What every algorithm for one problem shares: its input, its outputs and how they are checked.
 
-    ``prepare(dataset) -> inp`` checks the dataset and builds the kernels' input on the dataset's
-    device (untimed; the result is cached on the dataset).  ``verify(inp, output) -> dict`` checks
-    properties of the output independently of any kernel, raising ``VerificationError``; it may
-    return facts it learnt (e.g. the number of components).
+    - ``prepare(dataset) -> inp`` checks the dataset and builds the kernels' input on the dataset's
+      device (untimed; cached on the dataset).  Graph problems share one ``GraphInput`` per dataset.
+    - ``verify(inp, params, out) -> dict`` checks properties of ``out`` (a dict of named arrays)
+      independently of any kernel, raising ``VerificationError``; it may return facts it learnt.
+    - ``outputs``: the output's column names, primary first (``rank``; ``level``, ``parent``).
+    - ``requires``: dataset capabilities every kernel of the problem needs (``undirected``,
+      ``weighted``; see ``capabilities``); a sweep skips the datasets without them, with a note.
+    - ``element``/``elements(inp)``: what a run's rate counts (list nodes, or input edges: GTEPS).
+    - ``instances(inp, params, count, seed) -> [dict]``: per-run instances, e.g. BFS roots; each
+      is timed ``reps`` times, merged into the params of the run and of the verifier, and recorded.
+    - ``columns(out) -> dict``: what ``--save-output`` writes (default: ``out``, primary first);
+      ``save(out, path)`` replaces the column writer for outputs that are not columns.
     """
     name: str
     dataset_kind: str
     prepare: Callable
     verify: Callable
+    outputs: tuple = ("output",)
+    requires: frozenset = frozenset()
+    element: str = "node"
+    elements: Callable = _count_nodes
+    instances: Callable | None = None
+    columns: Callable | None = None
+    save: Callable | None = None
+
+    def named(self, output) -> dict:
+        """A kernel's output as a dict of named arrays, primary first (a bare array is the primary)."""
+        if not isinstance(output, dict):
+            return {self.outputs[0]: output}
+        unknown = set(output) - set(self.outputs)
+        if unknown or self.outputs[0] not in output:
+            raise ValueError(f"{self.name} output must hold {self.outputs[0]!r} and only {self.outputs}; "
+                             f"got {sorted(output)}")
+        return {k: output[k] for k in self.outputs if k in output}
 
 
 @dataclass(frozen=True)
@@ -44,6 +76,65 @@ class Kernel:
     # setup(inp, params): untimed work the kernel needs per input and parameters, run once before
     # warm-up (check a list is ordered, choose even splitters); it keeps its results in inp.cache.
     setup: Callable | None = None
+    # Capabilities this kernel needs beyond its problem's (listrank.scan: an ordered list).
+    requires: frozenset = frozenset()
+    # Graph representations built, timed apart (stage "input"), before warm-up: "csr", "rcsr".
+    needs: tuple = ()
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))
+
+    @property
+    def all_requires(self) -> frozenset:
+        return self.problem.requires | self.requires
+
+
+# What each capability means, for messages: "<kernel> needs <this>".
+CAPABILITIES = {"undirected": "an undirected graph", "directed": "a directed graph",
+                "weighted": "a weighted graph", "ordered": "an ordered list"}
+
+
+def capabilities(manifest: dict) -> frozenset:
+    """What a dataset offers kernels, from its manifest: kind, (un)directed, weighted, ordered."""
+    caps = {manifest["kind"]}
+    if manifest["kind"] == "graph":
+        caps.add("directed" if manifest.get("directed") else "undirected")
+        if manifest.get("weighted"):
+            caps.add("weighted")
+    generator = (manifest.get("generator") or {}).get("name")
+    if generator == "ordered-list" or (manifest.get("stats") or {}).get("ordered"):
+        caps.add("ordered")
+    return frozenset(caps)
+
+
+# Capabilities a manifest may not record although the data has them (an ordered list written by
+# hand): a sweep pairs kernels only with datasets known to have them, but a run given such a
+# dataset goes ahead and the kernel's setup checks the data itself.
+CHECKED_ON_DATA = frozenset({"ordered"})
+
+
+def _described(manifest: dict) -> str:
+    if manifest["kind"] == "list":
+        return "a list"
+    direction = "a directed" if manifest.get("directed") else "an undirected"
+    return f"{direction}, {'weighted' if manifest.get('weighted') else 'unweighted'} graph"
+
+
+def mismatch(kernel: Kernel, manifest: dict, *, strict: bool = True) -> str | None:
+    """Why ``kernel`` cannot run on a dataset with ``manifest`` (None when it can); not ``strict``:
+    leave the capabilities in ``CHECKED_ON_DATA`` to the kernel."""
+    kind = kernel.problem.dataset_kind
+    needed = kernel.all_requires if strict else kernel.all_requires - CHECKED_ON_DATA
+    missing = sorted(needed - capabilities(manifest))
+    if manifest["kind"] != kind or missing:
+        # Each capability names its kind too ("an undirected graph"); without any, name the kind.
+        wants = [CAPABILITIES.get(c, c) for c in missing] or [f"a {kind} dataset"]
+        return f"{kernel.name} needs {' and '.join(wants)}, and this is {_described(manifest)}"
+    return None
+
+
+def check_runs_on(kernel: Kernel, manifest: dict, where) -> None:
+    """Refuse, in one line naming the dataset, a dataset ``kernel`` cannot run on."""
+    why = mismatch(kernel, manifest, strict=False)
+    if why is not None:
+        raise ParameterError(f"{where}: {why}")

@@ -1,4 +1,5 @@
-"""Compiling the ``.cu`` files beside the algorithm modules (NVRTC through CuPy) and launch sizes.
+"""What every GPU launcher shares: compiling the ``.cu`` files beside the algorithm modules (NVRTC
+through CuPy), launch sizes, grid parameters and device facts.
 
 Modules are cached per device and per compile options, like CuPy's ``@memoize(for_each_device)``;
 CuPy also caches the compiled binary on disk, so warm-up pays compilation once per machine.
@@ -7,7 +8,17 @@ CuPy also caches the compiled binary on disk, so warm-up pays compilation once p
 from functools import cache
 from pathlib import Path
 
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.params import Param
+
 KERNELS_DIR = Path(__file__).parent
+
+# The launch shape every GPU kernel takes as parameters, so tests reach multi-block paths on tiny inputs.
+GRID_PARAMS = {
+    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32)"),
+    "blocks": Param(None, minimum=1, help="thread blocks (default: enough to cover the work, "
+                                          "or the SM count times blocks per SM for persistent kernels)"),
+}
 
 
 @cache
@@ -44,3 +55,19 @@ def device_name() -> str:
 def blocks_for(n: int, threads: int, blocks: int | None = None) -> int:
     """``blocks`` if given, else enough blocks of ``threads`` to cover ``n`` (at least 1)."""
     return int(blocks) if blocks else max(1, -(-int(n) // int(threads)))
+
+
+def check_threads(threads: int) -> int:
+    if threads % 32 or threads > 1024:
+        raise ParameterError(f"parameter 'threads': {threads} is not a multiple of 32 up to 1024")
+    return threads
+
+
+def resident_blocks(threads: int) -> int:
+    """Blocks of ``threads`` that fill every SM's 2048 thread slots once (a persistent grid)."""
+    return sm_count() * max(1, 2048 // threads)
+
+
+def launch(fn, n: int, threads: int, blocks, *args):
+    """Launch ``fn`` on a grid-stride grid: ``blocks`` if given, else enough to cover ``n``."""
+    fn((blocks_for(n, threads, blocks),), (threads,), args)

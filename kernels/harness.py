@@ -1,8 +1,21 @@
-"""The one harness every kernel runs under: load, prepare, warm up, time, verify, report.
+"""The one harness every kernel runs under: load, prepare, build, warm up, time, verify, report.
 
 ``run("listrank.wyllie", "data/list-2^20", backend="auto", reps=20, warmup=2)`` returns a
-``KernelResult`` whose ``rows`` hold one tidy row per (rep, phase); a phase named ``total``
-brackets the whole run.  Warm-up runs (NVRTC compilation, allocator growth) are not recorded.
+``KernelResult``:
+
+- ``rows``: one tidy row per (instance, rep, phase); a phase named ``total`` brackets each run.
+- ``step_rows``: one row per step of phases timed with ``step=`` (iterations, BFS levels), for the
+  last timed rep of each instance.
+- ``input_rows``: the timed builds of the graph representations the kernel needs (``csr``), made
+  once per dataset and device and reported apart from the kernel's phases (``cached`` when an
+  earlier run on the same loaded dataset built it).
+- ``instance_stats``: per instance, the kernel's statistics of its last rep and the verifier's facts.
+
+Instances come from the problem (``Problem.instances``: e.g. BFS roots, the ``root`` parameter or
+``instances`` roots drawn from ``instance_seed``); a problem without them has one.  Warm-up runs
+(NVRTC compilation, allocator growth) use the first instance and are not recorded.  The last rep
+of each instance is verified (every rep computes the same thing; verifying each would double a
+GPU sweep's time).
 """
 
 import platform
@@ -16,7 +29,8 @@ from graphsweep.datasets.errors import ParameterError, VerificationError
 from graphsweep.datasets.reader import Dataset, read
 
 from . import registry
-from .timing import CpuTimer, CudaTimer
+from .contract import check_runs_on
+from .timing import timer_for
 
 BACKENDS = ("auto", "gpu", "cpu")
 
@@ -28,17 +42,27 @@ class KernelResult:
     device: str
     dataset: dict
     params: dict
+    elements: int = 0
     rows: list = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
+    step_rows: list = field(default_factory=list)
+    input_rows: list = field(default_factory=list)
+    instances: list = field(default_factory=list)
+    instance_stats: list = field(default_factory=list)
     verified: bool | None = None
     verify_error: str | None = None
     output: object = field(default=None, repr=False)
-    # Wall seconds of the harness's stages: prepare (input checks, cached per dataset), warmup,
-    # timed (the reps, timer sync included) and verify — where a run's time goes besides kernels.
+    # Wall seconds of the harness's stages: prepare (input checks, cached per dataset; graph
+    # builds), warmup, timed (the reps, timer sync included) and verify — where a run's time goes
+    # besides kernels.
     seconds: dict = field(default_factory=dict)
 
+    @property
+    def stats(self) -> dict:
+        """The statistics of the last instance (the only one, for problems without instances)."""
+        return self.instance_stats[-1] if self.instance_stats else {}
+
     def summary(self) -> list[dict]:
-        """Per phase: mean, std, median and min ms over reps, and the (per-run) byte model."""
+        """Per phase: mean, std, median and min ms over reps (and instances), and the per-run byte model."""
         by_phase = {}
         for row in self.rows:
             by_phase.setdefault(row["phase"], []).append(row)
@@ -73,71 +97,94 @@ def device_name(backend: str) -> str:
 
 
 def prepared(kernel, data: Dataset):
-    """The problem's input for ``data``, made once per dataset and problem and cached on it."""
+    """The problem's input for ``data``, made once per dataset and problem and cached on it (graph
+    problems share one input per dataset, so their representations are built once)."""
+    check_runs_on(kernel, data.manifest, data.path)
     problem = kernel.problem
-    if data.kind != problem.dataset_kind:
-        raise ParameterError(f"{kernel.name} needs a {problem.dataset_kind} dataset; "
-                             f"{data.path} is a {data.kind} dataset")
     key = ("input", problem.name)
     if key not in data.cache:
         data.cache[key] = problem.prepare(data)
     return data.cache[key]
 
 
+def _run_once(impl, inp, params, backend):
+    timer = timer_for(backend)
+    with timer.total():
+        output = impl(inp, params, timer)
+    timer.finish()
+    return output, timer
+
+
 def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
-        verify: bool = True, keep_output: bool = True, **params) -> KernelResult:
+        verify: bool = True, keep_output: bool = True, instances: int | None = None, instance_seed: int = 0,
+        **params) -> KernelResult:
     """Run kernel ``name`` on ``dataset`` (a path or a loaded ``Dataset``); see the module doc.
 
-    ``keep_output`` copies the last rep's output to the host as ``result.output``.
+    ``instances``: how many instances (roots) a problem with instances draws from ``instance_seed``
+    when its parameters do not fix one.  ``keep_output`` copies the last instance's output to the
+    host as ``result.output`` (a dict of named arrays).
     """
     kernel = registry.get(name)
     backend = resolve_backend(backend, kernel)
     params = kernel.resolve_params(params)
     if reps < 1 or warmup < 0:
         raise ParameterError(f"reps must be >= 1 and warmup >= 0 (got reps={reps}, warmup={warmup})")
+    if instances is not None and instances < 1:
+        raise ParameterError(f"instances (roots) must be >= 1, got {instances}")
     device = "gpu" if backend == "gpu" else "cpu"
     data = read(dataset, device=device) if isinstance(dataset, (str, Path)) else dataset.to(device)
     clock = time.perf_counter()
+    problem = kernel.problem
     inp = prepared(kernel, data)
-    if kernel.setup is not None:
-        kernel.setup(inp, params)
-    impl = getattr(kernel, backend)
-    make_timer = CudaTimer if backend == "gpu" else CpuTimer
-
     result = KernelResult(kernel=kernel.name, backend=backend, device=device_name(backend),
                           dataset={"path": str(data.path), "n": data.n, "m": data.m, **data.identity},
-                          params=params)
+                          params=params, elements=int(problem.elements(inp)))
+    if kernel.needs:
+        result.input_rows = inp.build(kernel.needs)
+    if kernel.setup is not None:
+        kernel.setup(inp, params)
+    result.instances = problem.instances(inp, params, instances, instance_seed) if problem.instances else [{}]
+    impl = getattr(kernel, backend)
     clock = _lap(result, "prepare", clock)
-    output = None
-    for i in range(warmup + reps):
-        if i == warmup:
-            clock = _lap(result, "warmup", clock)
-        output = None  # let the previous rep's output go before the next one allocates
-        timer = make_timer()
-        with timer.total():
-            output = impl(inp, params, timer)
-        timer.finish()
-        if i >= warmup:
+
+    for _ in range(warmup):
+        _run_once(impl, inp, {**params, **result.instances[0]}, backend)
+    clock = _lap(result, "warmup", clock)
+    errors, output = [], None
+    for index, instance in enumerate(result.instances):
+        run_params = {**params, **instance}
+        tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
+        for rep in range(reps):
+            output = None  # let the previous rep's output go before the next one allocates
+            output, timer = _run_once(impl, inp, run_params, backend)
             rows = timer.rows()
             total = next(r for r in rows if r["phase"] == "total")
             for key in ("bytes_read", "bytes_written", "random_accesses"):
                 total[key] = sum(r[key] for r in rows if r is not total)
-            result.rows += [{"rep": i - warmup, **r} for r in rows]
-    clock = _lap(result, "timed", clock)
-    result.stats = timer.stats()  # of the last rep, whose output is verified
+            result.rows += [{"rep": rep, **tags, **r} for r in rows]
+        result.step_rows += [{"rep": reps - 1, **tags, **r} for r in timer.step_rows()]
+        stats = timer.stats()
+        clock = _lap(result, "timed", clock)
+        output = problem.named(output)
+        if verify:
+            try:
+                stats.update(problem.verify(inp, run_params, output) or {})
+            except VerificationError as exc:
+                label = ", ".join(f"{k} {v}" for k, v in instance.items())
+                errors.append(f"{label}: {exc}" if label else str(exc))
+        result.instance_stats.append(stats)
+        clock = _lap(result, "verify", clock)
     if verify:
-        try:
-            result.stats.update(kernel.problem.verify(inp, output) or {})
-            result.verified = True
-        except VerificationError as exc:
-            result.verified, result.verify_error = False, str(exc)
+        result.verified = not errors
+        result.verify_error = "; ".join(errors) or None
     if keep_output:
-        result.output = gpu.to_host(output)
-    _lap(result, "verify", clock)
+        result.output = {k: gpu.to_host(v) for k, v in output.items()}
+        clock = _lap(result, "verify", clock)
     return result
 
 
 def _lap(result: KernelResult, stage: str, since: float) -> float:
+    """Add the seconds since ``since`` to ``stage``; returns now."""
     now = time.perf_counter()
-    result.seconds[stage] = now - since
+    result.seconds[stage] = result.seconds.get(stage, 0.0) + now - since
     return now

@@ -2,11 +2,15 @@
 
 A timer records one run.  ``phase`` marks a region and its byte model; GPU regions are bracketed
 by events on the current stream (and an NVTX range), so nothing is synchronised or copied inside
-the timed region; ``finish`` synchronises once and returns the phase rows.
+the timed region; ``finish`` synchronises once.  ``rows`` gives one row per phase name (repeated
+phases summed, with a ``calls`` count) and ``step_rows`` one row per phase marked with ``step=i``
+(an iteration, a BFS level), carrying its sizes (``info``) so per-step behaviour can be plotted.
 """
 
 import time
 from contextlib import contextmanager
+
+TRAFFIC = ("bytes_read", "bytes_written", "random_accesses")
 
 
 class _Traffic:
@@ -22,8 +26,17 @@ class _Traffic:
         self.random += int(random)
 
 
+def _value(v):
+    """A statistic or step size as a plain Python value: callables are called, device scalars fetched."""
+    if callable(v):
+        v = v()
+    if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
+        return v.item()
+    return v
+
+
 class Timer:
-    """Base: collects (phase, traffic, start, end) and kernel statistics."""
+    """Base: collects (phase, step, info, traffic, start, end) and kernel statistics."""
 
     def __init__(self):
         self._marks = []
@@ -34,12 +47,27 @@ class Timer:
         self._stats[name] = value
 
     def stats(self) -> dict:
-        return {k: (v() if callable(v) else v) for k, v in self._stats.items()}
+        return {k: _value(v) for k, v in self._stats.items()}
+
+    @contextmanager
+    def phase(self, name, *, read=0, written=0, random=0, step=None, info=None):
+        """Time the enclosed work as phase ``name`` with its byte model; ``step`` keeps it as a step row too."""
+        traffic = _Traffic(read, written, random)
+        start = self._start(name)
+        try:
+            yield traffic
+        finally:
+            self._marks.append((name, None if step is None else int(step), info, traffic, start, self._stop()))
+
+    @contextmanager
+    def total(self):
+        with self.phase("total"):
+            yield
 
     def rows(self) -> list[dict]:
         """One row per phase name, in first-seen order: ms, bytes, random accesses, calls."""
         merged = {}
-        for name, traffic, ms in self._elapsed():
+        for name, _, _, traffic, ms in self._elapsed():
             row = merged.setdefault(name, {"phase": name, "ms": 0.0, "bytes_read": 0, "bytes_written": 0,
                                            "random_accesses": 0, "calls": 0})
             row["ms"] += ms
@@ -49,27 +77,35 @@ class Timer:
             row["calls"] += 1
         return list(merged.values())
 
+    def step_rows(self) -> list[dict]:
+        """One row per phase run with ``step=``: phase, step, ms, bytes, and ``info`` as ``step_<key>``."""
+        out = []
+        for name, step, info, traffic, ms in self._elapsed():
+            if step is None:
+                continue
+            row = {"phase": name, "step": step, "ms": ms, "bytes_read": traffic.read,
+                   "bytes_written": traffic.written, "random_accesses": traffic.random, "calls": 1}
+            row.update({f"step_{k}": _value(v) for k, v in (info or {}).items()})
+            out.append(row)
+        return out
+
+    def _elapsed(self):
+        return [(name, step, info, traffic, self._ms(a, b)) for name, step, info, traffic, a, b in self._marks]
+
 
 class CpuTimer(Timer):
-    @contextmanager
-    def phase(self, name, *, read=0, written=0, random=0):
-        traffic = _Traffic(read, written, random)
-        start = time.perf_counter()
-        try:
-            yield traffic
-        finally:
-            self._marks.append((name, traffic, start, time.perf_counter()))
+    def _start(self, name):
+        return time.perf_counter()
 
-    @contextmanager
-    def total(self):
-        with self.phase("total"):
-            yield
+    def _stop(self):
+        return time.perf_counter()
 
     def finish(self):
         pass
 
-    def _elapsed(self):
-        return [(name, t, (b - a) * 1e3) for name, t, a, b in self._marks]
+    @staticmethod
+    def _ms(a, b):
+        return (b - a) * 1e3
 
 
 class CudaTimer(Timer):
@@ -77,30 +113,29 @@ class CudaTimer(Timer):
         super().__init__()
         import cupy
         self._cupy = cupy
+        self._nvtx = cupy.cuda.nvtx
 
     def _event(self):
         ev = self._cupy.cuda.Event()
         ev.record()
         return ev
 
-    @contextmanager
-    def phase(self, name, *, read=0, written=0, random=0):
-        traffic = _Traffic(read, written, random)
-        nvtx = self._cupy.cuda.nvtx
-        nvtx.RangePush(name)
-        start = self._event()
-        try:
-            yield traffic
-        finally:
-            end = self._event()
-            nvtx.RangePop()
-            self._marks.append((name, traffic, start, end))
+    def _start(self, name):
+        self._nvtx.RangePush(name)
+        return self._event()
 
-    total = CpuTimer.total
+    def _stop(self):
+        ev = self._event()
+        self._nvtx.RangePop()
+        return ev
 
     def finish(self):
         self._cupy.cuda.get_current_stream().synchronize()
 
-    def _elapsed(self):
-        get = self._cupy.cuda.get_elapsed_time
-        return [(name, t, get(a, b)) for name, t, a, b in self._marks]
+    def _ms(self, a, b):
+        return self._cupy.cuda.get_elapsed_time(a, b)
+
+
+def timer_for(backend: str) -> Timer:
+    """A fresh timer for ``backend`` ('gpu' or 'cpu')."""
+    return CudaTimer() if backend == "gpu" else CpuTimer()

@@ -8,11 +8,9 @@ import json
 from pathlib import Path
 
 import click
-import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.writer import write_atomically
-from graphsweep.kernels import harness, registry
+from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.kernels import harness, output, registry, throughput
 from graphsweep.kernels.ceilings import ceilings
 
 
@@ -27,43 +25,67 @@ def _params(pairs) -> dict:
 
 
 def phase_table(result, ceiling: dict) -> list[dict]:
-    """Per phase: the summary row plus GB/s from the byte model and the rates against the ceilings."""
-    rows = []
-    for row in result.summary():
-        seconds = row["mean_ms"] / 1e3
-        moved = row["bytes_read"] + row["bytes_written"]
-        gbps = moved / seconds / 1e9 if seconds > 0 else float("nan")
-        random_rate = row["random_accesses"] / seconds / 1e9 if seconds > 0 else float("nan")
-        rows.append({**row, "gbps": gbps, "copy_pct": 100 * gbps / ceiling["copy_gbps"],
-                     "random_g_per_s": random_rate,
-                     "gather_pct": 100 * random_rate / ceiling["gather_gelems"],
-                     "chase_pct": 100 * random_rate / ceiling["chase_gsteps"]})
+    """Per phase: the summary row plus its rates from the byte model against the ceilings
+    (kernel phases, then the graph builds the kernel needed, marked ``stage: input``)."""
+    rows = [{**row, "stage": "kernel"} for row in result.summary()]
+    rows += [{**row, "stage": "input", "reps": 1, "mean_ms": row["ms"], "std_ms": 0.0, "median_ms": row["ms"],
+              "min_ms": row["ms"]} for row in result.input_rows]
+    for row in rows:
+        row.update(throughput.rates(row["mean_ms"], row["bytes_read"] + row["bytes_written"],
+                                    row["random_accesses"], result.elements, ceiling))
     return rows
 
 
-def _save(path: Path, output) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    write_atomically(path.absolute(), lambda tmp: pq.write_table(pa.table({"rank": np.asarray(output)}), tmp))
+def _prepare_output_path(path: Path) -> Path:
+    """The --save-output file's folder made (or found writable) before any kernel runs."""
+    path = path.absolute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GraphsweepError(f"--save-output {path}: cannot create its folder ({exc.strerror})") from None
+    if path.is_dir():
+        raise GraphsweepError(f"--save-output {path}: is a directory; give a file name")
+    return path
 
 
 def _print_table(result, rows, ceiling) -> None:
-    click.echo(f"{result.kernel} on {result.dataset['path']} (n = {result.dataset['n']}), backend {result.backend}, "
-               f"{result.device}; params {result.params}")
+    element = registry.get(result.kernel).problem.element
+    rate = "GTEPS" if element == "edge" else "G nodes/s"
+    click.echo(f"{result.kernel} on {result.dataset['path']} (n = {result.dataset['n']}"
+               f"{'' if result.dataset['m'] is None else ', m = ' + str(result.dataset['m'])}), "
+               f"backend {result.backend}, {result.device}; params {result.params}")
     click.echo(f"ceilings: copy {ceiling['copy_gbps']:.0f} GB/s, gather {ceiling['gather_gelems']:.2f} G/s, "
                f"chase {ceiling['chase_gsteps']:.2f} G steps/s")
-    click.echo(f"{'phase':<10} {'mean ms':>10} {'± std':>9} {'calls':>6} {'GB/s':>8} {'% copy':>7} "
-               f"{'rand G/s':>9} {'% gath':>7} {'% chase':>8}")
+    if len(result.instances) > 1 or result.instances[0]:
+        click.echo("instances: " + ", ".join(" ".join(f"{k} {v}" for k, v in i.items()) for i in result.instances))
+    click.echo(f"{'phase':<12} {'mean ms':>10} {'± std':>9} {'calls':>6} {'GB/s':>8} {'% copy':>7} "
+               f"{'rand G/s':>9} {'% gath':>7} {'% chase':>8} {rate:>10}")
     for r in rows:
-        click.echo(f"{r['phase']:<10} {r['mean_ms']:>10.3f} {r['std_ms']:>9.3f} {r['calls']:>6} {r['gbps']:>8.1f} "
-                   f"{r['copy_pct']:>6.1f}% {r['random_g_per_s']:>9.3f} {r['gather_pct']:>6.1f}% "
-                   f"{r['chase_pct']:>7.1f}%")
+        name = r["phase"] + (" (input)" if r["stage"] == "input" else "")
+        random = r["random_per_s"] / 1e9
+        click.echo(f"{name:<12} {r['mean_ms']:>10.3f} {r['std_ms']:>9.3f} {r['calls']:>6} {r['gbps']:>8.1f} "
+                   f"{r['pct_copy_ceiling']:>6.1f}% {random:>9.3f} {r['pct_gather_ceiling']:>6.1f}% "
+                   f"{r['pct_chase_ceiling']:>7.1f}% {r['gelems_per_s'] if r['phase'] == 'total' else float('nan'):>10.3f}")
     for key, value in result.stats.items():
         click.echo(f"{key}: {value}")
     if result.verified is None:
         click.echo("verification: skipped")
     else:
         click.echo("verification: passed" if result.verified else f"verification: FAILED: {result.verify_error}")
+
+
+def _list_kernels() -> None:
+    for known in registry.names():
+        alias = registry.ALIASES.get(known)
+        if alias:
+            click.echo(f"{known:<34} = {alias[0]} ({alias[1]})")
+            continue
+        k = registry.get(known)
+        backends = "/".join(b for b in ("gpu", "cpu") if getattr(k, b) is not None)
+        click.echo(f"{known:<34} [{backends}] {k.summary}")
+        for pname, p in k.params.items():
+            extra = f", one of {', '.join(map(str, p.choices))}" if p.choices else ""
+            click.echo(f"{'':<36}{pname} = {p.default!r} ({p.type.__name__}{extra}){': ' + p.help if p.help else ''}")
 
 
 @click.command()
@@ -73,32 +95,36 @@ def _print_table(result, rows, ceiling) -> None:
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True)
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="a kernel parameter (repeatable)")
+@click.option("--roots", type=click.IntRange(min=1), default=None,
+              help="single-source problems: draw this many roots of non-zero degree (unless --param root=V)")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the roots drawn")
 @click.option("--save-output", type=click.Path(dir_okay=False, path_type=Path),
-              help="write the output array to this Parquet file (atomically)")
+              help="write the output as named columns (primary first) to this Parquet file (atomically)")
 @click.option("--no-verify", is_flag=True, help="skip the independent verifier")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
-@click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and exit")
-def kernel(name, dataset, backend, reps, warmup, params, save_output, no_verify, as_json, list_kernels):
+@click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
+def kernel(name, dataset, backend, reps, warmup, params, roots, seed, save_output, no_verify, as_json, list_kernels):
     """Run kernel NAME on DATASET and report per-phase times against the device's ceilings."""
     if list_kernels:
-        for known in registry.names():
-            alias = registry.ALIASES.get(known)
-            summary = f"= {alias[0]} ({alias[1]})" if alias else registry.get(known).summary
-            click.echo(f"{known:<30} {summary}")
+        _list_kernels()
         return 0
     if not name or dataset is None:
         raise ParameterError("kernel needs NAME and DATASET (or --list)")
+    if save_output is not None:
+        save_output = _prepare_output_path(save_output)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
-                         **_params(params))
+                         instances=roots, instance_seed=seed, **_params(params))
     ceiling = ceilings(result.backend)
     rows = phase_table(result, ceiling)
     if save_output is not None:
-        _save(save_output, result.output)
+        output.save(registry.get(result.kernel).problem, result.output, save_output)
     if as_json:
         click.echo(json.dumps({"kernel": result.kernel, "backend": result.backend, "device": result.device,
                                "dataset": result.dataset, "params": result.params, "ceilings": ceiling,
-                               "phases": rows, "stats": result.stats, "verified": result.verified,
-                               "verify_error": result.verify_error}, default=str))
+                               "elements": result.elements, "instances": result.instances,
+                               "phases": rows, "steps": result.step_rows, "stats": result.stats,
+                               "instance_stats": result.instance_stats,
+                               "verified": result.verified, "verify_error": result.verify_error}, default=str))
     else:
         _print_table(result, rows, ceiling)
     return 1 if result.verified is False else 0

@@ -1,9 +1,10 @@
 """Reduce: every task file of a sweep into one table, and its per-(task, phase) summary.
 
 ``reduce(RESULTS)`` writes ``RESULTS/results.parquet`` (all rows, failed tasks included) and
-``RESULTS/summary.csv``: per task and phase the mean, std (sample), median and min of ``ms`` over
-the timed reps (the papers report the mean of their runs with std bars), with GB/s and the share of
-the device's copy ceiling computed from the mean time.  Both are derived from the rows alone.
+``RESULTS/summary.csv``: per task, stage and phase the mean, std (sample), median and min of ``ms``
+over the timed reps (the papers report the mean of their runs with std bars), with GB/s, the
+share of the device's ceilings and elements per second computed from the mean time, and the
+per-instance rates' harmonic mean (GTEPS over roots).  Both are derived from the rows alone.
 """
 
 from pathlib import Path
@@ -15,6 +16,8 @@ import pyarrow.parquet as pq
 
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
+
+from graphsweep.kernels import throughput
 
 from . import store
 
@@ -46,25 +49,45 @@ def load(results) -> pd.DataFrame:
 
 
 def summarize(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per (task, phase) of the timed rows: ms statistics over reps and throughput."""
+    """One row per (task, stage, phase) of the timed rows (per-step rows left out): ms statistics
+    over reps and instances, rates from the mean time (``kernels.throughput``), and per-instance
+    rates (elements over each instance's median time) as their harmonic mean, min, median and max
+    — GTEPS over BFS roots as Graph500 reduces them.  Numeric ``stat_`` columns are averaged over
+    instances; other task columns come from the task's first row."""
     timed = rows[rows["phase"].notna()]
+    if "step" in timed:
+        timed = timed[timed["step"].isna()]
     if timed.empty:
-        return pd.DataFrame(columns=["task", "phase", "reps", "mean_ms", "std_ms", "median_ms", "min_ms"])
-    extra = [c for c in timed.columns if c.startswith(EXTRA_PREFIXES)]
-    firsts = [c for c in (*TASK_COLUMNS, *extra) if c in timed.columns]
-    grouped = timed.groupby(["task", "phase"], sort=False, dropna=False)
+        return pd.DataFrame(columns=["task", "stage", "phase", "reps", "mean_ms", "std_ms", "median_ms", "min_ms"])
+    timed = timed.assign(stage=timed["stage"].fillna("kernel") if "stage" in timed else "kernel",
+                         instance=timed["instance"].fillna(0) if "instance" in timed else 0,
+                         elements=timed["elements"].fillna(timed["n"]) if "elements" in timed else timed["n"])
+    keys = ["task", "stage", "phase"]
+    stats = [c for c in timed.columns if c.startswith("stat_") and pd.api.types.is_numeric_dtype(timed[c])]
+    extra = [c for c in timed.columns if c.startswith(EXTRA_PREFIXES) and c not in stats]
+    firsts = [c for c in (*TASK_COLUMNS, "elements", *extra) if c in timed.columns]
+    grouped = timed.groupby(keys, sort=False, dropna=False)
     out = grouped["ms"].agg(reps="count", mean_ms="mean", std_ms="std", median_ms="median", min_ms="min")
     out["std_ms"] = out["std_ms"].fillna(0.0)
     per_run = grouped[["bytes_read", "bytes_written", "random_accesses", "calls"]].first()
-    out = out.join(per_run).join(grouped[firsts].first()).reset_index()
-    seconds = out["mean_ms"] / 1e3
-    out["gbps"] = (out["bytes_read"] + out["bytes_written"]) / seconds / 1e9
-    out["random_per_s"] = out["random_accesses"].where(out["random_accesses"] > 0) / seconds
-    if "ceiling_copy_gbps" in out:
-        out["pct_copy_ceiling"] = 100 * out["gbps"] / out["ceiling_copy_gbps"]
-    if "ceiling_gather_gelems" in out:
-        out["pct_gather_ceiling"] = 100 * out["random_per_s"] / (out["ceiling_gather_gelems"] * 1e9)
-    out["ns_per_element"] = out["mean_ms"] * 1e6 / out["n"]
+    out = out.join(per_run).join(grouped[firsts].first())
+    if stats:
+        per_instance_stats = timed.groupby([*keys, "instance"], sort=False)[stats].first()
+        out = out.join(per_instance_stats.groupby(level=keys, sort=False).mean())
+    per_instance = timed.groupby([*keys, "instance"], sort=False).agg(median_ms=("ms", "median"),
+                                                                      elements=("elements", "first"))
+    rate = per_instance["elements"] / (per_instance["median_ms"] / 1e3) / 1e9
+    by_task = rate.groupby(level=keys, sort=False)
+    out["instances"] = by_task.size()
+    out["gelems_hmean"] = by_task.agg(throughput.harmonic_mean)
+    out["gelems_min"], out["gelems_median"], out["gelems_max"] = by_task.min(), by_task.median(), by_task.max()
+    out = out.reset_index()
+    ceilings = {key: out[f"ceiling_{key}"] for key in (throughput.COPY, throughput.GATHER, throughput.CHASE)
+                if f"ceiling_{key}" in out}
+    rates = throughput.rates(out["mean_ms"].to_numpy(), (out["bytes_read"] + out["bytes_written"]).to_numpy(),
+                             out["random_accesses"].to_numpy(), out["elements"].to_numpy(dtype=float), ceilings)
+    for column, values in rates.items():
+        out[column] = values
     return out.replace([np.inf, -np.inf], np.nan)
 
 

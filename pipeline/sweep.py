@@ -18,14 +18,24 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
     kernels:
       - name: listrank.wyllie
         params: {threads: [128, 256, 512]}
+      - name: listrank.scan
+        datasets: [ordered-list*]         # only these datasets (ids or generator names, globs)
+
+For single-source problems (BFS, SSSP) ``roots: N`` draws N roots of non-zero degree per task
+from ``seed`` (top level; a kernel's ``root`` parameter fixes one instead); each root is timed
+``reps`` times and GTEPS are reduced as the harmonic mean over roots.
 
 A parameter value is a scalar, a list (one grid axis), ``{pow2: [lo, hi]}`` (2^lo … 2^hi, every
 exponent, or every ``step``-th with a third entry) or ``{range: [start, stop, step]}`` (stop
 included).  The plan is datasets × kernels × each kernel's grid, ordered dataset by dataset so a
-worker's consecutive tasks reuse the dataset it has loaded.  Every fault in a spec is one
-``ParameterError`` naming the file, the key and what is allowed.
+worker's consecutive tasks reuse the dataset it has loaded.  A kernel meets only the datasets
+it can run on (kind and capabilities: an undirected or weighted graph, an ordered list) and
+that its ``datasets`` patterns name; every other pair is skipped with a note (``Plan.skipped``,
+printed by ``--dry-run``, kept in plan.json).  Every fault in a spec is one ``ParameterError``
+naming the file, the key and what is allowed.
 """
 
+import fnmatch
 import hashlib
 import itertools
 import json
@@ -35,15 +45,16 @@ from pathlib import Path
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import registry
+from graphsweep.kernels.contract import capabilities, mismatch
 
 from . import config
 
 BACKENDS = ("auto", "gpu", "cpu")
 FAILURE_POLICIES = ("continue", "stop")
 TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
-            "part_rows", "datasets", "kernels")
+            "part_rows", "seed", "roots", "datasets", "kernels")
 DATASET_KEYS = ("generator", "params", "seed", "path")
-KERNEL_KEYS = ("name", "params")
+KERNEL_KEYS = ("name", "params", "datasets")
 GRID_FORMS = ("pow2", "range")
 
 
@@ -56,6 +67,9 @@ class DatasetRef:
     params: dict = field(default_factory=dict)
     seed: int | None = None
     kind: str | None = None
+    # What the dataset offers kernels (contract.capabilities of its manifest, or of what its
+    # generator will write).
+    capabilities: list | None = None
 
     @property
     def generated(self) -> bool:
@@ -82,6 +96,8 @@ class Task:
     reps: int
     warmup: int
     verify: bool
+    roots: int | None = None   # instances drawn per task (single-source problems), from ``seed``
+    seed: int = 0
 
     @property
     def label(self) -> str:
@@ -108,6 +124,8 @@ class Plan:
     datasets: list
     tasks: list
     spec: dict = field(repr=False, default_factory=dict)
+    # (dataset id, kernel, why) of every pair the plan leaves out.
+    skipped: list = field(default_factory=list)
 
     @property
     def fingerprint(self) -> str:
@@ -120,7 +138,8 @@ class Plan:
                 "verify": self.verify, "on_failure": self.on_failure, "part_rows": self.part_rows,
                 "fingerprint": self.fingerprint, "spec": self.spec,
                 "datasets": [asdict(d) for d in self.datasets],
-                "tasks": [{**asdict(t), "dataset": t.dataset.id} for t in self.tasks]}
+                "tasks": [{**asdict(t), "dataset": t.dataset.id} for t in self.tasks],
+                "skipped": [list(s) for s in self.skipped]}
 
     @classmethod
     def from_json(cls, doc: dict) -> "Plan":
@@ -130,7 +149,8 @@ class Plan:
         return cls(name=doc["name"], results=Path(doc["results"]), data=Path(doc["data"]),
                    backend=doc["backend"], reps=doc["reps"], warmup=doc["warmup"],
                    verify=doc["verify"], on_failure=doc["on_failure"], part_rows=doc["part_rows"],
-                   datasets=datasets, tasks=tasks, spec=doc["spec"])
+                   datasets=datasets, tasks=tasks, spec=doc["spec"],
+                   skipped=[tuple(s) for s in doc.get("skipped", [])])
 
     def describe(self) -> str:
         """The expanded plan as text (what ``run --dry-run`` prints)."""
@@ -145,6 +165,9 @@ class Plan:
         lines.append("tasks:")
         width = len(str(len(self.tasks)))
         lines += [f"  {t.index:>{width}}  {t.hash}  {t.label}" for t in self.tasks]
+        if self.skipped:
+            lines.append(f"skipped ({len(self.skipped)} dataset x kernel pairs):")
+            lines += [f"  {kernel} on {dataset}: {why}" for dataset, kernel, why in self.skipped]
         return "\n".join(lines)
 
 
@@ -276,10 +299,11 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
                     raise (at / "path").error(f"{p!r} is not a path")
                 path = Path(p).expanduser().absolute()
                 try:
-                    kind = read_manifest(path)["kind"]
+                    manifest = read_manifest(path)
                 except GraphsweepError as exc:
                     raise (at / "path").error(str(exc)) from None
-                out.append(DatasetRef(id=path.name, path=str(path), kind=kind))
+                out.append(DatasetRef(id=path.name, path=str(path), kind=manifest["kind"],
+                                      capabilities=sorted(capabilities(manifest))))
             continue
         name = entry["generator"]
         gens = _generators()
@@ -294,10 +318,14 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
         for given in _grid(entry.get("params"), at / "params"):
             # Named by the parameters given; identified (as in its manifest) by all, defaults filled.
             params = _coerce(gen.params, given, at / "params", name)
+            # What the generator's manifest will say: undirected, weighted when given weights.
+            caps = sorted(capabilities({"kind": gen.kind, "directed": False,
+                                        "weighted": params.get("weights", "none") != "none",
+                                        "generator": {"name": name}}))
             for seed in seeds:
                 ident = _dataset_name(name, given, seed)
                 out.append(DatasetRef(id=ident, path=str(data / ident), generator=name, params=params,
-                                      seed=seed, kind=gen.kind))
+                                      seed=seed, kind=gen.kind, capabilities=caps))
     ids = [d.path for d in out]
     for d in out:
         if ids.count(d.path) > 1:
@@ -305,8 +333,34 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
     return out
 
 
+def _patterns(value, where: _Where) -> list[str] | None:
+    """A kernel entry's ``datasets``: glob patterns over dataset ids and generator names."""
+    if value is None:
+        return None
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise where.error(f"expected a dataset id, generator name or glob, or a list of them; got {value!r}")
+    return value
+
+
+def _named(data: DatasetRef, patterns: list[str] | None) -> bool:
+    if patterns is None:
+        return True
+    return any(fnmatch.fnmatchcase(data.id, p) or (data.generator and fnmatch.fnmatchcase(data.generator, p))
+               for p in patterns)
+
+
+def _why_not(kernel, data: DatasetRef) -> str | None:
+    """Why ``kernel`` cannot run on ``data`` (None when it can), from the dataset's capabilities."""
+    if data.kind is None or data.capabilities is None:
+        return None
+    return mismatch(kernel, {"kind": data.kind, "directed": "directed" in data.capabilities,
+                             "weighted": "weighted" in data.capabilities,
+                             "stats": {"ordered": "ordered" in data.capabilities}})
+
+
 def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
-    """(kernel, [resolved params, ...]) for each kernel entry."""
+    """(kernel, [resolved params, ...], dataset patterns or None) for each kernel entry."""
     if not isinstance(entries, list) or not entries:
         raise where.error("expected a non-empty list of kernels ({name: ..., params: ...})")
     out = []
@@ -322,7 +376,7 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
         if backend != "auto" and getattr(kernel, backend) is None:
             raise (at / "name").error(f"{kernel.name} has no {backend} implementation (backend: {backend})")
         grid = [_coerce(kernel.params, p, at / "params", kernel.name) for p in _grid(entry.get("params"), at / "params")]
-        out.append((kernel, grid))
+        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets")))
     return out
 
 
@@ -356,19 +410,33 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
 
     datasets = _datasets(spec["datasets"], top / "datasets", dirs["data"])
     kernels = _kernels(spec["kernels"], top / "kernels", backend)
-    tasks = []
+    seed = _int(spec.get("seed", 0), top / "seed", 0)
+    roots = spec.get("roots")
+    if roots is not None:
+        roots = _int(roots, top / "roots", 1)
+    tasks, skipped = [], []
     for data in datasets:
-        for kernel, grid in kernels:
-            if data.kind is not None and data.kind != kernel.problem.dataset_kind:
-                continue  # a mixed sweep pairs each kernel only with datasets of its kind
+        for kernel, grid, patterns in kernels:
+            if not _named(data, patterns):
+                continue
+            why = _why_not(kernel, data)
+            if why is not None:
+                skipped.append((data.id, kernel.name, why))
+                continue
+            # Roots and their seed are part of a task only where the problem draws instances.
+            sampled = kernel.problem.instances is not None
             for params in grid:
                 ident = {"dataset": data.identity, "kernel": kernel.name, "params": params,
-                         "backend": backend, "reps": reps, "warmup": warmup, "verify": verify}
+                         "backend": backend, "reps": reps, "warmup": warmup, "verify": verify,
+                         **({"roots": roots, "seed": seed} if sampled else {})}
                 tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
-                                  warmup=warmup, verify=verify))
+                                  warmup=warmup, verify=verify, roots=roots if sampled else None,
+                                  seed=seed if sampled else 0))
     if not tasks:
-        raise top.error("the spec expands to no tasks (no kernel matches the datasets' kind)")
+        reasons = sorted({why for _, _, why in skipped})
+        raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else
+                                                          " (no kernel's datasets patterns name a dataset)"))
     seen = set()
     for t in tasks:
         if t.hash in seen:
@@ -376,4 +444,4 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
         seen.add(t.hash)
     return Plan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
                 warmup=warmup, verify=verify, on_failure=on_failure, part_rows=part_rows,
-                datasets=datasets, tasks=tasks, spec=spec)
+                datasets=datasets, tasks=tasks, spec=spec, skipped=skipped)

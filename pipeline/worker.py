@@ -11,7 +11,6 @@ raises when the worker itself cannot store anything.
 
 import json
 import logging
-import math
 import socket
 import threading
 import time
@@ -24,32 +23,48 @@ import pyarrow as pa
 from graphsweep.datasets import format as dataset_format
 from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
-from graphsweep.kernels import ceilings, harness, registry
+from graphsweep.kernels import ceilings, harness, registry, throughput
 
 from . import config, store
 from .sweep import DatasetRef, Task
 
 log = logging.getLogger("graphsweep.worker")
 
-# One tidy row per (task, rep, phase); a failed task is one row with phase null and its error.
+# One tidy row per (task, instance, rep, phase); ``stage`` is "kernel", or "input" for the timed
+# builds of graph representations (csr); ``step`` is null but in per-step rows (iterations, levels,
+# kept for the last rep of each instance); a failed task is one row with phase null and its error.
 ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "dataset_params", "seed",
-       "n", "m", "kernel", "params", "backend", "device", "worker", "rep", "phase", "ms",
-       "bytes_read", "bytes_written", "random_accesses", "calls", "gbps", "pct_copy_ceiling",
-       "random_per_s", "pct_gather_ceiling", "verified", "error", "load_s", "prepare_s", "warmup_s",
-       "timed_s", "verify_s", "kernel_s", "task_s", "finished")
-# Keys of kernels.ceilings.measure() used for the % of ceiling columns (GB/s, G elements/s);
-# all its scalars are stamped on the rows as ceiling_<key>.
-COPY_CEILING, GATHER_CEILING = "copy_gbps", "gather_gelems"
+       "n", "m", "kernel", "params", "backend", "device", "worker", "stage", "instance", "rep", "phase",
+       "step", "ms", "bytes_read", "bytes_written", "random_accesses", "calls", "elements", "gbps",
+       "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "gelems_per_s", "ns_per_element",
+       "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "verify_s", "kernel_s", "task_s",
+       "finished")
 
 
 class _WorkerState:
-    """Per worker process: the current dataset (per device) and the device ceilings."""
+    """Per worker process: the current dataset (per device), the device ceilings, and which
+    kernels have been warmed up here."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.key = None
         self.loaded = {}
         self.ceilings = {}
+        self.bytes = 0        # size of the last dataset loaded on the GPU
+        self.warmed = set()
+
+    def warmup(self, task: Task, kernel, data, device: str) -> int:
+        """The warm-up runs ``task`` needs on this worker: its own count the first time this kernel
+        runs here with these parameters on this kind of input, none after.  Warm-up pays NVRTC
+        compilation, module loading and memory-pool growth, which happen once per worker (the pool
+        keeps its blocks from one dataset to the next, see ``dataset``), not once per task."""
+        key = (kernel.name, json.dumps(task.params, sort_keys=True, default=str), device, data.kind,
+               str(data.index_dtype), task.roots is not None)
+        with self.lock:
+            if key in self.warmed:
+                return 0
+            self.warmed.add(key)
+        return task.warmup
 
     def dataset(self, path: str, device: str):
         """(dataset on ``device``, seconds spent loading: 0 when it was cached)."""
@@ -57,8 +72,13 @@ class _WorkerState:
         key = (path, manifest.get("created"))
         with self.lock:
             if key != self.key:
-                self.drop()
+                # Tasks come largest dataset first: a smaller one's kernels find the blocks they
+                # need in the memory pool, so the pool is only handed back for a larger dataset.
+                nbytes = 4 * (manifest["n"] + 3 * (manifest.get("m") or 0))
+                self.drop(free_pool=nbytes > self.bytes)
                 self.key = key
+                if device == "gpu":
+                    self.bytes = max(self.bytes, nbytes)
             if device in self.loaded:
                 return self.loaded[device], 0.0
             t0 = time.perf_counter()
@@ -68,15 +88,17 @@ class _WorkerState:
             self.loaded[device] = data
             return data, time.perf_counter() - t0
 
-    def drop(self):
-        """Forget the dataset and hand its GPU memory back (the next dataset may need all of it)."""
+    def drop(self, free_pool: bool = True):
+        """Forget the dataset; with ``free_pool``, hand the GPU memory pool's blocks back too (the
+        next dataset may need all of it)."""
         self.key = None
         was_gpu = "gpu" in self.loaded
         self.loaded = {}
-        if was_gpu:
+        if was_gpu and free_pool:
             import cupy
             cupy.get_default_memory_pool().free_all_blocks()
             cupy.get_default_pinned_memory_pool().free_all_blocks()
+            self.bytes = 0
 
     def device_ceilings(self, device: str) -> dict:
         if device not in self.ceilings:
@@ -154,31 +176,26 @@ def _base(task: Task, run_id: str) -> dict:
             "worker": _worker_name()}
 
 
-def _rate(amount, ms):
-    return amount / (ms / 1e3) if ms and ms > 0 else math.nan
-
-
 def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -> list[dict]:
-    """The tidy rows of a finished harness run: one per (rep, phase), with derived throughput."""
+    """The tidy rows of a finished harness run (see ``ROW``), with their rates against the ceilings."""
     base = _base(task, run_id)
     base.update(n=result.dataset.get("n"), m=result.dataset.get("m"), backend=result.backend,
                 device=result.device, verified=result.verified, error=result.verify_error,
+                elements=result.elements,
                 finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **timing)
     extra = {f"param_{k}": _scalar(v) for k, v in result.params.items()}
     extra.update({f"data_{k}": _scalar(v) for k, v in task.dataset.params.items()})
-    extra.update({f"stat_{k}": _scalar(v) for k, v in result.stats.items()})
     extra.update({f"ceiling_{k}": v for k, v in ceilings.items()})
-    copy, gather = ceilings.get(COPY_CEILING), ceilings.get(GATHER_CEILING)
+    stats = [{f"stat_{k}": _scalar(v) for k, v in s.items()} for s in result.instance_stats]
+    kernel_rows = [{**r, "stage": "kernel"} for r in (*result.rows, *result.step_rows)]
+    input_rows = [{**r, "stage": "input", "rep": 0} for r in result.input_rows]
     rows = []
-    for r in result.rows:
-        gbps = _rate(r["bytes_read"] + r["bytes_written"], r["ms"]) / 1e9
-        random_per_s = _rate(r["random_accesses"], r["ms"]) if r["random_accesses"] else math.nan
-        rows.append({**base, **{k: r[k] for k in ("rep", "phase", "ms", "bytes_read", "bytes_written",
-                                                  "random_accesses", "calls")},
-                     "gbps": gbps, "pct_copy_ceiling": 100 * gbps / copy if copy else math.nan,
-                     "random_per_s": random_per_s,
-                     "pct_gather_ceiling": 100 * random_per_s / (gather * 1e9) if gather else math.nan,
-                     **extra})
+    for r in (*kernel_rows, *input_rows):
+        row = {**base, **extra, **(stats[r["instance"]] if "instance" in r else {})}
+        row.update({k: _scalar(v) for k, v in r.items() if k != "cached"})
+        row.update(throughput.rates(r["ms"], r["bytes_read"] + r["bytes_written"], r["random_accesses"],
+                                    result.elements, ceilings))
+        rows.append(row)
     return rows
 
 
@@ -225,8 +242,10 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         device = harness.resolve_backend(task.backend, kernel)
         data, timing["load_s"] = state.dataset(task.dataset.path, device)
         t1 = time.perf_counter()
-        result = harness.run(task.kernel, data, backend=device, reps=task.reps, warmup=task.warmup,
-                             verify=task.verify, keep_output=False, **task.params)
+        result = harness.run(task.kernel, data, backend=device, reps=task.reps,
+                             warmup=state.warmup(task, kernel, data, device),
+                             verify=task.verify, keep_output=False, instances=task.roots, instance_seed=task.seed,
+                             **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0

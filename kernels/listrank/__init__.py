@@ -37,8 +37,8 @@ def prepare(data) -> ListInput:
     return ListInput(data.succ, head, tail)
 
 
-def verify(inp: ListInput, rank) -> dict:
-    return verify_ranks(inp.succ, inp.tail, rank)
+def verify(inp: ListInput, params: dict, out: dict) -> dict:
+    return verify_ranks(inp.succ, inp.tail, out["rank"])
 
 
-LISTRANK = Problem(name="listrank", dataset_kind="list", prepare=prepare, verify=verify)
+LISTRANK = Problem(name="listrank", dataset_kind="list", prepare=prepare, verify=verify, outputs=("rank",))

@@ -1,4 +1,5 @@
-"""Launch helpers shared by the list-ranking GPU launchers (the device code is in common.cuh).
+"""What the list-ranking GPU launchers share (the device code is in common.cuh); generic launch
+helpers are in ``kernels/cuda.py``.
 
 ``jump`` runs Wyllie's pointer jumping on packed (value, next) words; the random-splitter family
 uses it to rank its short splitter lists, and listrank.wyllie is nothing but it.
@@ -8,21 +9,9 @@ import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
 
-from ..contract import Param
-from ..cuda import blocks_for, sm_count
+from ..cuda import launch
 
 U64 = np.uint64
-GRID_PARAMS = {
-    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32)"),
-    "blocks": Param(None, minimum=1, help="thread blocks (default: enough to cover the work, "
-                                          "or the SM count times blocks per SM for persistent kernels)"),
-}
-
-
-def check_threads(threads: int) -> int:
-    if threads % 32 or threads > 1024:
-        raise ParameterError(f"parameter 'threads': {threads} is not a multiple of 32 up to 1024")
-    return threads
 
 
 def check_gpu_size(inp) -> None:
@@ -39,16 +28,6 @@ def succ_type(succ) -> str:
 def jump_rounds(m: int) -> int:
     """Rounds of pointer jumping that rank any list of m nodes: the least k with 2^k >= m - 1."""
     return max(0, m - 2).bit_length()
-
-
-def resident_blocks(threads: int) -> int:
-    """Blocks of ``threads`` that fill every SM's 2048 thread slots once."""
-    return sm_count() * max(1, 2048 // threads)
-
-
-def launch(fn, n: int, threads: int, blocks, *args):
-    """Launch ``fn`` on a grid-stride grid: ``blocks`` if given, else enough to cover ``n``."""
-    fn((blocks_for(n, threads, blocks),), (threads,), args)
 
 
 def jump(mod, timer, phase: str, a, b, m: int, threads: int, blocks) -> object:

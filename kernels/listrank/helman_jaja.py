@@ -20,11 +20,10 @@ import numpy as np
 from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
-from ..cuda import module
+from ..cuda import check_threads, launch, module
 from . import LISTRANK
 from .cpu import rank_by_levels, sublist_stats
-from .gpu import (U64, check_gpu_size, check_threads, combine_levels, launch, rank_small, small_names,
-                  succ_type)
+from .gpu import U64, check_gpu_size, combine_levels, rank_small, small_names, succ_type
 
 RULES = ("log", "2log2", "mixed")
 PARAMS = {

@@ -21,11 +21,11 @@ from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.gpu import is_device, to_host
 
 from ..contract import Kernel, Param
-from ..cuda import module
+from ..cuda import GRID_PARAMS, check_threads, launch, module, resident_blocks
 from . import LISTRANK
 from .cpu import jump as jump_cpu
 from .cpu import nodes_at, sublist_stats
-from .gpu import GRID_PARAMS, check_gpu_size, check_threads, jump, launch, resident_blocks, succ_type
+from .gpu import check_gpu_size, jump, succ_type
 
 MAX_SPLITTERS_48 = 32767        # the 16-bit owner of the 48-bit layout
 PARAMS = {

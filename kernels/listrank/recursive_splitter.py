@@ -23,11 +23,10 @@ from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
-from ..cuda import module
+from ..cuda import check_threads, module, resident_blocks
 from . import LISTRANK
 from .cpu import rank_by_levels, sublist_stats
-from .gpu import (U64, check_gpu_size, check_threads, combine_levels, rank_small, resident_blocks,
-                  small_names, succ_type)
+from .gpu import U64, check_gpu_size, combine_levels, rank_small, small_names, succ_type
 
 PARAMS = {
     "sublist": Param(None, minimum=2, help="chunk size C (a power of two): the mean sub-list length (default: "

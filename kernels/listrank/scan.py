@@ -77,4 +77,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.scan", problem=LISTRANK,
                 summary="ordered lists only: suffix sum by a device prefix scan (003's comparator)",
-                gpu=run_gpu, cpu=run_cpu, setup=check_ordered)
+                gpu=run_gpu, cpu=run_cpu, setup=check_ordered, requires=frozenset({"ordered"}))

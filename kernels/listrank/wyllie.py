@@ -12,9 +12,9 @@ a consistent state.  The CPU twin does the same rounds with NumPy gathers.
 import numpy as np
 
 from ..contract import Kernel
-from ..cuda import module
+from ..cuda import GRID_PARAMS, check_threads, launch, module
 from . import LISTRANK
-from .gpu import GRID_PARAMS, check_gpu_size, check_threads, jump, jump_rounds, launch, succ_type
+from .gpu import check_gpu_size, jump, jump_rounds, succ_type
 
 
 def _module(succ_t: str, rank_t: str):

@@ -89,7 +89,7 @@ def _rewrite_part(path, index, table):
      "column 'dst' row 5 is -2, outside [0, n=5)"),
     (lambda p: _rewrite_part(p, 1, pa.table({"src": pa.array([1, 2, 3, 4], pa.int32()), "dst": pa.array([1, 2, 3, 4], pa.int32()),
                                              "weight": pa.array([1, -2, 3, 4], pa.int32())})),
-     "column 'weight' has a negative value (-2)"),
+     "column 'weight' row 5 (edge 2 - 2) is -2: weights must be >= 0"),
     (lambda p: _rewrite_part(p, 1, pa.table({"src": pa.array([1, 2, 3, 4], pa.int32()), "dst": pa.array([1, 2, 3, 4], pa.int32()),
                                              "weight": pa.array([1.5, 2, 3, 4], pa.float64())})),
      "column 'weight' is double, the manifest needs int32"),

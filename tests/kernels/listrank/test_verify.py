@@ -11,11 +11,15 @@ from graphsweep.kernels.listrank import LISTRANK
 from graphsweep.kernels.listrank.verify import verify_ranks
 
 
-@pytest.fixture
-def ranked(make_list, sequential_ranks):
+@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def ranked(request, make_list, sequential_ranks):
     succ = make_list(1000, seed=4)
     tail = int(np.flatnonzero(succ == np.arange(1000))[0])
-    return succ, tail, sequential_ranks(succ).astype(np.int32)
+    rank = sequential_ranks(succ).astype(np.int32)
+    if request.param == "gpu":
+        import cupy
+        return cupy.asarray(succ), tail, cupy.asarray(rank)
+    return succ, tail, rank
 
 
 def test_accepts_correct_ranks(ranked):
@@ -75,8 +79,12 @@ def test_non_lists_refused_before_any_kernel(tmp_path, sentinel, succ, fault):
         harness.run("listrank.sentinel", path, backend="cpu", reps=1, warmup=0)
 
 
-def test_rejects_ranks_of_two_lists_merging():
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_rejects_ranks_of_two_lists_merging(backend):
     """Two chains into one tail satisfy the link rule; only the permutation check catches them."""
-    succ = np.array([2, 2, 2])
+    succ, rank = np.array([2, 2, 2], np.int32), np.array([1, 1, 0], np.int32)
+    if backend == "gpu":
+        import cupy
+        succ, rank = cupy.asarray(succ), cupy.asarray(rank)
     with pytest.raises(VerificationError, match="not a permutation"):
-        verify_ranks(succ, 2, np.array([1, 1, 0]))
+        verify_ranks(succ, 2, rank)

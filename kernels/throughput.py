@@ -1,0 +1,51 @@
+"""The one throughput computation: a phase's rates from its time, byte model and element count,
+against the device's measured ceilings.  Used by the worker (per row), reduce (per summary row,
+from the mean time) and ``graphsweep kernel`` (its table); works on scalars, NumPy arrays and
+pandas Series alike.
+
+- ``gbps``: bytes read + written by the byte model over the time; ``pct_copy_ceiling`` against the
+  device-to-device copy (which counts read + write the same way).
+- ``random_per_s``: random accesses per second; ``pct_gather_ceiling`` / ``pct_chase_ceiling``
+  against the random-gather and dependent-chase rates.
+- ``gelems_per_s``: elements (list nodes, or input edges: GTEPS) per second, in billions;
+  ``ns_per_element``.
+"""
+
+import numpy as np
+
+# Keys of kernels.ceilings.measure() the percentages use.
+COPY, GATHER, CHASE = "copy_gbps", "gather_gelems", "chase_gsteps"
+
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.true_divide(a, b)
+    return np.where(np.isfinite(out), out, np.nan) if np.ndim(out) else (float(out) if np.isfinite(out) else np.nan)
+
+
+def rates(ms, moved_bytes, random_accesses, elements, ceilings: dict | None = None) -> dict:
+    """Rates of a phase that took ``ms`` and moved ``moved_bytes`` (see the module doc)."""
+    seconds = np.asarray(ms, dtype=float) / 1e3 if np.ndim(ms) else float(ms) / 1e3
+    gbps = _div(moved_bytes, seconds) / 1e9
+    random = np.where(np.asarray(random_accesses) > 0, random_accesses, np.nan) if np.ndim(random_accesses) \
+        else (float(random_accesses) if random_accesses else np.nan)
+    random_per_s = _div(random, seconds)
+    out = {"gbps": gbps, "random_per_s": random_per_s,
+           "gelems_per_s": _div(elements, seconds) / 1e9,
+           "ns_per_element": _div(np.asarray(ms, dtype=float) * 1e6 if np.ndim(ms) else float(ms) * 1e6, elements)}
+    ceilings = ceilings or {}
+    for key, column, value, scale in ((COPY, "pct_copy_ceiling", gbps, 1.0),
+                                      (GATHER, "pct_gather_ceiling", random_per_s, 1e9),
+                                      (CHASE, "pct_chase_ceiling", random_per_s, 1e9)):
+        ceiling = ceilings.get(key)
+        out[column] = 100 * _div(value, np.asarray(ceiling, dtype=float) * scale) if ceiling is not None else np.nan
+    return out
+
+
+def harmonic_mean(values) -> float:
+    """Harmonic mean of positive rates (how TEPS over roots are averaged, as Graph500 does)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size == 0 or (values <= 0).any():
+        return np.nan
+    return float(values.size / np.sum(1.0 / values))

@@ -1,0 +1,167 @@
+"""Which kernel meets which dataset in a sweep (kind, capabilities, `datasets` patterns), the
+roots of single-source problems, and how reduce summarises per-step, input and per-root rows."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphsweep.datasets import write_arrays
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.kernels import registry, throughput
+from graphsweep.kernels.contract import Kernel, Param, Problem
+from graphsweep.kernels.graph import graph_input, root_instances
+from graphsweep.pipeline import reduce as reducer
+from graphsweep.pipeline import sweep
+
+SOURCE = Problem(name="toy-source", dataset_kind="graph", prepare=graph_input, verify=lambda i, p, o: {},
+                 outputs=("dist",), requires=frozenset({"weighted"}), element="edge",
+                 elements=lambda inp: inp.m, instances=root_instances)
+TOYS = {k.name: k for k in (
+    Kernel(name="toy.sssp", problem=SOURCE, summary="test", cpu=lambda i, p, t: np.zeros(i.n),
+           params={"root": Param(None, minimum=0)}),
+    Kernel(name="toy.cc", summary="test", cpu=lambda i, p, t: np.zeros(i.n),
+           problem=Problem(name="toy-cc", dataset_kind="graph", prepare=graph_input, verify=lambda i, p, o: {},
+                           outputs=("label",), requires=frozenset({"undirected"}))))}
+
+
+@pytest.fixture(autouse=True)
+def toys(monkeypatch):
+    real = registry.get
+    monkeypatch.setattr(registry, "get", lambda name: TOYS.get(name) or real(name))
+
+
+def spec(**top):
+    base = {"name": "s", "results": "/tmp/never-used",
+            "datasets": [{"generator": "uniform", "params": {"n": 64, "weights": ["none", "1:9"]}},
+                         {"generator": "list", "params": {"n": 64}},
+                         {"generator": "ordered-list", "params": {"n": 64}}],
+            "kernels": ["toy.sssp", "toy.cc", "listrank.scan", "listrank.sequential"]}
+    return {**base, **top}
+
+
+def test_pairs_follow_capabilities_and_the_rest_are_noted():
+    plan = sweep.expand(spec())
+    pairs = {(t.dataset.generator, t.dataset.params.get("weights"), t.kernel) for t in plan.tasks}
+    assert pairs == {("uniform", "none", "toy.cc"), ("uniform", "1:9", "toy.cc"), ("uniform", "1:9", "toy.sssp"),
+                     ("list", None, "listrank.sequential"), ("ordered-list", None, "listrank.sequential"),
+                     ("ordered-list", None, "listrank.scan")}
+    notes = {(d.split("_")[0], k): why for d, k, why in plan.skipped}
+    assert notes[("uniform", "toy.sssp")] == "toy.sssp needs a weighted graph, and this is an undirected, unweighted graph"
+    assert notes[("list", "listrank.scan")] == "listrank.scan needs an ordered list, and this is a list"
+    assert notes[("list", "toy.cc")] == "toy.cc needs an undirected graph, and this is a list"
+    assert notes[("uniform", "listrank.sequential")].startswith("listrank.sequential needs a list dataset")
+    text = plan.describe()
+    assert "skipped (" in text and "toy.sssp on uniform_n=64_weights=none_seed=1: toy.sssp needs a weighted graph" in text
+    assert sweep.Plan.from_json(plan.to_json()).skipped == plan.skipped
+
+
+def test_kernel_datasets_patterns():
+    plan = sweep.expand(spec(kernels=[{"name": "listrank.sequential", "datasets": "ordered-*"}]))
+    assert [t.dataset.generator for t in plan.tasks] == ["ordered-list"]
+    plan = sweep.expand(spec(kernels=[{"name": "listrank.sequential", "datasets": ["list_n=64_seed=1"]}]))
+    assert [t.dataset.generator for t in plan.tasks] == ["list"]
+    with pytest.raises(ParameterError, match=r"kernels\[0\].datasets: expected a dataset id"):
+        sweep.expand(spec(kernels=[{"name": "listrank.sequential", "datasets": []}]))
+    with pytest.raises(ParameterError, match="expands to no tasks \\(toy.sssp needs a weighted graph"):
+        sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64}}], kernels=["toy.sssp"]))
+
+
+def test_path_datasets_use_their_manifest(tmp_path, make_list):
+    write_arrays(tmp_path / "d", kind="graph", n=4, columns={"src": [0, 1], "dst": [1, 2]}, directed=True,
+                 source={"test": 1})
+    with pytest.raises(ParameterError, match="toy.cc needs an undirected graph, and this is a directed, unweighted"):
+        sweep.expand(spec(datasets=[{"path": str(tmp_path / "d")}], kernels=["toy.cc"]))
+    write_arrays(tmp_path / "w", kind="graph", n=4, columns={"src": [0, 1], "dst": [1, 2], "weight": [3, 4]},
+                 weighted=True, source={"test": 1})
+    plan = sweep.expand(spec(datasets=[{"path": str(tmp_path / "w")}], kernels=["toy.cc", "toy.sssp"]))
+    assert [t.kernel for t in plan.tasks] == ["toy.cc", "toy.sssp"] and not plan.skipped
+
+
+def test_roots_and_seed_are_part_of_single_source_tasks_only():
+    one = sweep.expand(spec(roots=4, seed=9))
+    by_kernel = {t.kernel: t for t in one.tasks}
+    assert (by_kernel["toy.sssp"].roots, by_kernel["toy.sssp"].seed) == (4, 9)
+    assert (by_kernel["toy.cc"].roots, by_kernel["toy.cc"].seed) == (None, 0)
+    other = {t.kernel: t for t in sweep.expand(spec(roots=8, seed=9)).tasks}
+    assert other["toy.sssp"].hash != by_kernel["toy.sssp"].hash
+    assert other["toy.cc"].hash == by_kernel["toy.cc"].hash
+    with pytest.raises(ParameterError, match="s.yaml: roots: 0 is below the minimum 1"):
+        sweep.expand(spec(roots=0), source="s.yaml")
+
+
+def test_reduce_keeps_steps_and_inputs_apart_and_averages_rates_harmonically():
+    base = {"sweep": "s", "dataset": "g", "generator": "rmat", "n": 100, "m": 1000, "elements": 1000,
+            "kernel": "toy.sssp", "params": "{}", "backend": "gpu", "device": "H200", "verified": True,
+            "error": None, "bytes_read": 8000, "bytes_written": 0, "random_accesses": 0, "calls": 1,
+            "ceiling_copy_gbps": 4000.0, "task": "t1"}
+    rows = []
+    for instance, ms in enumerate([1.0, 2.0, 4.0]):      # three roots, two reps each
+        for rep in range(2):
+            rows.append({**base, "stage": "kernel", "phase": "total", "step": None, "instance": instance,
+                         "rep": rep, "ms": ms, "stat_levels": 3 + instance})
+        rows.append({**base, "stage": "kernel", "phase": "total", "step": 0, "instance": instance, "rep": 1,
+                     "ms": 99.0})
+    rows.append({**base, "stage": "input", "phase": "csr", "step": None, "instance": None, "rep": 0, "ms": 5.0})
+    summary = reducer.summarize(pd.DataFrame(rows)).set_index(["stage", "phase"])
+    total = summary.loc[("kernel", "total")]
+    assert total["reps"] == 6 and total["mean_ms"] == pytest.approx(7 / 3)      # per-step row left out
+    rates = [1000 / (ms / 1e3) / 1e9 for ms in (1.0, 2.0, 4.0)]
+    assert total["instances"] == 3 and total["gelems_hmean"] == pytest.approx(throughput.harmonic_mean(rates))
+    assert total["gelems_min"] == pytest.approx(min(rates)) and total["gelems_max"] == pytest.approx(max(rates))
+    assert total["stat_levels"] == pytest.approx(4.0)
+    assert total["gbps"] == pytest.approx(8000 / (7 / 3 / 1e3) / 1e9)
+    assert total["pct_copy_ceiling"] == pytest.approx(100 * total["gbps"] / 4000)
+    csr = summary.loc[("input", "csr")]
+    assert csr["reps"] == 1 and csr["mean_ms"] == 5.0
+
+
+def test_throughput_rates():
+    r = throughput.rates(2.0, 4e9, 1e6, 2e6, {"copy_gbps": 4000.0, "gather_gelems": 40.0, "chase_gsteps": 10.0})
+    assert r["gbps"] == pytest.approx(2000) and r["pct_copy_ceiling"] == pytest.approx(50)
+    assert r["random_per_s"] == pytest.approx(5e8) and r["pct_gather_ceiling"] == pytest.approx(1.25)
+    assert r["pct_chase_ceiling"] == pytest.approx(5) and r["gelems_per_s"] == pytest.approx(1.0)
+    assert r["ns_per_element"] == pytest.approx(1.0)
+    assert np.isnan(throughput.rates(1.0, 0, 0, 1)["random_per_s"])
+    assert np.isnan(throughput.harmonic_mean([])) and throughput.harmonic_mean([1.0, 4.0]) == pytest.approx(1.6)
+
+
+def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
+    from graphsweep.datasets.reader import Dataset
+    from graphsweep.kernels import harness
+    from graphsweep.pipeline import worker
+
+    rng = np.random.default_rng(1)
+    data = Dataset.in_memory("graph", 50, src=rng.integers(0, 50, 300).astype(np.int32),
+                             dst=rng.integers(0, 50, 300).astype(np.int32),
+                             weight=rng.integers(1, 9, 300).astype(np.int32))
+
+    def run(inp, params, timer):
+        for level in range(3):
+            with timer.phase("level", read=400, step=level, info={"frontier": level + 1}):
+                pass
+        timer.stat("levels", 3)
+        return np.zeros(inp.n)
+
+    kernel = Kernel(name="toy.sssp", problem=SOURCE, summary="test", cpu=run, needs=("csr",),
+                    params={"root": Param(None, minimum=0)})
+    registry_get = registry.get
+    try:
+        registry.get = lambda name: kernel
+        result = harness.run("toy.sssp", data, backend="cpu", reps=2, warmup=0, instances=2, instance_seed=3)
+    finally:
+        registry.get = registry_get
+    plan = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64, "weights": "1:9"}}],
+                             kernels=["toy.sssp"], roots=2, seed=3))
+    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "verify", "kernel", "task")}
+    rows = worker.result_rows(plan.tasks[0], "run", result, {"copy_gbps": 100.0}, timing)
+    frame = pd.DataFrame(rows)
+    assert set(frame["stage"]) == {"kernel", "input"}
+    kernel_rows = frame[(frame["stage"] == "kernel") & frame["step"].isna()]
+    assert len(kernel_rows) == 2 * 2 * 2                       # instances x reps x (total, level)
+    steps = frame[frame["step"].notna()]
+    assert len(steps) == 2 * 3 and set(steps["step_frontier"]) == {1, 2, 3} and set(steps["rep"]) == {1}
+    assert set(frame["inst_root"].dropna()) == {i["root"] for i in result.instances}
+    assert (frame["elements"] == 300).all() and (frame["stat_levels"].dropna() == 3).all()
+    level = kernel_rows[kernel_rows["phase"] == "level"].iloc[0]
+    assert level["gbps"] == pytest.approx(1200 / (level["ms"] / 1e3) / 1e9)
+    assert set(worker.ROW) <= set(frame.columns)

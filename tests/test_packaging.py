@@ -1,0 +1,36 @@
+"""The wheel carries every package and every CUDA source: pyproject.toml lists packages by hand
+(package-dir maps the four folders into graphsweep.*), so a new kernels/* package must be added
+there, with its .cu files as package data."""
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+FOLDERS = {"pipeline": "graphsweep.pipeline", "kernels": "graphsweep.kernels",
+           "generators": "graphsweep.generators", "datasets": "graphsweep.datasets"}
+
+
+def _config():
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def _packages_on_disk():
+    for folder, name in FOLDERS.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            yield ".".join([name, *rel.parts]), init.parent
+
+
+def test_every_package_is_listed():
+    listed = set(_config()["packages"])
+    missing = sorted(name for name, _ in _packages_on_disk() if name not in listed)
+    assert not missing, f"add to [tool.setuptools] packages in pyproject.toml: {missing}"
+    assert set(_config()["package-dir"]) == set(FOLDERS.values())
+
+
+def test_every_cuda_source_is_package_data():
+    data = _config()["package-data"]
+    for name, folder in _packages_on_disk():
+        for ext in ("cu", "cuh"):
+            if any(folder.glob(f"*.{ext}")):
+                assert f"*.{ext}" in data.get(name, []), f"{name}: *.{ext} missing from package-data"
