@@ -179,3 +179,25 @@ def test_capability_mismatch_is_one_line(toy, make_list):
     a_list = Dataset.in_memory("list", 50, succ=make_list(50))
     with pytest.raises(ParameterError, match="toy.hop needs a weighted graph, and this is a list"):
         harness.run("toy.hop", a_list, backend="cpu", reps=1, warmup=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gpu_builds_the_same_csr(directed, weighted):
+    n, src, dst, w = _edges(seed=5, n=3000, m=20000)
+    w = w if weighted else None
+    host = from_edges(src, dst, n, w, directed=directed)
+    dev = from_edges(src, dst, n, w, directed=directed, device="gpu")
+    assert dev.device == "gpu" and [r["phase"] for r in dev.build(["csr", "rcsr"])] == (
+        ["csr", "rcsr"] if directed else ["csr"])
+    for get in ("csr", "rcsr"):
+        a, b = getattr(host, get)(), getattr(dev, get)()
+        assert (a.offsets == b.offsets.get()).all() and (a.indices == b.indices.get()).all()
+        if weighted:  # duplicates may come in either order; compare each row's (neighbour, weight) pairs
+            assert sorted(zip(a.indices.tolist(), a.weights.tolist())) == \
+                sorted(zip(b.indices.get().tolist(), b.weights.get().tolist()))
+    empty = from_edges(np.array([], np.int32), np.array([], np.int32), 4, device="gpu")
+    assert empty.csr().nnz == 0 and empty.csr().offsets.get().tolist() == [0] * 5
+    assert pick_roots(empty, 1, 0) == [0]
+    assert pick_roots(dev, 5, 3) == pick_roots(host, 5, 3)
