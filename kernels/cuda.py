@@ -71,3 +71,22 @@ def resident_blocks(threads: int) -> int:
 def launch(fn, n: int, threads: int, blocks, *args):
     """Launch ``fn`` on a grid-stride grid: ``blocks`` if given, else enough to cover ``n``."""
     fn((blocks_for(n, threads, blocks),), (threads,), args)
+
+
+def _function(fn):
+    """The driver-level function of a RawKernel, or ``fn`` itself (RawModule.get_function)."""
+    return getattr(fn, "kernel", fn)
+
+
+def persistent_blocks(fn, threads: int, shared_bytes: int = 0) -> int:
+    """Blocks of ``threads`` of kernel ``fn`` that are co-resident on the whole device, from the
+    occupancy calculator: the most a grid-wide barrier may wait for."""
+    from cupy.cuda import driver
+    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(_function(fn).ptr, threads, shared_bytes)
+    return max(1, per_sm) * sm_count()
+
+
+def launch_cooperative(fn, blocks: int, threads: int, args: tuple, shared_bytes: int = 0):
+    """Launch a kernel that synchronises its whole grid through cuLaunchCooperativeKernel, which
+    refuses a grid that cannot be co-resident instead of hanging."""
+    _function(fn)((blocks,), (threads,), args, shared_mem=shared_bytes, enable_cooperative_groups=True)

@@ -108,10 +108,11 @@ def prepared(kernel, data: Dataset):
 
 
 def _run_once(impl, inp, params, backend):
+    """One run, timed; the timer is not synchronised, so the host queues the next run while the
+    device works on this one (no idle gap between reps; events still time each run alone)."""
     timer = timer_for(backend)
     with timer.total():
         output = impl(inp, params, timer)
-    timer.finish()
     return output, timer
 
 
@@ -148,15 +149,19 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     clock = _lap(result, "prepare", clock)
 
     for _ in range(warmup):
-        _run_once(impl, inp, {**params, **result.instances[0]}, backend)
+        _run_once(impl, inp, {**params, **result.instances[0]}, backend)[1].finish()
     clock = _lap(result, "warmup", clock)
     errors, output = [], None
     for index, instance in enumerate(result.instances):
         run_params = {**params, **instance}
         tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
+        timers = []
         for rep in range(reps):
             output = None  # let the previous rep's output go before the next one allocates
             output, timer = _run_once(impl, inp, run_params, backend)
+            timers.append(timer)
+        timer.finish()  # one synchronisation for all reps of this instance
+        for rep, timer in enumerate(timers):
             rows = timer.rows()
             total = next(r for r in rows if r["phase"] == "total")
             for key in ("bytes_read", "bytes_written", "random_accesses"):

@@ -13,26 +13,31 @@ from contextlib import contextmanager
 TRAFFIC = ("bytes_read", "bytes_written", "random_accesses")
 
 
-class _Traffic:
-    __slots__ = ("read", "written", "random")
-
-    def __init__(self, read=0, written=0, random=0):
-        self.read, self.written, self.random = int(read), int(written), int(random)
-
-    def add(self, read=0, written=0, random=0):
-        """Add traffic found while the phase runs (e.g. a frontier's size known only then)."""
-        self.read += int(read)
-        self.written += int(written)
-        self.random += int(random)
-
-
 def _value(v):
-    """A statistic or step size as a plain Python value: callables are called, device scalars fetched."""
+    """A statistic, step size or byte count as a plain Python value: callables are called (after
+    timing), device scalars fetched."""
     if callable(v):
         v = v()
     if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
         return v.item()
     return v
+
+
+class _Traffic:
+    """A phase's byte model: bytes read, bytes written, random accesses.  Each may be a number, a
+    device scalar or a callable evaluated after timing (sizes known only from the output)."""
+    __slots__ = ("_terms",)
+
+    def __init__(self, read=0, written=0, random=0):
+        self._terms = ([read], [written], [random])
+
+    def add(self, read=0, written=0, random=0):
+        """Add traffic found while the phase runs (e.g. a frontier's size known only then)."""
+        for terms, value in zip(self._terms, (read, written, random)):
+            terms.append(value)
+
+    def totals(self) -> tuple[int, int, int]:
+        return tuple(int(sum(_value(t) for t in terms)) for terms in self._terms)
 
 
 class Timer:
@@ -41,6 +46,7 @@ class Timer:
     def __init__(self):
         self._marks = []
         self._stats = {}
+        self._steps = []
 
     def stat(self, name, value):
         """Record a statistic; a callable is evaluated after timing (keep analysis out of the run)."""
@@ -59,6 +65,13 @@ class Timer:
         finally:
             self._marks.append((name, None if step is None else int(step), info, traffic, start, self._stop()))
 
+    def steps(self, name, rows):
+        """Step rows measured inside one launch (a persistent kernel's levels): ``rows()``, called
+        after timing, returns dicts with ``step``, ``ms``, optional ``bytes_read``,
+        ``bytes_written``, ``random_accesses`` and ``info``.  They are not added to the phase sums
+        (the enclosing phase's events already time the launch)."""
+        self._steps.append((name, rows))
+
     @contextmanager
     def total(self):
         with self.phase("total"):
@@ -70,10 +83,11 @@ class Timer:
         for name, _, _, traffic, ms in self._elapsed():
             row = merged.setdefault(name, {"phase": name, "ms": 0.0, "bytes_read": 0, "bytes_written": 0,
                                            "random_accesses": 0, "calls": 0})
+            read, written, random = traffic.totals()
             row["ms"] += ms
-            row["bytes_read"] += traffic.read
-            row["bytes_written"] += traffic.written
-            row["random_accesses"] += traffic.random
+            row["bytes_read"] += read
+            row["bytes_written"] += written
+            row["random_accesses"] += random
             row["calls"] += 1
         return list(merged.values())
 
@@ -83,10 +97,18 @@ class Timer:
         for name, step, info, traffic, ms in self._elapsed():
             if step is None:
                 continue
-            row = {"phase": name, "step": step, "ms": ms, "bytes_read": traffic.read,
-                   "bytes_written": traffic.written, "random_accesses": traffic.random, "calls": 1}
+            read, written, random = traffic.totals()
+            row = {"phase": name, "step": step, "ms": ms, "bytes_read": read, "bytes_written": written,
+                   "random_accesses": random, "calls": 1}
             row.update({f"step_{k}": _value(v) for k, v in (info or {}).items()})
             out.append(row)
+        for name, rows in self._steps:
+            for r in rows():
+                row = {"phase": name, "step": int(r["step"]), "ms": float(r["ms"]),
+                       **{k: int(r.get(k, 0)) for k in ("bytes_read", "bytes_written", "random_accesses")},
+                       "calls": 1}
+                row.update({f"step_{k}": _value(v) for k, v in (r.get("info") or {}).items()})
+                out.append(row)
         return out
 
     def _elapsed(self):

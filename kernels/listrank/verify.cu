@@ -9,7 +9,7 @@ __global__ void graphsweep_listrank_verify(const S* succ, const R* rank, long lo
          i += (long long)gridDim.x * blockDim.x) {
         long long r = rank[i];
         bool ok = r >= 0 && r < n;
-        if (ok) ok = (i == tail) ? r == 0 : (long long)rank[succ[i]] == r + 1;
+        if (ok) ok = (i == tail) ? r == 0 : (long long)rank[succ[i]] + 1 == r;
         if (ok) {
             atomicOr(&seen[r >> 5], 1u << (r & 31));
         } else {

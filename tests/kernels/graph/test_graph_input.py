@@ -10,6 +10,7 @@ from graphsweep.datasets.errors import DatasetError, ParameterError, Verificatio
 from graphsweep.datasets.reader import Dataset
 from graphsweep.kernels import harness, output, registry
 from graphsweep.kernels.contract import Kernel, Param, Problem, capabilities
+from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges, graph_input, pick_roots, root_instances
 
 
@@ -24,7 +25,10 @@ def _edges(seed=0, n=60, m=200):
 
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
-def test_csr_rules(directed, dtype):
+@pytest.mark.parametrize("packed", [True, False])
+def test_csr_rules(directed, dtype, packed, monkeypatch):
+    if not packed:  # the path of graphs of 2^31 vertices or more, on a small one
+        monkeypatch.setattr(graph, "PACK_LIMIT", 0)
     n, src, dst, w = _edges()
     g = from_edges(src.astype(dtype), dst.astype(dtype), n, w, directed=directed)
     csr = g.csr()
