@@ -175,7 +175,24 @@ def _gpu_walks(succ, head):
     length = cupy.empty_like(starts)
     _gpu_kernel("walks", succ)((-(-starts.size // 128),), (128,),
                                (succ, starts, np.int64(starts.size), np.int32(GPU_STRIDE_BITS), stop, length))
-    return starts.get(), stop.get(), length.get()
+    return starts, stop, length
+
+
+def _reached_by_jumping(xp, tail, starts, stop, length) -> int:
+    """``_reached`` where the walks lie (the GPU): the walks form a list (walk j continues with
+    the walk that starts where j stopped; the walk that stops at the tail ends it), and Wyllie's
+    pointer jumping sums the lengths along the head's chain (the head's walk is last).  That chain
+    ends at the tail: with every in-degree <= 1, no path can enter a cycle."""
+    splitters = starts[:-1]
+    nxt = xp.minimum(xp.searchsorted(splitters, stop), splitters.size - 1)
+    done = stop == tail
+    nxt[done] = xp.flatnonzero(done)   # the walk that ends at the tail points to itself
+    dist = length.copy()
+    for _ in range(int(starts.size).bit_length()):
+        dist = xp.where(done, dist, dist + dist[nxt])
+        done = done[nxt]
+        nxt = nxt[nxt]
+    return 1 + int(dist[-1])
 
 
 def check_list(succ, where="succ") -> tuple[int, int]:
@@ -195,8 +212,11 @@ def check_list(succ, where="succ") -> tuple[int, int]:
                                  "point to themselves)")
     if dup >= 0:
         raise ListStructureError(f"{where}: node {dup} is the successor of more than one node")
-    starts, stop, length = (_gpu_walks if on_gpu else _cpu_walks)(succ, head)
-    reached = _reached(t0, starts, stop, length)
+    if on_gpu:
+        import cupy
+        reached = _reached_by_jumping(cupy, t0, *_gpu_walks(succ, head))
+    else:
+        reached = _reached(t0, *_cpu_walks(succ, head))
     if reached < n:
         raise ListStructureError(
             f"{where}: {n - reached} of {n} nodes lie on a cycle that never reaches the tail {t0}")

@@ -133,31 +133,39 @@ def bincount(xp, values, n: int):
 
 def _build_csr(xp, n: int, rows, cols, weight, *, both: bool, index_dtype) -> CSR:
     """CSR of the edges rows[i] -> cols[i] (and cols[i] -> rows[i] when ``both``), self-loops
-    dropped, each row's neighbours sorted: one sort of (row << 32 | col) keys, bincount, cumsum.
-    A self-loop's key is made the largest, so the sort moves loops to the end, where they are cut
-    off (no boolean compaction pass)."""
+    dropped, each row's neighbours sorted: one sort of (row << 32 | col) keys, then the offsets
+    by binary search of each row's first key.  A self-loop's key is made the largest, so the sort
+    moves loops to the end, where they are cut off (no compaction pass); keys are built and
+    unpacked in place to keep the temporaries few (a graph of 2^28 edges sorts 2^29 keys)."""
     if both:
         rows, cols = xp.concatenate([rows, cols]), xp.concatenate([cols, rows])
         weight = None if weight is None else xp.concatenate([weight, weight])
     loop = rows == cols
     nnz = int(rows.shape[0]) - int(xp.count_nonzero(loop))
-    if n < PACK_LIMIT:
-        key = xp.where(loop, np.int64(np.iinfo(np.int64).max), (rows.astype(np.int64) << 32) | cols.astype(np.int64))
-        del loop
-        if weight is None:
-            key = xp.sort(key)[:nnz]
-        else:
-            order = (xp.argsort(key, kind="stable") if xp is np else xp.argsort(key))[:nnz]
-            key, weight = key[order], weight[order]
-        rows, cols = key >> 32, key & 0xFFFFFFFF
-        del key
-    else:  # ids too wide to pack two in a word: sort by (loop, row, col) with lexsort
+    if n >= PACK_LIMIT:  # ids too wide to pack two in a word: sort by (loop, row, col) with lexsort
         order = xp.lexsort(xp.stack([cols, rows, loop]))[:nnz]
         rows, cols = rows[order], cols[order]
         weight = None if weight is None else weight[order]
-    offsets = xp.zeros(n + 1, dtype=np.int64)
-    xp.cumsum(bincount(xp, rows, n), out=offsets[1:])
-    return CSR(offsets, cols.astype(index_dtype), None if weight is None else weight.astype(np.int32), n)
+        offsets = xp.zeros(n + 1, dtype=np.int64)
+        xp.cumsum(bincount(xp, rows, n), out=offsets[1:])
+        return CSR(offsets, cols.astype(index_dtype), None if weight is None else weight.astype(np.int32), n)
+    key = rows.astype(np.int64)
+    del rows
+    key <<= 32
+    key |= cols
+    del cols
+    xp.putmask(key, loop, np.int64(np.iinfo(np.int64).max))
+    del loop
+    if weight is None:
+        key.sort()
+    else:
+        order = xp.argsort(key, kind="stable") if xp is np else xp.argsort(key)
+        key, weight = key[order], weight[order]
+        del order
+    key = key[:nnz]
+    offsets = xp.searchsorted(key, xp.arange(n + 1, dtype=np.int64) << 32).astype(np.int64)
+    key &= 0xFFFFFFFF
+    return CSR(offsets, key.astype(index_dtype), None if weight is None else weight[:nnz].astype(np.int32), n)
 
 
 def _warm_up_build(xp, rows, weight, *, both: bool, index_dtype) -> None:

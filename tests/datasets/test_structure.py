@@ -103,3 +103,18 @@ def test_gpu_check_names_the_same_faults():
         with pytest.raises(ListStructureError) as gpu_error:
             check_list(cupy.asarray(bad))
         assert str(gpu_error.value) == str(cpu_error.value)
+
+
+@pytest.mark.parametrize("n, cycle_len", [(1, 0), (5, 0), (100_003, 0), (1000, 3), (5000, 7 * STRIDE)])
+def test_reached_by_jumping_agrees_with_the_hops(n, cycle_len):
+    """The GPU's pointer-jumping sum over the walks (run here with NumPy) equals the host's hops."""
+    from graphsweep.datasets.structure import _reached, _reached_by_jumping
+    succ, order = _list(n, seed=n + cycle_len)
+    head, tail = order[0], order[-1]
+    if cycle_len:
+        cut = n - cycle_len - 1
+        succ[order[cut]] = order[cut]
+        succ[order[-1]] = order[cut + 1]
+        tail = order[cut]
+    starts, stop, length = _cpu_walks(succ, head)
+    assert _reached_by_jumping(np, tail, starts, stop, length) == _reached(tail, starts, stop, length) == n - cycle_len
