@@ -18,7 +18,8 @@ Text formats are parsed with pyarrow (a line per row, split on whitespace, cast 
 C), so tens of millions of edges take seconds, not a Python loop per line.  Vertex ids keep
 their values: n = max id + 1 (the ``gr`` and ``mtx`` headers give n), unless ``relabel=True``
 numbers the ids that occur densely from 0 in increasing order.  Every fault is one
-``DatasetError`` naming the file and, where there is one, the line.  The manifest records
+``DatasetError`` naming the file and, where there is one, the line; a file without edges is
+refused in every format (an empty edge list cannot even say n).  The manifest records
 ``source: {format, file, sha256, ...options}``.
 """
 
@@ -40,6 +41,8 @@ _NO_DELIMITER = "\x1f"  # a byte that never occurs in these text formats: one co
 
 def _read_lines(file: Path) -> pa.StringArray:
     """Every line of ``file`` as a string (empty lines kept, so index + 1 is the line number)."""
+    if file.stat().st_size == 0:  # Arrow refuses an empty file; it is a file without lines
+        return pa.array([], pa.string())
     try:
         table = pacsv.read_csv(
             file,
@@ -102,7 +105,7 @@ def _edge_lines(file: Path, weighted: bool, base: int):
                    pc.invert(pc.or_(pc.starts_with(stripped, "#"), pc.starts_with(stripped, "%"))))
     records = _Records(file, lines, keep)
     if not len(records):
-        raise DatasetError(f"{file}: holds no edges")
+        raise DatasetError(f"{file}: holds no edges; an empty graph is not imported")
     what = "source, target, weight" if weighted else "source, target"
     table = records.columns(3 if weighted else 2, what)
     ends = table[:, :2] - base
@@ -218,10 +221,10 @@ def import_file(fmt: str, file, out, *, part_rows: int = 1 << 20, overwrite: boo
         is_directed = False
     if directed is not None:
         is_directed = directed
+    if not len(src):  # every format alike: an edge list without edges does not even say n
+        raise DatasetError(f"{file}: holds no edges; an empty graph is not imported")
     stats = {}
     if relabel:
-        if not len(src):
-            raise DatasetError(f"{file}: holds no edges, so relabelling leaves no vertices")
         ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
         src, dst = inverse[:len(src)], inverse[len(src):]
         n = len(ids)

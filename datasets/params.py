@@ -1,7 +1,8 @@
 """Declared parameters of kernels and generators: a default, a type, and allowed values.
 
 Values arrive from Python, YAML sweep specs and CLI strings; ``Param.coerce`` turns each into the
-declared type or raises one ``ParameterError`` naming the parameter and what was wrong.
+declared type or raises one ``ParameterError`` naming the parameter and what was wrong.  Integers
+written as strings share one size syntax everywhere (``parse_int``: 1M, 2^20, 1e6, 1_000_000).
 """
 
 from dataclasses import dataclass
@@ -10,17 +11,34 @@ from typing import Any
 from .errors import ParameterError
 
 _TYPES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+# Binary multiples, as for part sizes: 1K = 1024, 1M = 2^20.
+SIZE_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+SIZE_SYNTAX = "e.g. 1048576, 1_048_576, 1M, 2^20, 1e6"
 
 
-def _parse_int(text: str) -> int:
-    """Decimal or 0x-prefixed integers, and integral floats written compactly (1e6)."""
+def _integral(number: float) -> int:
+    if not number.is_integer():
+        raise ValueError(number)
+    return int(number)
+
+
+def parse_int(text: str) -> int:
+    """An integer in the one size syntax of every count and size: decimal or 0x-prefixed, with
+    ``_`` separators (1_000_000), a binary suffix (64K, 1M, 1.5G), a power (2^20, 2**20) or an
+    integral float (1e6).  ValueError otherwise."""
+    text = text.strip().lower()
+    base, caret, exponent = text.replace("**", "^").partition("^")
+    if caret:
+        power = int(exponent, 10)
+        if not 0 <= power <= 256:  # a typo like 2^1000000 must not hang the parse
+            raise ValueError(text)
+        return int(base, 10) ** power
+    if text[-1:] in SIZE_SUFFIXES:
+        return _integral(float(text[:-1]) * SIZE_SUFFIXES[text[-1]])
     try:
         return int(text, 0)
     except ValueError:
-        number = float(text)
-        if not number.is_integer():
-            raise
-        return int(number)
+        return _integral(float(text))
 
 
 @dataclass(frozen=True)
@@ -44,11 +62,12 @@ class Param:
                         raise ValueError
                     value = text in ("true", "1", "yes")
                 elif self.type is int:
-                    value = _parse_int(text)
+                    value = parse_int(text)
                 else:
                     value = self.type(text)
-            except ValueError:
-                raise ParameterError(f"parameter '{name}': {value!r} is not {_TYPES[self.type]}") from None
+            except (ValueError, OverflowError):
+                example = f" ({SIZE_SYNTAX})" if self.type is int else ""
+                raise ParameterError(f"parameter '{name}': {value!r} is not {_TYPES[self.type]}{example}") from None
         if self.type is int and isinstance(value, float) and value.is_integer():
             value = int(value)
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):

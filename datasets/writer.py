@@ -4,11 +4,17 @@ Parts are written into a hidden sibling directory ``.NAME.partial-XXXX`` (by one
 many Dask tasks, each calling ``write_part`` with the picklable ``PendingDataset``); ``commit``
 writes the manifest last and renames the directory into place, so a dataset directory with a
 manifest is always whole, and an interrupted write leaves only a ``.partial`` directory behind.
+
+A partial directory records its writer (host, pid and the process's start time) in
+``.writer.json`` until it is committed; ``begin`` removes the partials beside it whose writer
+ran on this host and is gone (killed, timed out), and never one whose writer lives or ran elsewhere.
 """
 
 import json
+import logging
 import os
 import shutil
+import socket
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,6 +27,9 @@ import pyarrow.parquet as pq
 from .errors import DatasetError
 from .format import (FORMAT, MANIFEST, VERSION, column_dtype, columns_for, index_dtype_for,
                      is_dataset, part_name, part_order, sha256_file)
+
+log = logging.getLogger("graphsweep.datasets.writer")
+WRITER_RECORD = ".writer.json"
 
 # Random indices do not compress and dictionary-encode badly; plain pages read at memory speed.
 PARQUET_OPTIONS = dict(compression="none", use_dictionary=False, write_statistics=False)
@@ -63,8 +72,10 @@ def begin(out, *, kind: str, n: int, weighted: bool = False, directed: bool = Fa
         raise DatasetError(f"{out}: a dataset needs n >= 1 vertices, got n = {n}")
     check_output_dir(out, overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_partials(out.parent)
     tmp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
+    (tmp / WRITER_RECORD).write_text(json.dumps(_this_writer()))
     return PendingDataset(out, tmp, kind, int(n), index_dtype or index_dtype_for(n),
                           bool(weighted), bool(directed), overwrite)
 
@@ -114,6 +125,7 @@ def commit(pending: PendingDataset, parts: list[dict], *, generator: dict | None
         os.fsync(f.fileno())
     out = pending.out
     check_output_dir(out, pending.overwrite)  # the world may have changed while parts were written
+    (pending.tmp / WRITER_RECORD).unlink(missing_ok=True)
     trash = None
     if out.exists():
         trash = out.parent / f".{out.name}.replaced-{uuid.uuid4().hex[:8]}"
@@ -137,6 +149,49 @@ def write_atomically(path, write) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+def _process_started(pid: int) -> float | None:
+    """When process ``pid`` started (None when there is none, or only its zombie)."""
+    import psutil
+    try:
+        process = psutil.Process(pid)
+        return None if process.status() == psutil.STATUS_ZOMBIE else process.create_time()
+    except psutil.Error:
+        return None
+
+
+def _this_writer() -> dict:
+    return {"host": socket.gethostname(), "pid": os.getpid(), "started": _process_started(os.getpid())}
+
+
+def stale_partials(folder) -> list[Path]:
+    """The partial datasets in ``folder`` whose writer ran on this host and no longer runs (its
+    pid is gone or now names a process started at another time)."""
+    stale = []
+    host = socket.gethostname()
+    for tmp in Path(folder).glob(".*.partial-*"):
+        try:
+            writer = json.loads((tmp / WRITER_RECORD).read_text())
+            if writer["host"] != host:
+                continue
+            started = _process_started(int(writer["pid"]))
+            gone = started is None or abs(started - float(writer["started"])) > 1
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # no readable record (being committed, or not ours): not ours to judge
+        if gone:
+            stale.append(tmp)
+    return stale
+
+
+def remove_stale_partials(folder) -> list[Path]:
+    """Remove what dead writers left in ``folder`` (see ``stale_partials``); returns what went."""
+    removed = []
+    for tmp in stale_partials(folder):
+        shutil.rmtree(tmp, ignore_errors=True)
+        log.info("removed %s, left by a writer that is gone", tmp)
+        removed.append(tmp)
+    return removed
 
 
 def abort(pending: PendingDataset) -> None:

@@ -11,19 +11,21 @@ byte-identical for any part size and worker count.
 
 import os
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 
 from graphsweep.datasets import gpu
+from graphsweep.datasets.capacity import format_bytes
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.params import resolve
 from graphsweep.datasets.writer import abort, begin, commit, write_part
 
+from .estimate import check_room, generation_cost
 from .graphs import DENSITY, RMAT, SCALE_FREE, UNIFORM
 from .lists import LIST, LIST_GRAPH, ORDERED_LIST
+from .progress import Progress
 from .registry import Plan, weight_column
 from .trees import TREE
 
@@ -50,26 +52,6 @@ def part_bounds(rows: int, part_rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + part_rows, rows)) for a in range(0, max(rows, 1), part_rows)]
 
 
-class _Progress:
-    """'label: done/total parts' on stderr, rewritten in place."""
-
-    def __init__(self, label: str, total: int, enabled: bool):
-        self.label, self.total, self.enabled, self.done = label, total, enabled, 0
-        self.start = time.perf_counter()
-        self._show()
-
-    def _show(self):
-        if self.enabled:
-            end = "\n" if self.done == self.total else ""
-            sys.stderr.write(f"\r{self.label}: {self.done}/{self.total} parts "
-                             f"({time.perf_counter() - self.start:.1f} s){end}")
-            sys.stderr.flush()
-
-    def step(self):
-        self.done += 1
-        self._show()
-
-
 def _check_call(name: str, seed, part_rows, backend: str):
     if name not in GENERATORS:
         raise ParameterError(f"unknown generator {name!r} (kinds: {', '.join(GENERATORS)})")
@@ -88,7 +70,7 @@ def _check_call(name: str, seed, part_rows, backend: str):
             raise ParameterError("backend gpu: no CUDA device usable with CuPy here")
 
 
-def _run_local(tasks: list, progress: _Progress) -> list[dict]:
+def _run_local(tasks: list, progress: Progress) -> list[dict]:
     with ThreadPoolExecutor(max_workers=min(len(tasks), os.cpu_count() or 1)) as pool:
         futures = [pool.submit(write_generated_part, *args) for args in tasks]
         try:
@@ -103,7 +85,7 @@ def _run_local(tasks: list, progress: _Progress) -> list[dict]:
             raise
 
 
-def _run_distributed(client, tasks: list, plan: Plan, progress: _Progress) -> list[dict]:
+def _run_distributed(client, tasks: list, plan: Plan, progress: Progress) -> list[dict]:
     from distributed import as_completed as distributed_as_completed, wait
 
     # The plan goes to each worker once (a tree's plan holds its parent array).
@@ -130,18 +112,29 @@ def generate(name: str, out, *, seed: int, params: dict | None = None, part_rows
              client=None, backend: str = "cpu", overwrite: bool = False, progress: bool = True) -> Path:
     """Generate dataset ``name`` with ``params`` into directory ``out``; returns its path.
 
-    Raises ``ParameterError`` naming the parameter for bad parameters and ``DatasetError`` when
-    ``out`` exists and is not a dataset (or is one and ``overwrite`` is false).
+    Raises ``ParameterError`` naming the parameter for bad parameters, ``DatasetError`` when
+    ``out`` exists and is not a dataset (or is one and ``overwrite`` is false), and
+    ``NoRoomError`` (need vs have) when the estimated disk or memory is not there.
     """
     _check_call(name, seed, part_rows, backend)
     generator = GENERATORS[name]
     resolved = resolve(f"generator '{name}'", generator.params, params or {})
+    # Before planning: a tree's plan alone can outgrow the memory, and a huge part count the disk.
+    threads = client.nthreads() if client is not None else {}
+    cost = generation_cost(generator, resolved, part_rows=part_rows, backend=backend, workers=len(threads),
+                           parallel=sum(threads.values()) if threads else (os.cpu_count() or 1))
+    shown = ", ".join(f"{k} = {v}" for k, v in resolved.items() if v != generator.params[k].default)
+    check_room(f"generate {name}{f' ({shown})' if shown else ''}", cost, out, backend=backend)
     plan = generator.plan(resolved, seed)
     pending = begin(out, kind=plan.kind, n=plan.n, weighted=plan.weighted, overwrite=overwrite)
     try:
         tasks = [(name, plan, pending, index, start, stop, backend)
                  for index, (start, stop) in enumerate(part_bounds(plan.rows, part_rows))]
-        bar = _Progress(f"generate {name}", len(tasks), progress)
+        if progress:
+            sys.stderr.write(f"generate {name}: {plan.rows:,} rows in {len(tasks)} parts, about "
+                             f"{format_bytes(cost.disk_bytes)} on disk, ~{cost.seconds:,.0f} s "
+                             "(a conservative estimate)\n")
+        bar = Progress(f"generate {name}", len(tasks), "parts", enabled=progress)
         parts = (_run_local(tasks, bar) if client is None else _run_distributed(client, tasks, plan, bar))
         return commit(pending, parts, generator={"name": name, "params": resolved, "seed": seed},
                       stats=plan.stats)

@@ -1,7 +1,7 @@
 """The device's ceilings, measured in about a second: what kernels' rates are judged against.
 
-``measure("gpu")`` returns ``{"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps",
-"table_bytes"}``: a large device-to-device copy (GB/s counting bytes read plus bytes written), a
+``measure("gpu")`` returns ``{"backend", "device", "sm_count", "l2_bytes", "copy_gbps",
+"gather_gelems", "chase_gsteps", "table_bytes"}`` (the SM count and L2 size are read, not measured): a large device-to-device copy (GB/s counting bytes read plus bytes written), a
 random int32 gather from a table of 256 MB (64 MB on the CPU; G elements/s), and a dependent pointer chase
 through the same table made one random cycle, one chain per thread on its own segment of the
 cycle, as a sub-list walk does (G steps/s).  ``measure("cpu")``
@@ -64,7 +64,9 @@ def _measure_gpu() -> dict:
     chase = mod.get_function("graphsweep_ceiling_chase")
     chase_s = best(lambda: chase(((chains + 255) // 256,), (256,), (table, end, np.int64(chains), np.int32(steps),
                                                                     np.int64(TABLE), np.int32(bits), seed)))
-    return {"backend": "gpu", "device": device_name(), "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    return {"backend": "gpu", "device": device_name(), "sm_count": sm_count(), "l2_bytes": int(props["l2CacheSize"]),
+            "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
             "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chains * steps / chase_s / 1e9,
             "table_bytes": TABLE * 4}
 

@@ -1,10 +1,15 @@
 """The ``graphsweep`` command line: a thin click group over the library.
 
 Each area keeps its commands in its own module (cli_data, cli_kernel, cli_sweep); this module
-only assembles them and turns every ``GraphsweepError`` into one line on stderr and exit code 2.
+only assembles them and turns every ``GraphsweepError`` — and any OS error (a path under a file,
+a read-only folder, a full disk) — into one line on stderr and exit code 2.  SIGTERM (what
+SLURM, cron and CI timeouts send) is handled like Ctrl-C: the command unwinds, removing what it
+had half written, and exits 143 (130 for Ctrl-C).
 """
 
+import signal
 import sys
+import threading
 from importlib.metadata import version
 
 import click
@@ -14,6 +19,14 @@ from graphsweep.datasets.errors import GraphsweepError
 from .cli_data import datasets, generate
 from .cli_kernel import kernel
 from .cli_sweep import reduce, report, run, status, submit
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds like an interrupt."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
@@ -26,21 +39,40 @@ for command in (generate, datasets, kernel, run, submit, status, reduce, report)
     cli.add_command(command)
 
 
+def os_error_line(exc: OSError) -> str:
+    """'PATH: reason' (both paths of a rename) for an OSError."""
+    where = ": ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{where}: {reason}" if where else reason
+
+
+def _interrupted(exc: BaseException | None):
+    terminated = isinstance(exc, Terminated)
+    click.echo(f"graphsweep: {'terminated' if terminated else 'interrupted'}", err=True)
+    sys.exit(143 if terminated else 130)
+
+
 def main(argv=None):
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         rc = cli.main(args=argv, prog_name="graphsweep", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("graphsweep: interrupted", err=True)
-        sys.exit(130)
+    except click.exceptions.Abort as exc:  # click's form of KeyboardInterrupt
+        _interrupted(exc.__cause__ or exc.__context__)
+    except KeyboardInterrupt as exc:
+        _interrupted(exc)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except GraphsweepError as exc:
         click.echo(f"graphsweep: error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("graphsweep: interrupted", err=True)
-        sys.exit(130)
+    except OSError as exc:
+        click.echo(f"graphsweep: error: {os_error_line(exc)}", err=True)
+        sys.exit(GraphsweepError.exit_code)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     sys.exit(rc if isinstance(rc, int) else 0)
 
 

@@ -3,38 +3,55 @@
 ``generate`` has one subcommand per entry of ``graphsweep.generators.GENERATORS``, built from the
 generator's declared ``Param``s (``--n``, ``--count``, ``--edge-factor``...): values arrive as
 strings and go through ``Param.coerce``, so a bad value is a ``ParameterError`` naming the
-parameter.  ``--workers W`` > 0 runs the part tasks on a LocalCluster of W worker processes
-started for the run; 0 runs them in this process.  Progress goes to stderr, the summary (path,
-rows, seconds, rows/s, MB/s of Parquet written) to stdout.
+parameter, and every count takes the one size syntax (1M, 2^20, 1e6, 1_000_000).
+``--workers W`` > 0 runs the part tasks on a LocalCluster of W worker processes started for the
+run; 0 runs them in this process.  Before anything is written the output path is checked, the
+disk and memory the dataset needs are compared with what there is, and partial datasets that
+killed writers left beside it are removed.  Progress goes to stderr (whole lines when stderr is
+not a terminal; none with ``--no-progress``), the summary (path, rows, seconds, rows/s, MB/s of
+Parquet written) to stdout.
 """
 
 import json
+import logging
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from graphsweep.datasets.errors import DatasetError, ParameterError
+from graphsweep.datasets import capacity
+from graphsweep.datasets.errors import DatasetError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.importers import FORMATS, import_file
 from graphsweep.datasets.params import Param
 from graphsweep.datasets.validate import validate
+from graphsweep.datasets.writer import remove_stale_partials
 from graphsweep.generators import BACKENDS, GENERATORS, generate as generate_dataset
 
-_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+from .cluster import HeldSignals, IgnoreInterrupts
+from .paths import check_writable
+
 _SEED = Param(1, int, minimum=0, help="seed of every random draw")
+_ROWS = Param(1 << 20, int, minimum=1)
+# An import holds the text and its parsed columns at once; its dataset is at most the text's size
+# again (ids as 4-8 binary bytes instead of their digits and separators).
+IMPORT_MEMORY_PER_FILE_BYTE = 8
+IMPORT_DISK_PER_FILE_BYTE = 1
 
 
 def parse_rows(name: str, text: str) -> int:
-    """A row count >= 1 written as 1048576, 1M, 3M, 64K or 1G (binary multiples)."""
-    text = str(text).strip().lower()
-    scale = _SUFFIXES.get(text[-1:], 1)
-    digits = text[:-1] if scale > 1 else text
-    value = Param(1, int, minimum=1).coerce(name, digits) * scale if digits else None
-    if value is None:
-        raise ParameterError(f"parameter '{name}': {text!r} is not a row count such as 1048576 or 1M")
-    return value
+    """A row count >= 1 in the one size syntax (1048576, 1M, 2^20, 1e6, 1_000_000)."""
+    return _ROWS.coerce(name, str(text))
+
+
+def _prepare_out(out: Path) -> Path:
+    """Check that ``out`` can be written, and remove what killed writers left beside it."""
+    out = check_writable(out, "--out")
+    if out.parent.is_dir():
+        for stale in remove_stale_partials(out.parent):
+            click.echo(f"removed {stale}, left by a writer that is gone", err=True)
+    return out
 
 
 def _parquet_bytes(path: Path, manifest: dict) -> int:
@@ -54,8 +71,12 @@ def _client(workers: int):
         yield None
         return
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    with HeldSignals() as held:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.CRITICAL)
+    with cluster, Client(cluster) as client:
+        held.deliver()
+        client.register_plugin(IgnoreInterrupts())
         click.echo(f"dask: {workers} workers, dashboard {cluster.dashboard_link}", err=True)
         yield client
 
@@ -89,16 +110,18 @@ def _generate_command(name: str, generator) -> click.Command:
         click.Option(["--backend"], type=click.Choice(BACKENDS), default="cpu",
                      help="where the arrays are computed (gpu: list kinds, with CuPy)"),
         click.Option(["--overwrite"], is_flag=True, help="replace an existing dataset at --out"),
+        click.Option(["--no-progress"], is_flag=True, help="no progress lines on stderr"),
     ]
 
-    def run(out, seed, part_rows, workers, backend, overwrite, **given):
+    def run(out, seed, part_rows, workers, backend, overwrite, no_progress, **given):
         seed = _SEED.coerce("seed", seed)
         rows_per_part = parse_rows("part_rows", part_rows)
+        out = _prepare_out(out)
         start = time.perf_counter()
         with _client(workers) as client:
             path = generate_dataset(name, out, seed=seed, params=given, part_rows=rows_per_part,
                                     client=client, backend=backend, overwrite=overwrite,
-                                    progress=True)
+                                    progress=not no_progress)
         seconds = time.perf_counter() - start
         manifest = read_manifest(path)
         rows = manifest["n"] if manifest["kind"] == "list" else manifest["m"]
@@ -166,8 +189,16 @@ def validate_command(path):
 @click.option("--round-weights", is_flag=True, help="round real mtx weights to integers")
 def import_command(fmt, file, out, part_rows, overwrite, directed, base, relabel, round_weights):
     """Import FILE (edgelist, wel, gr or mtx) as a dataset."""
+    rows_per_part = parse_rows("part_rows", part_rows)
+    out = _prepare_out(out)
+    if file.is_file():
+        size = file.stat().st_size
+        where = capacity.nearest_existing(out)
+        capacity.check(f"import {file}", [
+            (f"disk under {where}", size * IMPORT_DISK_PER_FILE_BYTE, capacity.free_disk(where)),
+            ("host memory", size * IMPORT_MEMORY_PER_FILE_BYTE, capacity.available_memory())])
     start = time.perf_counter()
-    path = import_file(fmt, file, out, part_rows=parse_rows("part_rows", part_rows), overwrite=overwrite,
+    path = import_file(fmt, file, out, part_rows=rows_per_part, overwrite=overwrite,
                        directed=directed, base=int(base), relabel=relabel, round_weights=round_weights)
     manifest = read_manifest(path)
     click.echo(f"{path}: graph n = {manifest['n']:,}, m = {manifest['m']:,}, "

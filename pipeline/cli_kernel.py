@@ -9,9 +9,11 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.datasets.errors import ParameterError
 from graphsweep.kernels import harness, output, registry, throughput
 from graphsweep.kernels.ceilings import ceilings
+
+from .paths import prepare_output_file
 
 
 def _params(pairs) -> dict:
@@ -36,21 +38,9 @@ def phase_table(result, ceiling: dict) -> list[dict]:
     return rows
 
 
-def _prepare_output_path(path: Path) -> Path:
-    """The --save-output file's folder made (or found writable) before any kernel runs."""
-    path = path.absolute()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GraphsweepError(f"--save-output {path}: cannot create its folder ({exc.strerror})") from None
-    if path.is_dir():
-        raise GraphsweepError(f"--save-output {path}: is a directory; give a file name")
-    return path
-
-
 def _print_table(result, rows, ceiling) -> None:
     element = registry.get(result.kernel).problem.element
-    rate = "GTEPS" if element == "edge" else "G nodes/s"
+    rate = "GTEPS" if element == "edge" else f"G {element}s/s"
     click.echo(f"{result.kernel} on {result.dataset['path']} (n = {result.dataset['n']}"
                f"{'' if result.dataset['m'] is None else ', m = ' + str(result.dataset['m'])}), "
                f"backend {result.backend}, {result.device}; params {result.params}")
@@ -111,7 +101,7 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, save_outpu
     if not name or dataset is None:
         raise ParameterError("kernel needs NAME and DATASET (or --list)")
     if save_output is not None:
-        save_output = _prepare_output_path(save_output)
+        save_output = prepare_output_file(save_output, "--save-output")
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                          instances=roots, instance_seed=seed, **_params(params))
     ceiling = ceilings(result.backend)

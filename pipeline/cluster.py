@@ -10,21 +10,33 @@ replaces profiles.  Kinds:
   an existing cluster started with ``dask scheduler`` and ``dask cuda worker``;
 - ``slurm``: ``dask_jobqueue.SLURMCluster`` (``options`` for the job, ``jobs`` to start).
 
-``auto`` picks local-gpu when this machine has a GPU, else local-cpu.  ``--cluster`` also takes
-a scheduler address (``tcp://...``) or a scheduler file (``*.json``) directly.  GPU workers hold
-the resource ``GPU=1`` (set here for local-cuda; started by hand: ``--resources GPU=1``).
+``auto`` picks local-gpu when this machine has a GPU (and the sweep may use it), else local-cpu.
+``--cluster`` also takes a scheduler address (``tcp://...``) or a scheduler file (``*.json``)
+directly.  Kernel tasks hold a worker resource, so that timed kernels never share what they
+measure: ``GPU=1`` on GPU workers (one kernel per GPU) and ``HOST=1`` for CPU kernels (one per
+host: the CPU twins use every core).  Both are set here for the local kinds; workers started by
+hand take ``--resources GPU=1`` (one per GPU) or ``--resources HOST=1`` (one CPU worker per host).
+Local clusters keep Dask's own log records off stderr (``silence_logs``); runs send them to their
+log file instead.
 """
 
+import logging
+import signal
+import threading
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import dask.config
 from distributed import Client
+from distributed.diagnostics.plugin import WorkerPlugin
 
 from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import GraphsweepError
 
 from . import config
 
+log = logging.getLogger("graphsweep.cluster")
 KINDS = ("local-cuda", "local", "scheduler-file", "address", "slurm")
 LONG_LIVED = ("scheduler-file", "address")
 PROFILE_KEYS = {"local-cuda": ("kind", "options"), "local": ("kind", "options"),
@@ -56,15 +68,16 @@ def profiles(cluster_file=None) -> dict:
     return out
 
 
-def resolve(name=None, cluster_file=None) -> tuple[str, dict]:
-    """(name, profile) for ``name`` (None: the configured default, normally ``auto``)."""
+def resolve(name=None, cluster_file=None, backend: str = "auto") -> tuple[str, dict]:
+    """(name, profile) for ``name`` (None: the configured default, normally ``auto``); ``auto``
+    takes local-cpu for a sweep with ``backend: cpu``."""
     name = name or config.get("cluster.profile")
     if "://" in name:
         return name, {"kind": "address", "address": name}
     if name.endswith(".json"):
         return name, {"kind": "scheduler-file", "scheduler_file": name}
     if name == "auto":
-        name = "local-gpu" if gpu.available() else "local-cpu"
+        name = "local-gpu" if gpu.available() and backend != "cpu" else "local-cpu"
     known = profiles(cluster_file)
     if name not in known:
         raise GraphsweepError(f"--cluster: unknown profile {name!r} (known: auto, {', '.join(sorted(known))}; "
@@ -79,13 +92,30 @@ def is_long_lived(profile: dict) -> bool:
 
 def _start(name: str, profile: dict):
     try:
-        return _start_kind(name, profile)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cluster = _start_kind(name, profile)
     except (TypeError, RuntimeError) as exc:  # an option it does not take; a failed start
         raise GraphsweepError(f"profile {name}: the cluster did not start "
                               f"({str(exc).splitlines()[0]})") from None
+    for warning in caught:
+        # A busy dashboard port is no fault (Dask takes another, and the link printed is the real
+        # one): it goes to the log, not as a 4-line warning on stderr.
+        log.info("starting profile %s: %s", name, " ".join(str(warning.message).split()))
+    return cluster
 
 
 def _start_kind(name: str, profile: dict):
+    if profile["kind"] == "slurm":
+        return _start_slurm(name, profile)
+    # Dask gives worker processes MALLOC_TRIM_THRESHOLD_, which also turns off glibc's adaptive
+    # mmap threshold: every timed run then page-faults its arrays afresh (random-splitter on 2^16
+    # nodes: 40% slower than in a plain process).  Timing workers run with glibc's defaults.
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        return _start_local(name, profile)
+
+
+def _start_local(name: str, profile: dict):
     kind, options = profile["kind"], dict(profile.get("options") or {})
     if kind == "local-cuda":
         if not gpu.available():
@@ -95,10 +125,16 @@ def _start_kind(name: str, profile: dict):
         except ImportError:
             raise GraphsweepError(f"profile {name} needs dask-cuda (pip install 'graphsweep[cuda13]')") from None
         options.setdefault("resources", dict(config.get("worker.gpu-resources")))
+        options.setdefault("silence_logs", logging.CRITICAL)
         return LocalCUDACluster(**options)
-    if kind == "local":
-        from distributed import LocalCluster
-        return LocalCluster(**options)
+    from distributed import LocalCluster
+    options.setdefault("resources", dict(config.get("worker.cpu-resources")))
+    options.setdefault("silence_logs", logging.CRITICAL)
+    return LocalCluster(**options)
+
+
+def _start_slurm(name: str, profile: dict):
+    options = dict(profile.get("options") or {})
     try:
         from dask_jobqueue import SLURMCluster
     except ImportError:
@@ -108,10 +144,44 @@ def _start_kind(name: str, profile: dict):
     return cluster
 
 
+class HeldSignals:
+    """Hold SIGINT and SIGTERM while a cluster starts, and ``deliver`` them once it is up (inside
+    its ``with``, so it closes cleanly): a cluster interrupted half-started cannot be closed, and
+    Dask's exit handler then prints a traceback after graphsweep's one line."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __enter__(self):
+        self.caught, self.previous = [], {}
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {s: signal.signal(s, lambda signum, frame: self.caught.append(signum))
+                             for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc):
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def deliver(self):
+        if self.caught:
+            signal.raise_signal(self.caught[0])  # now handled as usual: KeyboardInterrupt, Terminated
+
+
+class IgnoreInterrupts(WorkerPlugin):
+    """Ctrl-C at a terminal reaches every process of its group, the worker processes of a local
+    cluster too, which would print their tracebacks; graphsweep stops them by closing the cluster."""
+
+    name = "graphsweep-ignore-interrupts"
+
+    def setup(self, worker):
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @contextmanager
-def connect(name=None, cluster_file=None):
+def connect(name=None, cluster_file=None, backend: str = "auto"):
     """A Client on the profile's cluster, started here when it is local or SLURM, closed on exit."""
-    name, profile = resolve(name, cluster_file)
+    name, profile = resolve(name, cluster_file, backend)
     kind = profile["kind"]
     if kind in LONG_LIVED:
         target = profile.get("scheduler_file" if kind == "scheduler-file" else "address")
@@ -127,5 +197,11 @@ def connect(name=None, cluster_file=None):
         with client:
             yield client
         return
-    with _start(name, profile) as cluster, Client(cluster) as client:
-        yield client
+    with HeldSignals() as held:
+        cluster = _start(name, profile)
+    with cluster:
+        held.deliver()
+        with Client(cluster) as client:
+            if kind in ("local", "local-cuda"):
+                client.register_plugin(IgnoreInterrupts())
+            yield client

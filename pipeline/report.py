@@ -1,10 +1,17 @@
-"""The report: one self-contained report.html (PNG plots embedded as base64) from a sweep's summary.
+"""The report: one self-contained report.html (PNG plots embedded as base64) from a sweep's results.
 
-Figures, each drawn only when the results hold what it needs (a sweep of one size has no
-time-vs-n curve): time vs n with std bars, time per element vs n, per-phase time at the largest
-n, GB/s per phase against the device's copy ceiling, speed-up vs thread blocks, and kernel
-iterations per dataset type.  Every figure is an ``<figure class="plot" id="fig-...">``; the
-tables below them (failures, devices and ceilings, the per-task summary) come from the same rows.
+Figures come from ``figures.py`` (the papers' figures, each drawn only when the results hold what
+it needs: time and time per element vs size, G edges/s, per-phase time and GB/s, speed-up vs
+blocks, iterations per dataset family, the inflection, sub-list statistics, parameter sweeps),
+plus two overviews drawn here (each phase's time, and its GB/s against the copy ceiling, at each
+kernel's largest size) and the per-step figure read from the rows.  Every figure is a
+``<figure class="plot" id="fig-...">``; the tables below them (the papers' tables, graph builds,
+failures, skipped kernel x dataset pairs, devices and ceilings, the per-task summary) come from
+the same rows.
+
+``report(RESULTS)`` reduces the task files first; a results directory without them (what
+docs/results/<sweep>/ holds: plan.json, results.parquet, summary.csv) is rendered from
+results.parquet, so a published sweep can be re-rendered anywhere.
 """
 
 import base64
@@ -16,10 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from graphsweep.datasets.writer import write_atomically
 
+from . import figures as papers
 from . import reduce as reducer
 from . import store
 
@@ -47,35 +56,23 @@ def _png(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _axes(title: str, xlabel: str, ylabel: str, wide: bool = False):
-    fig = Figure(figsize=(9 if wide else 7, 4.5))
-    ax = fig.add_subplot()
-    ax.set_title(title)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, which="both", alpha=0.3)
-    return fig, ax
-
-
-def _vs_n(total: pd.DataFrame, column: str, title: str, ylabel: str, errors: bool):
-    curves = total.groupby(["variant", "type"])
-    if total["n"].nunique() < 2:
-        return None
-    fig, ax = _axes(title, "n (list or graph size)", ylabel)
-    for (variant, kind), rows in curves:
-        rows = rows.groupby("n")[[column, "std_ms"]].mean().sort_index()
-        yerr = rows["std_ms"] if errors else None
-        ax.errorbar(rows.index, rows[column], yerr=yerr, marker="o", capsize=3, label=f"{variant} · {kind}")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.legend(fontsize=7)
-    return fig
-
-
 def _largest(summary: pd.DataFrame) -> pd.DataFrame:
     """The rows of each (variant, type) at its largest n."""
     biggest = summary.groupby(["variant", "type"])["n"].transform("max")
     return summary[summary["n"] == biggest]
+
+
+def phase_colours(phases) -> dict:
+    """A distinct colour per phase however many there are: tab20's pairs up to 20, beyond that
+    evenly spaced hues (matplotlib's default cycle repeats after 10)."""
+    phases = list(dict.fromkeys(phases))
+    if len(phases) <= 20:
+        palette = colormaps["tab20"].colors
+        # Dark shades first, then the light ones, so up to 10 phases look like the default cycle.
+        order = [palette[i] for i in range(0, 20, 2)] + [palette[i] for i in range(1, 20, 2)]
+        return dict(zip(phases, order))
+    hues = colormaps["turbo"]
+    return {phase: hues(i / (len(phases) - 1)) for i, phase in enumerate(phases)}
 
 
 def _phases(summary: pd.DataFrame):
@@ -84,14 +81,21 @@ def _phases(summary: pd.DataFrame):
         return None
     table = rows.pivot_table(index=rows["variant"] + " · " + rows["type"] + " n=" + rows["n"].astype(str), columns="phase",
                              values="mean_ms", aggfunc="mean", sort=False)
-    fig, ax = _axes("Time per phase at the largest n", "", "mean ms per run", wide=True)
-    bottom = np.zeros(len(table))
+    # Horizontal bars: labels of any length stay whole and readable (rotated ones were cut off).
+    fig = Figure(figsize=(9, 1.6 + 0.3 * len(table)))
+    ax = fig.add_subplot()
+    ax.set_title("Time per phase at the largest n")
+    ax.set_xlabel("ms per run (median)")
+    ax.grid(True, axis="x", alpha=0.3)
+    colours = phase_colours(table.columns)
+    left = np.zeros(len(table))
     for phase in table.columns:
         values = table[phase].fillna(0).to_numpy()
-        ax.bar(table.index, values, bottom=bottom, label=phase)
-        bottom += values
-    ax.tick_params(axis="x", labelrotation=30, labelsize=7)
-    ax.legend(fontsize=7, ncols=2)
+        ax.barh(table.index, values, left=left, label=phase, color=colours[phase])
+        left += values
+    ax.invert_yaxis()
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=7, ncols=max(1, -(-len(table.columns) // 12)), loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
@@ -104,7 +108,7 @@ def _gbps(summary: pd.DataFrame):
     fig = Figure(figsize=(9, 1.2 + 0.22 * len(rows)))
     ax = fig.add_subplot()
     ax.set_title("Memory throughput per phase at the largest n")
-    ax.set_xlabel("GB/s (bytes of the model / mean time)")
+    ax.set_xlabel("GB/s (bytes of the model / median time)")
     ax.grid(True, axis="x", alpha=0.3)
     ax.barh(labels, rows["gbps"], color="tab:blue")
     ax.invert_yaxis()
@@ -116,81 +120,107 @@ def _gbps(summary: pd.DataFrame):
     return fig
 
 
-def _speedup(summary: pd.DataFrame):
-    if "param_blocks" not in summary:
-        return None
-    rows = summary[(summary["phase"] == "total") & summary["param_blocks"].notna()].copy()
-    rows["blocks"] = rows["param_blocks"].astype(float)
-    swept = rows.groupby(["kernel", "dataset"])["blocks"].transform("nunique") > 1
-    rows = rows[swept]
-    if rows.empty:
-        return None
-    fig, ax = _axes("Speed-up vs thread blocks (over the same kernel at its fewest blocks)",
-                    "thread blocks", "speed-up")
-    for (kernel, dataset), curve in rows.groupby(["kernel", "dataset"]):
-        curve = curve.groupby("blocks")["mean_ms"].mean().sort_index()
-        ax.plot(curve.index, curve.iloc[0] / curve, marker="o", label=f"{kernel} · {dataset}")
-    ax.set_xscale("log", base=2)
-    ax.legend(fontsize=7)
-    return fig
+OVERVIEW_MAX = 16
 
 
-def _iterations(summary: pd.DataFrame):
-    stats = [c for c in summary.columns if c.startswith("stat_") and ("iteration" in c or "round" in c)]
-    rows = _largest(summary[summary["phase"] == "total"])
-    if not stats or rows[stats].isna().all().all():
-        return None
-    fig, ax = _axes("Iterations per dataset type (largest n)", "", "iterations", wide=True)
-    table = rows.pivot_table(index="type", columns="variant", values=stats[0], aggfunc="mean")
-    width = 0.8 / max(1, len(table.columns))
-    x = np.arange(len(table.index))
-    for i, variant in enumerate(table.columns):
-        ax.bar(x + i * width, table[variant].fillna(0), width, label=variant)
-    ax.set_xticks(x + width * (len(table.columns) - 1) / 2, table.index)
-    ax.set_ylabel(stats[0].removeprefix("stat_"))
-    ax.legend(fontsize=7)
-    return fig
+def _time(summary: pd.DataFrame) -> pd.Series:
+    """Each row's time: the median of its timed runs (see figures.prepare), else the mean."""
+    return summary["median_ms"].fillna(summary["mean_ms"]) if "median_ms" in summary else summary["mean_ms"]
 
 
-def figures(summary: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """(id, caption, base64 PNG) of every figure the summary supports."""
-    summary = summary.assign(variant=_variant(summary), type=_dataset_type(summary))
-    total = summary[summary["phase"] == "total"]
-    makers = [
-        ("fig-time-vs-n", "Time vs n: mean of the timed reps, bars one std.",
-         lambda: _vs_n(total, "mean_ms", "Time vs n", "ms (mean ± std)", True)),
-        ("fig-time-per-n", "Time per element vs n (ns per list node or edge).",
-         lambda: _vs_n(total, "ns_per_element", "Time per element vs n", "ns per element", False)),
-        ("fig-phases", "Mean time of each phase, stacked, at each kernel's largest n.", lambda: _phases(summary)),
-        ("fig-gbps", "GB/s of each phase (bytes of its byte model over its mean time) against the "
-                     "device's measured copy ceiling.", lambda: _gbps(summary)),
-        ("fig-speedup-blocks", "Speed-up vs thread blocks.", lambda: _speedup(summary)),
-        ("fig-iterations", "Kernel iterations per dataset type.", lambda: _iterations(summary)),
-    ]
-    out = []
-    for ident, caption, make in makers:
-        fig = make()
-        if fig is not None:
-            out.append((ident, caption, _png(fig)))
-    return out
+def figures(summary: pd.DataFrame, rows: pd.DataFrame | None = None) -> list[tuple[str, str, str]]:
+    """(id, caption, base64 PNG) of every figure the results support: figures.py's, with the two
+    overviews of this module after the time-per-element one, and the per-step figure (from the rows)."""
+    kernel = summary[summary["stage"].fillna("kernel") == "kernel"] if "stage" in summary else summary
+    overview = kernel.assign(variant=_variant(kernel), type=_dataset_type(kernel), mean_ms=_time(kernel)) \
+        if not kernel.empty else kernel
+    if not overview.empty and {"bytes_read", "bytes_written"} <= set(overview):
+        overview = overview.assign(gbps=(overview["bytes_read"] + overview["bytes_written"])
+                                   / (overview["mean_ms"] / 1e3) / 1e9)
+    made = papers.figures(summary)
+    at = next((i + 1 for i, (ident, _, _) in enumerate(made) if ident == "fig-time-per-n"), min(2, len(made)))
+    extra = []
+    # The overviews have a bar (group) per variant and dataset type: past OVERVIEW_MAX of them (a
+    # sweep over blocks or p) they stop being an overview, and the swept figures say it better.
+    if not overview.empty and _largest(overview).groupby(["variant", "type"]).ngroups <= OVERVIEW_MAX:
+        extra = [("fig-phases", "Median time of each phase, stacked, at each kernel's largest size.",
+                  _phases(overview)),
+                 ("fig-gbps", "GB/s of each phase (bytes of its byte model over its median time) at each kernel's "
+                              "largest size, against the device's measured copy ceiling.", _gbps(overview))]
+    made = made[:at] + [e for e in extra if e[2] is not None] + made[at:]
+    steps = papers.fig_steps(rows) if rows is not None else None
+    if steps is not None:
+        made.append(("fig-steps", "Per step (iteration, BFS level): time and frontier size at each family's "
+                                  "largest size, direction changes dotted.", steps))
+    return [(ident, caption, _png(fig)) for ident, caption, fig in made]
 
 
 def _table(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, border=0, classes="data", na_rep="", float_format=lambda v: f"{v:.4g}")
+    table = frame.to_html(index=False, border=0, classes="data", na_rep="", float_format=lambda v: f"{v:.4g}")
+    return f"<div class='scroll'>{table}</div>"
+
+
+def compact_params(text) -> str:
+    """'packing=64 threads=256' from a params JSON object, without the unset (null) ones."""
+    try:
+        params = json.loads(text)
+    except (TypeError, ValueError):
+        return "" if text is None or text != text else str(text)
+    return " ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+
+
+def _over_ceiling(summary: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, str]:
+    """The summary with % of ceiling values above 100 marked '*', and the note that explains them."""
+    pct = [c for c in columns if c.startswith("pct_")]
+    over = pd.concat([summary[c] > 100 for c in pct], axis=1).any(axis=1) if pct else pd.Series(False, summary.index)
+    if not over.any():
+        return summary, ""
+    shown = summary.copy()
+    for c in pct:
+        shown[c] = [f"{v:.4g}*" if v > 100 else ("" if pd.isna(v) else f"{v:.4g}") for v in summary[c]]
+    table_bytes = summary["ceiling_table_bytes"].max() if "ceiling_table_bytes" in summary else float("nan")
+    table = f" a table of {table_bytes / 2**20:.0f} MiB" if table_bytes == table_bytes else " a table"
+    note = (f"<p class='note'>* {int(over.sum())} phases run above 100% of a ceiling.  Each ceiling is "
+            f"measured on{table} that no cache holds; a phase whose input fits in a cache (the GPU's L2, "
+            f"the CPU's caches) can beat it.  Those rates show the kernel on cache-resident data and "
+            f"are not comparable with the rates of large inputs.</p>")
+    return shown, note
 
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
 figure.plot { margin: 1.5em 0; } figure.plot img { max-width: 100%; }
-figcaption { color: #555; font-size: 0.9em; }
-table.data { border-collapse: collapse; font-size: 0.8em; } table.data td, table.data th { padding: 2px 6px; border-bottom: 1px solid #ddd; }
+figcaption, p.note { color: #555; font-size: 0.9em; }
+div.scroll { overflow-x: auto; }
+table.data { border-collapse: collapse; font-size: 0.8em; }
+table.data td, table.data th { padding: 2px 6px; border-bottom: 1px solid #ddd; white-space: nowrap; }
 .failed { color: #a00; }
 """
 
 
+def _state_from_rows(results, rows: pd.DataFrame) -> dict:
+    """store.status's answer for a results directory without task files (a published one): done
+    and failed from the rows, every other task of the plan pending."""
+    plan = store.read_plan(results)
+    by_task = rows.groupby("task").agg(error=("error", "first"), verified=("verified", "min")) \
+        if not rows.empty else pd.DataFrame(columns=["error", "verified"])
+    done, failed, pending = [], {}, []
+    for task in plan.tasks:
+        if task.hash not in by_task.index:
+            pending.append(task)
+            continue
+        error, verified = by_task.loc[task.hash, "error"], by_task.loc[task.hash, "verified"]
+        if (isinstance(error, str) and error) or verified is False or verified == 0:
+            failed[task.hash] = (task, error if isinstance(error, str) else "verification failed")
+        else:
+            done.append(task)
+    return {"plan": plan, "done": done, "failed": failed, "pending": pending,
+            "stopped": (Path(results) / store.STOP).exists()}
+
+
 def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
     """The report's HTML for the sweep in ``results`` from its rows and summary."""
-    state = store.status(results)
+    state = store.status(results) if store.finished(results) else _state_from_rows(results, rows)
     plan = state["plan"]
     title = f"graphsweep report: {plan.name}"
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
@@ -202,12 +232,17 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
              f"Backend {html.escape(plan.backend)}, {plan.reps} timed reps after {plan.warmup} warm-up, "
              f"verify {str(plan.verify).lower()}. Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.</p>"]
     if not summary.empty:
-        for ident, caption, png in figures(summary):
+        for ident, caption, png in figures(summary, rows):
             parts.append(f"<figure class='plot' id='{ident}'><img alt='{html.escape(caption)}' "
                          f"src='data:image/png;base64,{png}'><figcaption>{html.escape(caption)}</figcaption></figure>")
+        for ident, caption, table in papers.tables(summary):
+            parts += [f"<h2 id='{ident}'>{html.escape(caption)}</h2>", _table(table)]
     if state["failed"]:
         failed = pd.DataFrame([{"task": h, "kernel": t.label, "error": e} for h, (t, e) in state["failed"].items()])
         parts += ["<h2 class='failed'>Failed tasks</h2>", _table(failed)]
+    if plan.skipped:
+        skipped = pd.DataFrame(plan.skipped, columns=["dataset", "kernel", "why"])
+        parts += [f"<h2 id='skipped'>Skipped kernel x dataset pairs ({len(skipped)})</h2>", _table(skipped)]
     ceilings = [c for c in rows.columns if c.startswith("ceiling_")]
     devices = rows.dropna(subset=["device"]).groupby(["device", "backend"], as_index=False)[ceilings].first() \
         if "device" in rows and rows["device"].notna().any() else pd.DataFrame()
@@ -217,13 +252,22 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
         columns = [c for c in ("dataset", "n", "kernel", "params", "backend", "phase", "reps", "mean_ms",
                                "std_ms", "median_ms", "min_ms", "gbps", "pct_copy_ceiling", "verified")
                    if c in summary]
-        parts += ["<h2>Summary (per task and phase)</h2>", _table(summary[columns])]
+        shown, note = _over_ceiling(summary.assign(params=summary["params"].map(compact_params))
+                                    if "params" in summary else summary, columns)
+        parts += ["<h2>Summary (per task and phase)</h2>", _table(shown[columns])]
+        if note:
+            parts.append(note)
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
 def report(results) -> Path:
-    """Reduce the sweep in ``results`` and write its report.html; returns the report's path."""
+    """Reduce the sweep in ``results`` and write its report.html; returns the report's path.  A
+    directory without task files but with results.parquet (a published sweep) is rendered from it."""
     results = Path(results)
-    page = render(results, *reducer.reduce(results))
+    if not store.finished(results) and (results / reducer.RESULTS).is_file():
+        rows = pd.read_parquet(results / reducer.RESULTS)
+        page = render(results, rows, reducer.summarize(rows))
+    else:
+        page = render(results, *reducer.reduce(results))
     return write_atomically(results / REPORT, lambda tmp: tmp.write_text(page))

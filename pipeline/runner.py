@@ -1,72 +1,80 @@
-"""Sending a plan's tasks to a Dask cluster: ``execute`` (wait, with a progress bar) and ``submit``.
+"""Sending a plan's tasks to a Dask cluster: ``run_plan`` / ``execute`` (wait, with progress) and
+``submit_plan`` / ``submit``.
 
 Datasets to generate become one task each (which fans out into one task per part); every kernel
 task waits for all of them, so no generation shares a GPU with a timed kernel.  Kernel tasks hold
-``GPU=1`` on a GPU cluster (one kernel at a time per GPU), carry readable keys and a Dask span per
-sweep and kernel, and are prioritised dataset by dataset (largest first once sizes are known),
-which keeps a dataset's tasks together and the GPUs busy to the end.
-Tasks store their own results, so ``submit`` can hand them to the cluster with fire_and_forget
-and return.
+``GPU=1`` on a GPU cluster (one kernel at a time per GPU) and ``HOST=1`` on a CPU cluster (one
+timed CPU twin per host, with every core), carry readable keys and a Dask span per sweep and
+kernel, and are prioritised dataset by dataset (largest first once sizes are known), which keeps a
+dataset's tasks together and the GPUs busy to the end.  Tasks store their own results, so
+``submit`` can hand them to the cluster with fire_and_forget and return (recording what it
+launched, for ``status``).
+
+Order of a run: check what can be checked without a cluster (the results folder, the room the
+sweep needs), connect, check the workers (resources, memory), and only then claim the results
+folder: lock it for the run's life, write plan.json and the log.  A run that cannot reach its
+cluster leaves nothing behind, so a retry is not refused.
 """
 
 import logging
-import sys
 import time
 import uuid
+from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 from distributed import as_completed, fire_and_forget, span
 
-from graphsweep.datasets import gpu
+from graphsweep.datasets import capacity
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import read_manifest
+from graphsweep.generators.progress import Progress
 
-from . import cluster, config, store, worker
+from . import cluster, config, estimate, launched, logs, paths, store, worker
 from . import report as reporter
 from .sweep import Plan
 
 log = logging.getLogger("graphsweep.run")
+LOCAL_KINDS = ("local", "local-cuda")
 
 
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
-def open_log(plan: Plan, run_id: str) -> logging.Handler:
-    """Send graphsweep's log records of this run to RESULTS/logs/RUN_ID.log."""
-    handler = logging.FileHandler(plan.results / store.LOGS / f"{run_id}.log")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger("graphsweep")
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    return handler
+def _log_path(plan: Plan, run_id: str):
+    return plan.results / store.LOGS / f"{run_id}.log"
 
 
-def close_log(handler: logging.Handler) -> None:
-    logging.getLogger("graphsweep").removeHandler(handler)
-    handler.close()
+def _placement(client, plan: Plan) -> dict:
+    """The resources every kernel task holds on this cluster, after checking that its workers
+    offer them and have the memory the sweep needs.
 
-
-def _cluster_has_gpu(client, backend: str) -> bool:
-    """Whether kernel tasks run on GPUs: every worker sees one and the spec allows it."""
+    On GPU workers a kernel task holds a GPU (a CPU twin there too: it owns its worker); on CPU
+    workers it holds the host, so a timed CPU twin never shares the cores it uses.
+    """
     timeout = config.get("cluster.worker-timeout")
     try:
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
         raise GraphsweepError(f"no worker joined the cluster within {timeout}") from None
-    has_gpu = all(client.run(gpu.available).values())
-    if backend == "gpu" and not has_gpu:
+    offers = client.run(estimate.worker_capacity)
+    has_gpu = all(o["gpu"] for o in offers.values())
+    if plan.backend == "gpu" and not has_gpu:
         raise GraphsweepError("backend: gpu, but the cluster's workers have no usable CUDA device")
-    if has_gpu and backend != "cpu":
-        need = config.get("worker.gpu-resources")
-        offered = [w.get("resources", {}) for w in client.scheduler_info(n_workers=-1)["workers"].values()]
-        if not any(all(r.get(k, 0) >= v for k, v in need.items()) for r in offered):
-            raise GraphsweepError(f"no worker offers the resources {need}: start GPU workers with "
-                                  f"--resources {','.join(f'{k}={v}' for k, v in need.items())}")
-        return True
-    return False
+    use_gpu = has_gpu and plan.backend != "cpu"
+    need = dict(config.get("worker.gpu-resources" if use_gpu else "worker.cpu-resources"))
+    offered = [w.get("resources", {}) for w in client.scheduler_info(n_workers=-1)["workers"].values()]
+    if not any(all(r.get(k, 0) >= v for k, v in need.items()) for r in offered):
+        flag = f"--resources {','.join(f'{k}={v}' for k, v in need.items())}"
+        raise GraphsweepError(f"no worker offers the resources {need} that kernel tasks hold: start "
+                              + (f"GPU workers with {flag}" if use_gpu else
+                                 f"one CPU worker per host with {flag} (timed CPU kernels need the whole host)"))
+    devices = [o["device"] for o in offers.values() if o["device"] is not None]
+    estimate.check(plan, has_gpu=use_gpu, host_memory=min(o["memory"] for o in offers.values()),
+                   device_memory=min(devices) if devices else None, where="the smallest worker")
+    return need
 
 
 def _dataset_rows(path: str) -> int:
@@ -92,14 +100,14 @@ def _priorities(todo: list, wait: bool) -> dict:
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
 
-def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool):
+def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: dict):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
     With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size);
-    otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task.
+    otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task,
+    holding ``resources`` (see ``_placement``).
     """
-    use_gpu = _cluster_has_gpu(client, plan.backend)
-    resources = dict(config.get("worker.gpu-resources")) if use_gpu else None
+    use_gpu = "GPU" in resources
     needed = {t.dataset.id for t in todo}
     generated = []
     with span(plan.name, "generate"):
@@ -130,34 +138,58 @@ def _pending(plan: Plan, client, run_id: str) -> list:
     return todo
 
 
-def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=click.echo) -> dict:
-    """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts."""
+class _Membership:
+    """The cluster's workers as the run last saw them; who left or joined goes to the run's log."""
+
+    def __init__(self):
+        self.known = None
+
+    def update(self, workers) -> None:
+        now = set(workers)
+        for address in sorted(self.known - now if self.known is not None else ()):
+            log.warning("worker %s left the cluster (lost, or restarted by its nanny); the scheduler "
+                        "retries the tasks it was running", address)
+        for address in sorted(now - self.known if self.known is not None else ()):
+            log.info("worker %s joined the cluster", address)
+        self.known = now
+
+
+def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=click.echo,
+            resources: dict | None = None) -> dict:
+    """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts.
+
+    Progress and one line per failed task go to stderr; the details to the log."""
+    resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     echo(f"dashboard: {client.dashboard_link}")
     if len(todo) < len(plan.tasks):
         echo(f"resuming: {len(plan.tasks) - len(todo)} of {len(plan.tasks)} tasks already finished")
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
-    ordered, send = _sender(plan, client, run_id, todo, wait=True)
-    queue = iter(ordered)
-    by_key = {t.key: t for t in todo}
+    members = _Membership()
+    try:
+        ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
+        queue = iter(ordered)
+        by_key = {t.key: t for t in todo}
 
-    def top_up(running):
-        # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
-        # all at once would split the work by task count, not time: keep two per worker in flight.
-        want = 2 * max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
-        while running.count() < want and (task := next(queue, None)) is not None:
-            running.add(send(task))
+        def top_up(running):
+            # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
+            # all at once would split the work by task count, not time: keep two per worker in flight.
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+            members.update(workers)
+            want = 2 * max(1, len(workers))
+            while running.count() < want and (task := next(queue, None)) is not None:
+                running.add(send(task))
 
-    running = as_completed()
-    top_up(running)
-    with click.progressbar(length=len(todo), label=plan.name, hidden=not progress, show_pos=True,
-                           file=sys.stderr) as bar:
+        running = as_completed()
+        top_up(running)
+        bar = Progress(plan.name, len(todo), "tasks", enabled=progress)
         for future in running:
             task = by_key[future.key]
             try:
                 outcome = future.result()
             except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
+                log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
                 outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
                     task, run_id, f"{type(exc).__name__}: {exc}")])
                 if not outcome["stored"]:  # it had stored its own result after all
@@ -167,67 +199,134 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
                     store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
             counts[outcome["status"]] += 1
             if outcome["status"] == "failed":
-                log.warning("failed: %s: %s", task.label, outcome["error"])
+                error = (outcome["error"] or "verification failed").strip()
+                log.warning("failed: %s: %s", task.label, error)
+                bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
             else:
                 log.info("%s: %s", outcome["status"], task.label)
-            bar.update(1)
+            bar.step(extra=f", {counts['failed']} failed" if counts["failed"] else "")
             top_up(running)
+    except KeyboardInterrupt:
+        log.warning("interrupted after %d of %d tasks", sum(counts.values()), len(todo))
+        raise
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
 
 
-def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False, progress: bool = True,
-             report: bool = True, echo=click.echo) -> int:
-    """Run a whole sweep: claim its results directory, run, reduce and report.
+def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
+    """Refuse a sweep whose new datasets do not fit the disk, or (for a cluster on this host)
+    whose largest generation or kernel task does not fit this host's or GPU's memory."""
+    _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
+    local = chosen["kind"] in LOCAL_KINDS
+    has_gpu = chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    estimate.check(plan, has_gpu=has_gpu, host_memory=capacity.available_memory() if local else None,
+                   device_memory=capacity.device_memory(total=True) if has_gpu else None)
+
+
+def _check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool) -> None:
+    """Everything that can be refused before a cluster starts: the results directory (writable,
+    free, the same sweep when resuming) and the room the sweep needs."""
+    paths.check_writable(plan.results, "results directory")
+    if any(d.generated for d in plan.datasets):
+        paths.check_writable(plan.data, "data directory")
+    store.check_claim(plan, resume=resume)
+    check_room(plan, profile, cluster_file)
+
+
+def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> None:
+    """Under the results directory's lock: write the plan, refuse while tasks a submit launched
+    still run, and with ``retry_failed`` forget the failed tasks so they run again."""
+    store.init(plan, resume=resume)
+    if store.submissions(plan.results):
+        active = launched.classify(plan.results, store.status(plan.results)["pending"], client=client)
+        busy = active["running"] + active["queued"]
+        if busy:
+            raise GraphsweepError(f"{plan.results}: {len(busy)} tasks an earlier submit launched are still "
+                                  f"running or queued on their cluster; wait for them (graphsweep status "
+                                  f"{plan.results}) before running this sweep again")
+    if retry_failed:
+        echo(f"retrying {store.forget_failed(plan.results)} failed tasks")
+
+
+def _summary(plan: Plan, report: bool, log_path) -> tuple[list[str], int]:
+    state = store.status(plan.results)
+    lines = [f"{len(plan.tasks)} tasks: {len(state['done'])} done, {len(state['failed'])} failed, "
+             f"{len(state['pending'])} pending{' (stopped after a failure)' if state['stopped'] else ''}"]
+    lines += [f"  failed: {task.label}: {(error or 'verification failed').strip().splitlines()[0]}"
+              for task, error in state["failed"].values()]
+    if report and (state["done"] or state["failed"]):
+        lines.append(f"report: {reporter.report(plan.results)}")
+    lines.append(f"log: {log_path}")
+    return lines, 0 if not state["failed"] and not state["pending"] else 1
+
+
+def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
+             progress: bool = True, report: bool = True, echo=click.echo) -> int:
+    """Run a whole sweep: connect, claim its results directory (held locked to the end), run,
+    reduce and report.  A refusal before the claim writes nothing into the directory.
 
     Returns the exit code for batch use: 0 only when every task succeeded (and verified, unless
     the spec says ``verify: false``), else 1.
     """
-    store.init(plan, resume=resume)
-    run_id = new_run_id()
-    handler = open_log(plan, run_id)
+    _check_before_connecting(plan, profile, cluster_file, resume=resume)
+    echo(estimate.describe(plan)[1])
+    held = logs.attach()  # records from here on wait in memory for the run's log file
     try:
-        with cluster.connect(profile, cluster_file) as client:
-            execute(plan, client, run_id=run_id, progress=progress, echo=echo)
-        state = store.status(plan.results)
-        lines = [f"{len(plan.tasks)} tasks: {len(state['done'])} done, {len(state['failed'])} failed, "
-                 f"{len(state['pending'])} pending{' (stopped after a failure)' if state['stopped'] else ''}"]
-        lines += [f"  failed: {task.label}: {error}" for task, error in state["failed"].values()]
-        if report and (state["done"] or state["failed"]):
-            lines.append(f"report: {reporter.report(plan.results)}")
-        lines.append(f"log: {handler.baseFilename}")
-        for line in lines:
-            log.info(line)
-            echo(line)
-        return 0 if not state["failed"] and not state["pending"] else 1
+        with cluster.connect(profile, cluster_file, plan.backend) as client:
+            resources = _placement(client, plan)
+            with store.hold(plan.results, "run"):
+                _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+                run_id = new_run_id()
+                path = _log_path(plan, run_id)
+                held = logs.open_file(held, path)
+                client.register_plugin(logs.WorkerLog(str(path)))
+                try:
+                    execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
+                finally:
+                    with suppress(OSError):  # after an interrupt the cluster may be gone already
+                        client.unregister_worker_plugin(logs.WorkerLog.name)
+                lines, code = _summary(plan, report, path)
+                for line in lines:
+                    log.info(line)
+                    echo(line)
+                return code
     finally:
-        close_log(handler)
+        logs.detach(held)
 
 
-def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False, echo=click.echo) -> int:
+def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False,
+                retry_failed: bool = False, echo=click.echo) -> int:
     """Send a sweep to a long-lived cluster and return at once; the tasks store their own results."""
-    name, chosen = cluster.resolve(profile, cluster_file)
+    name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
     if not cluster.is_long_lived(chosen):
         raise GraphsweepError(f"--cluster {name}: submit needs a cluster that outlives this command "
                               "(a scheduler-file or address profile); use `graphsweep run` for this one")
-    store.init(plan, resume=resume)
-    run_id = new_run_id()
-    handler = open_log(plan, run_id)
+    _check_before_connecting(plan, profile, cluster_file, resume=resume)
+    echo(estimate.describe(plan)[1])
+    held = logs.attach()
     try:
-        with cluster.connect(profile, cluster_file) as client:
-            echo(f"dashboard: {client.dashboard_link}")
-            sent = submit(plan, client, run_id=run_id)
+        with cluster.connect(profile, cluster_file, plan.backend) as client:
+            resources = _placement(client, plan)
+            with store.hold(plan.results, "submit"):
+                _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+                run_id = new_run_id()
+                held = logs.open_file(held, _log_path(plan, run_id))
+                echo(f"dashboard: {client.dashboard_link}")
+                sent = submit(plan, client, run_id=run_id, resources=resources)
         echo(f"submitted {sent} tasks of sweep {plan.name}; watch with: graphsweep status {plan.results}")
         return 0
     finally:
-        close_log(handler)
+        logs.detach(held)
 
 
-def submit(plan: Plan, client, *, run_id: str) -> int:
-    """Hand the plan's unfinished tasks to the cluster and return how many were sent."""
+def submit(plan: Plan, client, *, run_id: str, resources: dict | None = None) -> int:
+    """Hand the plan's unfinished tasks to the cluster, record what was launched (for ``status``)
+    and return how many were sent."""
+    resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
-    ordered, send = _sender(plan, client, run_id, todo, wait=False)
+    ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
+    store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: t.key for t in ordered})
     futures = [send(task) for task in ordered]
     fire_and_forget(futures)
     log.info("submitted %d tasks (fire and forget)", len(futures))

@@ -5,7 +5,13 @@ Layout::
     RESULTS/plan.json             the expanded plan (written when a sweep starts; marks the directory)
     RESULTS/tasks/HASH.parquet    one file per finished task, tidy rows (see worker.py)
     RESULTS/logs/RUN_ID.log       one log per run or submit
+    RESULTS/submitted/RUN_ID.json what a submit launched: scheduler, time, task hash -> Dask key
+    RESULTS/run.lock              locked (flock) by the run or submit using the directory: host, pid, since
     RESULTS/STOP                  written by the first failed task when on_failure is stop
+
+A run holds an OS lock on ``run.lock`` for its whole life, so a second run or submit into the
+same directory is refused in one line naming the holder; the kernel drops the lock when the
+holder dies, so a crashed run never blocks the next one.
 
 A task file is written to a temporary name and hard-linked to its final name, which fails if the
 name exists: so a result is never overwritten, and a task run twice (its worker died after
@@ -14,9 +20,14 @@ the task's outcome, so ``status`` reads footers only.
 """
 
 import errno
+import fcntl
 import json
 import os
+import socket
+import sys
 import uuid
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,6 +42,8 @@ PLAN = "plan.json"
 TASKS = "tasks"
 LOGS = "logs"
 STOP = "STOP"
+LOCK = "run.lock"
+SUBMITTED = "submitted"
 STATUS_KEY = b"graphsweep.status"
 ERROR_KEY = b"graphsweep.error"
 
@@ -49,8 +62,16 @@ def read_plan(results) -> Plan:
         raise GraphsweepError(f"{path}: unreadable ({exc})") from None
 
 
-def init(plan: Plan, *, resume: bool) -> None:
-    """Claim ``plan.results`` for ``plan``: refuse a used directory unless resuming the same sweep."""
+def check_claim(plan: Plan, *, resume: bool) -> None:
+    """Refuse (writing nothing) a results directory ``plan`` may not use: one holding another
+    sweep, a used one without ``resume``, anything that is not a results directory, one in use."""
+    _check_use(plan, resume=resume)
+    holder = lock_holder(plan.results)
+    if holder is not None:
+        raise GraphsweepError(f"{plan.results}: {holder}; wait for it to finish or stop it")
+
+
+def _check_use(plan: Plan, *, resume: bool) -> None:
     results = plan.results
     if (results / PLAN).exists():
         if not resume:
@@ -59,13 +80,101 @@ def init(plan: Plan, *, resume: bool) -> None:
         if read_plan(results).fingerprint != plan.fingerprint:
             raise GraphsweepError(f"{results}: holds a different sweep (its tasks or on_failure differ "
                                   "from this spec); --resume needs the same spec")
+    elif results.is_dir() and any(p.name != LOCK for p in results.iterdir()):
+        raise GraphsweepError(f"{results}: exists and is not a graphsweep results directory; refusing to use it")
+    elif results.exists() and not results.is_dir():
+        raise GraphsweepError(f"{results}: is a file, not a results directory")
+
+
+def init(plan: Plan, *, resume: bool) -> None:
+    """Claim ``plan.results`` for ``plan`` (call under ``hold``): the checks of ``check_claim``,
+    then plan.json, tasks/ and logs/; resuming clears a STOP left by the last run."""
+    results = plan.results
+    _check_use(plan, resume=resume)
+    if (results / PLAN).exists():
         (results / STOP).unlink(missing_ok=True)
         return
-    if results.exists() and any(results.iterdir()):
-        raise GraphsweepError(f"{results}: exists and is not a graphsweep results directory; refusing to use it")
     (results / TASKS).mkdir(parents=True, exist_ok=True)
     (results / LOGS).mkdir(exist_ok=True)
     _write_atomic(results / PLAN, json.dumps(plan.to_json(), indent=1, default=str))
+
+
+def _holder_text(text: str) -> str:
+    try:
+        who = json.loads(text)
+        return f"in use by `graphsweep {who['command']}` on {who['host']} (pid {who['pid']}) since {who['since']}"
+    except (ValueError, KeyError, TypeError):
+        return "in use by another graphsweep run"
+
+
+def lock_holder(results) -> str | None:
+    """Who holds the results directory's lock ('in use by ... since ...'), or None when free."""
+    path = Path(results) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        return _holder_text(path.read_text())
+    finally:
+        os.close(fd)  # also drops the shared lock just taken
+
+
+@contextmanager
+def hold(results, command: str):
+    """Hold the results directory's lock while the block runs (see the module doc); refuses in
+    one line naming the holder when another process holds it.  Makes the directory if needed."""
+    results = Path(results)
+    results.mkdir(parents=True, exist_ok=True)
+    fd = os.open(results / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GraphsweepError(f"{results}: {_holder_text((results / LOCK).read_text())}; "
+                                  "wait for it to finish or stop it") from None
+        me = {"command": command, "host": socket.gethostname(), "pid": os.getpid(),
+              "since": datetime.now().astimezone().isoformat(timespec="seconds"), "argv": sys.argv[1:]}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(me).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock; the file stays, read only while locked
+
+
+def record_submission(results, run_id: str, scheduler: str, keys: dict) -> Path:
+    """Note what a submit launched (task hash -> Dask key) on ``scheduler``, for ``status``."""
+    folder = Path(results) / SUBMITTED
+    folder.mkdir(exist_ok=True)
+    record = {"run_id": run_id, "scheduler": scheduler, "keys": keys,
+              "submitted": datetime.now().astimezone().isoformat(timespec="seconds")}
+    path = folder / f"{run_id}.json"
+    _write_atomic(path, json.dumps(record, indent=1))
+    return path
+
+
+def submissions(results) -> list[dict]:
+    """Every submission recorded in ``results``, oldest first."""
+    records = []
+    for path in sorted((Path(results) / SUBMITTED).glob("*.json")):
+        try:
+            records.append(json.loads(path.read_text()))
+        except (OSError, ValueError) as exc:
+            raise GraphsweepError(f"{path}: unreadable submission record ({exc})") from None
+    return records
+
+
+def forget_failed(results) -> int:
+    """Delete the result files of failed tasks so that a resumed run runs them again; returns how many."""
+    count = 0
+    for path in finished(results).values():
+        if outcome(path)[0] == "failed":
+            path.unlink(missing_ok=True)
+            count += 1
+    return count
 
 
 def task_file(results, task_hash: str) -> Path:

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
+from graphsweep.datasets.params import Param
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import capabilities, mismatch
 
@@ -160,14 +161,17 @@ class Plan:
                  f"warmup {self.warmup}, verify {str(self.verify).lower()}, on_failure {self.on_failure}",
                  f"results: {self.results}"]
         if to_make:
-            lines.append(f"datasets to generate (reused when already in {self.data}):")
-            lines += [f"  {d.id}  seed {d.seed}" for d in to_make]
+            lines.append(f"generated datasets go to {self.data} (reused when already there)")
+        from .estimate import describe as costs  # sizes, memory and time of each dataset and in all
+        per_dataset, total = costs(self)
+        lines += per_dataset
         lines.append("tasks:")
         width = len(str(len(self.tasks)))
         lines += [f"  {t.index:>{width}}  {t.hash}  {t.label}" for t in self.tasks]
         if self.skipped:
             lines.append(f"skipped ({len(self.skipped)} dataset x kernel pairs):")
             lines += [f"  {kernel} on {dataset}: {why}" for dataset, kernel, why in self.skipped]
+        lines.append(total)
         return "\n".join(lines)
 
 
@@ -400,7 +404,10 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
     if not isinstance(verify, bool):
         raise (top / "verify").error(f"{verify!r} is not true or false")
     on_failure = _choice(spec.get("on_failure", "continue"), FAILURE_POLICIES, top / "on_failure")
-    part_rows = _int(spec.get("part_rows", 1 << 20), top / "part_rows", 1)
+    try:  # the one size syntax (4M, 2^22, 4e6)
+        part_rows = Param(1 << 20, int, minimum=1).coerce("part_rows", spec.get("part_rows", 1 << 20))
+    except ParameterError as exc:
+        raise (top / "part_rows").error(str(exc).removeprefix("parameter 'part_rows': ")) from None
     dirs = {}
     for key, default in (("results", f"results/{name}"), ("data", "data")):
         value = results if key == "results" and results is not None else spec.get(key, default)

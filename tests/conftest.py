@@ -1,9 +1,18 @@
-"""Shared fixtures.  Tests marked ``gpu`` run only where CuPy sees a CUDA device."""
+"""Shared fixtures.  Tests marked ``gpu`` run only where CuPy sees a CUDA device.
+
+With ``GRAPHSWEEP_REQUIRE_GPU=1`` (the runs on GPU machines) a ``gpu`` test that skips — no
+device, no CuPy, a missing dependency, a ``pytest.skip`` inside it — fails instead, so a broken
+CuPy path cannot pass as skipped.
+"""
+
+import os
 
 import numpy as np
 import pytest
 
 from graphsweep.datasets import gpu
+
+REQUIRE_GPU = os.environ.get("GRAPHSWEEP_REQUIRE_GPU", "").strip().lower() in ("1", "true", "yes")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -13,6 +22,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_GPU and report.skipped and item.get_closest_marker("gpu") is not None:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"GRAPHSWEEP_REQUIRE_GPU=1, but this gpu test skipped: {reason}"
 
 
 def random_list(n: int, seed: int = 0, dtype=np.int32) -> np.ndarray:

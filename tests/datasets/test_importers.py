@@ -95,14 +95,24 @@ def test_rounded_weights_must_be_finite_and_fit_32_bits(tmp_path, value, message
 
 
 def test_no_vertices_is_refused(tmp_path):
-    file = _write(tmp_path, "r.gr", "p sp 3 0\n")
-    assert read(import_file("gr", file, tmp_path / "d")).n == 3  # ids kept: 3 vertices, no arcs
-    with pytest.raises(DatasetError, match="r.gr: holds no edges, so relabelling leaves no vertices"):
-        import_file("gr", file, tmp_path / "e", relabel=True)
     empty = _write(tmp_path, "e.mtx", "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n")
     with pytest.raises(DatasetError, match="e.mtx: a 0 x 0 matrix has no vertices"):
         import_file("mtx", empty, tmp_path / "f")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "e.mtx", "r.gr"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.mtx"]
+
+
+@pytest.mark.parametrize("fmt,text", [
+    ("gr", "p sp 3 0\n"),
+    ("mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 0\n"),
+    ("edgelist", "# nothing but a comment\n"),
+    ("wel", ""),
+])
+@pytest.mark.parametrize("relabel", [False, True])
+def test_an_empty_graph_is_refused_alike_in_every_format(tmp_path, fmt, text, relabel):
+    file = _write(tmp_path, f"g.{fmt}", text)
+    with pytest.raises(DatasetError, match=f"g.{fmt}: holds no edges; an empty graph is not imported"):
+        import_file(fmt, file, tmp_path / "d", relabel=relabel)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"g.{fmt}"]
 
 
 @pytest.mark.parametrize("fmt,text,message", [

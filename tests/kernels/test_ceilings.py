@@ -9,7 +9,7 @@ KEYS = {"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps", "tabl
 
 
 def _check(c, backend):
-    assert set(c) == KEYS and c["backend"] == backend
+    assert set(c) == KEYS | ({"sm_count", "l2_bytes"} if backend == "gpu" else set()) and c["backend"] == backend
     assert c["copy_gbps"] > 0 and c["gather_gelems"] > 0 and c["chase_gsteps"] > 0
     # every chase step reads at least 4 bytes, so it cannot outrun the copy bandwidth
     assert 4 * c["chase_gsteps"] < c["copy_gbps"]
@@ -23,7 +23,7 @@ def test_cpu():
 def test_gpu():
     c = ceilings.measure("gpu")
     _check(c, "gpu")
-    assert c["table_bytes"] >= 256 * 2**20
+    assert c["table_bytes"] >= 256 * 2**20 and c["sm_count"] >= 1 and c["l2_bytes"] >= 2**20
 
 
 def test_unknown_backend():

@@ -35,7 +35,9 @@ def test_kernels():
 @pytest.fixture(scope="module")
 def cluster(test_kernels):
     from distributed import LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", processes=True) as c:
+    # HOST=1 as the kernel tasks of a CPU sweep hold it (two workers on one host: timings are not the point here)
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", processes=True,
+                      resources={"HOST": 1}) as c:
         yield c
 
 

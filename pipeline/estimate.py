@@ -1,0 +1,149 @@
+"""What a sweep will cost before it starts, and the check that refuses one that cannot fit.
+
+Per dataset: its size on disk (what is new, for datasets still to generate), the host memory to
+generate it (``generators.estimate``: planning, parts in flight, bookkeeping), the memory one
+kernel task needs for it, and a conservative time for its generation and its tasks.  The factors
+are deliberately rough and err high:
+
+- a kernel task holds the dataset's arrays plus the problem's working arrays:
+  ``LIST_BYTES_PER_NODE`` per list node (succ, rank, the packed 64-bit value/link pairs of the
+  splitter and pointer-jumping kernels twice, splitter tables, the verifier's arrays) and
+  ``GRAPH_BYTES_PER_EDGE`` per stored edge plus ``GRAPH_BYTES_PER_VERTEX`` per vertex for graph
+  problems (COO as loaded, a CSR holding both directions, distances/levels/parents, frontiers);
+  on the GPU backend this is device memory, on the CPU backend host memory;
+- a task's time: loading at ``LOAD_BYTES_PER_SECOND``, ``warmup + reps`` runs at
+  ``NS_PER_ELEMENT[backend]`` per element (list node or edge), verification at
+  ``VERIFY_NS_PER_ELEMENT``, and ``TASK_OVERHEAD_SECONDS``; totals are for one task at a time,
+  an upper bound for a cluster of several workers.
+
+``check`` compares the new datasets' total with the free disk under the sweep's ``data``
+folder, and the largest generation and kernel task with the host's (and GPU's) memory: this
+host's for a local cluster, the smallest worker's once connected to another.
+"""
+
+from dataclasses import dataclass
+
+from graphsweep.datasets import capacity, gpu
+from graphsweep.datasets.capacity import format_bytes
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.datasets.format import is_dataset, read_manifest
+from graphsweep.kernels import registry
+
+LIST_BYTES_PER_NODE = 48
+GRAPH_BYTES_PER_EDGE = 48
+GRAPH_BYTES_PER_VERTEX = 32
+LOAD_BYTES_PER_SECOND = 200e6
+NS_PER_ELEMENT = {"cpu": 200.0, "gpu": 10.0}
+VERIFY_NS_PER_ELEMENT = 50.0
+TASK_OVERHEAD_SECONDS = 0.5
+
+
+@dataclass
+class DatasetCost:
+    id: str
+    exists: bool
+    elements: int          # list nodes or graph edges
+    disk_bytes: int        # its size on disk
+    generate_bytes: int    # peak host memory to generate it (0 when it exists)
+    generate_seconds: float
+    task_bytes: int        # memory one kernel task holds for it (device on GPU, host on CPU)
+    tasks: int
+    task_seconds: float    # all its tasks, one at a time
+
+
+def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
+    if plan.backend == "cpu" or not has_gpu:
+        return False
+    try:
+        return registry.get(kernel_name).gpu is not None
+    except GraphsweepError:
+        return False
+
+
+def _task_bytes(kind: str, n: int, m: int) -> int:
+    if kind == "list":
+        return n * LIST_BYTES_PER_NODE
+    return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
+
+
+def costs(plan, *, has_gpu: bool) -> list[DatasetCost]:
+    """The cost of each of the plan's datasets (``has_gpu``: kernels with a GPU twin run there);
+    generation memory counts the planner and one part in flight (``generate`` on the workers checks
+    again with their thread count)."""
+    from graphsweep import generators
+    from graphsweep.generators.estimate import generation_cost, row_bytes
+
+    out = []
+    for ref in plan.datasets:
+        exists = is_dataset(ref.path)
+        if exists or not ref.generated:
+            manifest = read_manifest(ref.path)  # a path dataset was read when the plan was made
+            kind, n, m = manifest["kind"], manifest["n"], manifest.get("m") or 0
+            rows = n if kind == "list" else m
+            disk = rows * row_bytes(kind, n, manifest.get("weighted", False))
+            generate_bytes, generate_seconds = 0, 0.0
+        else:
+            cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows)
+            kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
+            disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
+        elements = n if kind == "list" else m
+        tasks = [t for t in plan.tasks if t.dataset.id == ref.id]
+        seconds = 0.0
+        for task in tasks:
+            backend = "gpu" if _on_gpu(plan, task.kernel, has_gpu) else "cpu"
+            runs = (task.warmup + task.reps) * (task.roots or 1)
+            seconds += (disk / LOAD_BYTES_PER_SECOND + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
+                        + (elements * VERIFY_NS_PER_ELEMENT * 1e-9 if task.verify else 0) + TASK_OVERHEAD_SECONDS)
+        out.append(DatasetCost(ref.id, exists, elements, disk, generate_bytes, generate_seconds,
+                               _task_bytes(kind, n, m) if tasks else 0, len(tasks), seconds))
+    return out
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.1f} s"
+
+
+def describe(plan, *, has_gpu: bool | None = None) -> tuple[list[str], str]:
+    """For ``run --dry-run``: a line per dataset with its cost, and a line with the whole sweep's."""
+    has_gpu = gpu.available() if has_gpu is None else has_gpu
+    items = costs(plan, has_gpu=has_gpu)
+    width = max(len(c.id) for c in items)
+    lines = ["datasets (conservative estimates; see graphsweep.pipeline.estimate):"]
+    for c in items:
+        made = ("exists" if c.exists else
+                f"to generate: {format_bytes(c.generate_bytes)} memory, ~{_duration(c.generate_seconds)}")
+        lines.append(f"  {c.id:<{width}}  {format_bytes(c.disk_bytes):>10} on disk ({made}); "
+                     f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each, ~{_duration(c.task_seconds)}")
+    new = sum(c.disk_bytes for c in items if not c.exists)
+    seconds = sum(c.generate_seconds + c.task_seconds for c in items)
+    total = (f"estimate: {format_bytes(sum(c.disk_bytes for c in items))} of datasets "
+             f"({format_bytes(new)} new, {format_bytes(capacity.free_disk(plan.data))} free under "
+             f"{capacity.nearest_existing(plan.data)}), {len(plan.tasks)} tasks, "
+             f"~{_duration(seconds)} one task at a time")
+    return lines, total
+
+
+def check(plan, *, has_gpu: bool, host_memory: int | None, device_memory: int | None,
+          where: str = "this host") -> None:
+    """NoRoomError (one line, need vs have) when the sweep's new datasets do not fit the disk,
+    or its largest generation or kernel task the memory (``None``: not known, not checked)."""
+    items = costs(plan, has_gpu=has_gpu)
+    placed = {_on_gpu(plan, t.kernel, has_gpu) for t in plan.tasks}
+    data = capacity.nearest_existing(plan.data)
+    largest_task = max((c.task_bytes for c in items), default=0)
+    capacity.check(f"sweep {plan.name}", [
+        (f"disk for new datasets under {data}", sum(c.disk_bytes for c in items if not c.exists),
+         capacity.free_disk(data)),
+        (f"memory to generate a dataset on {where}", max((c.generate_bytes for c in items), default=0), host_memory),
+        (f"memory for a CPU kernel task on {where}", largest_task if False in placed else 0, host_memory),
+        (f"GPU memory for a kernel task on {where}", largest_task if True in placed else 0, device_memory)])
+
+
+def worker_capacity() -> dict:
+    """What a worker offers (run on each worker): a usable GPU, available host memory and its
+    device's memory (the total: the worker's pool hands cached blocks back for a larger dataset)."""
+    return {"gpu": gpu.available(), "memory": capacity.available_memory(),
+            "device": capacity.device_memory(total=True)}
