@@ -18,6 +18,7 @@ of each instance is verified (every rep computes the same thing; verifying each 
 GPU sweep's time).
 """
 
+import gc
 import platform
 import statistics
 import time
@@ -150,8 +151,28 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
 
     for _ in range(warmup):
         _run_once(impl, inp, {**params, **result.instances[0]}, backend)[1].finish()
+    # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
+    # milliseconds inside the rep's event window: collect now, and not again during the reps.
+    gc.collect()
     clock = _lap(result, "warmup", clock)
-    errors, output = [], None
+    errors = []
+    gc.disable()
+    try:
+        output = _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock)
+    finally:
+        gc.enable()
+    if verify:
+        result.verified = not errors
+        result.verify_error = "; ".join(errors) or None
+    if keep_output:
+        result.output = {k: gpu.to_host(v) for k, v in output.items()}
+    return result
+
+
+def _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock) -> dict:
+    """Time ``reps`` runs of each instance and verify its last (failures appended to ``errors``);
+    returns the last instance's output, named."""
+    output = None
     for index, instance in enumerate(result.instances):
         run_params = {**params, **instance}
         tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
@@ -179,13 +200,7 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
                 errors.append(f"{label}: {exc}" if label else str(exc))
         result.instance_stats.append(stats)
         clock = _lap(result, "verify", clock)
-    if verify:
-        result.verified = not errors
-        result.verify_error = "; ".join(errors) or None
-    if keep_output:
-        result.output = {k: gpu.to_host(v) for k, v in output.items()}
-        clock = _lap(result, "verify", clock)
-    return result
+    return output
 
 
 def _lap(result: KernelResult, stage: str, since: float) -> float:
