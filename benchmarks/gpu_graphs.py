@@ -121,3 +121,18 @@ def scale_free(n: int, degree: float = 6.0, seed: int = 1, weights=None, hub_fra
     src = cupy.concatenate([hub_src, rs.randint(0, n, size=m - hub_edges, dtype=np.int32)])
     dst = rs.randint(0, n, size=m, dtype=np.int32)
     return _dataset(f"scale-free-{n}", n, src, dst, seed, weights, {"n": n, "degree": degree})
+
+
+# --- components (issue #7): graphs the CC benchmark needs that are not above -----------------
+
+def thesis_tree(n: int, k: int, count: int = 1, seed: int = 1, weights=None) -> Dataset:
+    """genTreeGraph (002 Appendix A): ``count`` random trees, each vertex with at most ``k``
+    children, attached in a random order; graphsweep's ``tree`` generator, planned on the CPU
+    (its attachment process is sequential) and copied to the GPU."""
+    from graphsweep.datasets.params import resolve
+    from graphsweep.generators import GENERATORS
+    gen = GENERATORS["tree"]
+    plan = gen.plan(resolve("tree", gen.params, {"n": n, "k": k, "count": count}), seed)
+    cols = gen.part(plan, 0, plan.rows, np)
+    return _dataset(f"thesis-tree-{k}-{n}", n, cupy.asarray(cols["src"]), cupy.asarray(cols["dst"]), seed, weights,
+                    {"n": n, "k": k, "count": count})

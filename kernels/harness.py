@@ -151,11 +151,10 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
 
     for _ in range(warmup):
         _run_once(impl, inp, {**params, **result.instances[0]}, backend)[1].finish()
-    # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
-    # milliseconds inside the rep's event window: collect now, and not again during the reps.
-    gc.collect()
     clock = _lap(result, "warmup", clock)
     errors = []
+    # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
+    # milliseconds inside the rep's event window: it waits until the reps are done.
     gc.disable()
     try:
         output = _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock)

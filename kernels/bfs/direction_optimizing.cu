@@ -1,0 +1,547 @@
+// bfs.direction-optimizing: queue-based top-down levels in a persistent grid (one grid barrier per
+// level), bottom-up levels on bitmaps launched one per level (Beamer et al. SC'12; GAPBS bfs.cc).
+//
+// Encodings written down once:
+//   visited, frontier, next   bitmaps: vertex v is bit (v & 31) of word (v >> 5).
+//   queue entries             longlong2 {x = offsets[v], y = (degree << 32) | v}: a claimed vertex's
+//                             row travels with it, so the level that expands it reads no offsets.
+//   queue0/queue1             the frontier of level L is queue[L & 1].
+//   lp                        int2 {level, parent} per vertex: a claim is one 8-byte store, not two
+//                             4-byte stores to two arrays (each a partial-sector write to DRAM); a
+//                             last pass splits it into the level and parent outputs.
+//   items                     work items of big vertices: (chunk << 32) | v stands for the edges
+//                             [offsets[v] + chunk * GS_BFS_CHUNK, + GS_BFS_CHUNK) of v.
+//   ctl                       the run's control block, unsigned 64-bit slots (CTL_* below).  Counts
+//                             and edge sums are triple-buffered by level % 3: level L reads slot L%3,
+//                             appends to (L+1)%3 and clears (L+2)%3, which nobody touches during L.
+#include "bfs/common.cuh"
+
+#define GS_BFS_CHUNK 256          // edges of one work item; a warp scans vertices up to this degree itself
+#define GS_BFS_BUF 128            // a warp's shared-memory staging of discovered vertices (queue entries)
+#define GS_BFS_UNROLL 4           // edges a lane has in flight in top-down (32 x 4 per warp step)
+#define GS_BFS_PRECHECK 16384     // frontiers at least this big test visited bits before the atomic
+#define GS_BFS_BU_SERIAL 32       // neighbours a lane checks alone in bottom-up before its warp helps
+#define GS_BFS_BU_WIDE 4          // ... GS_BFS_BU_WIDE at a time (their loads in flight together)
+#define GS_BFS_TIMEOUT_NS 1000000000ULL   // a grid barrier waiting 1 s gives up (a level takes < 0.1 s)
+
+enum {
+    CTL_COUNT = 0,      // 3 slots: frontier sizes by level % 3
+    CTL_SCOUT = 3,      // 3 slots: out-edges of those frontiers (Beamer's m_f)
+    CTL_ITEMS = 6,      // 2 slots: work items of the level by level % 2
+    CTL_ARRIVE = 8,     // grid barrier arrivals (monotone; the host passes the base of each launch)
+    CTL_DEPTH = 9,      // on exit: the level whose frontier is in the queue
+    CTL_EDGES = 10,     // on exit: Beamer's edges_to_check
+    CTL_REASON = 11,    // on exit: EXIT_*
+    CTL_LEVELS = 12,    // on exit: levels done by the launch
+    CTL_ERROR = 13,     // a barrier timed out
+    CTL_SCRATCH = 14,   // bitmap_to_queue's write cursor
+    CTL_T0 = 15,        // %globaltimer when the launch started
+    CTL_CHECKED = 16,   // 2 slots: edges bottom-up examined, by level % 2
+    CTL_TD_FRONTIER = 18,   // on exit: frontier vertices the launch expanded
+    CTL_TD_EDGES = 19,      // on exit: their out-edges
+    CTL_TD_ITEMS = 20,      // on exit: work items of big vertices
+    CTL_SIZE = 24
+};
+enum { EXIT_DONE = 0, EXIT_SWITCH = 1, EXIT_LIMIT = 2 };
+enum { REC_FRONTIER = 0, REC_EDGES = 1, REC_CLAIMED = 2, REC_ITEMS = 3, REC_TIME = 4, REC_FIELDS = 5 };
+
+__device__ __forceinline__ longlong2 gs_entry(int v, long long first, long long end)
+{
+    return make_longlong2(first, ((end - first) << 32) | (long long)(unsigned)v);
+}
+
+__device__ __forceinline__ int gs_entry_vertex(longlong2 e) { return (int)(unsigned)(e.y & 0xffffffffLL); }
+__device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >> 32; }
+
+// ---- one run's set-up: level/parent -1, visited empty, the root alone in queue0 ---------------
+
+extern "C" __global__ void graphsweep_bfs_init(int2* __restrict__ lp, unsigned* __restrict__ visited,
+                                               longlong2* __restrict__ queue0, gs_u64* __restrict__ ctl,
+                                               const long long* __restrict__ offsets, int n, int words, int root)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long pairs = n >> 1;
+    for (long long i = tid; i < pairs; i += stride) {     // 16-byte stores: two vertices
+        const long long b = i << 1;
+        int4 two;
+        two.x = b == root ? 0 : -1;
+        two.y = b == root ? root : -1;
+        two.z = b + 1 == root ? 0 : -1;
+        two.w = b + 1 == root ? root : -1;
+        reinterpret_cast<int4*>(lp)[i] = two;
+    }
+    for (long long i = (pairs << 1) + tid; i < n; i += stride)
+        lp[i] = i == root ? make_int2(0, root) : make_int2(-1, -1);
+    for (long long i = tid; i < words; i += stride) visited[i] = i == (root >> 5) ? 1u << (root & 31) : 0u;
+    if (tid == 0) {
+        queue0[0] = gs_entry(root, offsets[root], offsets[root + 1]);
+        for (int k = 0; k < CTL_SIZE; ++k) ctl[k] = 0;
+        ctl[CTL_COUNT] = 1;
+        ctl[CTL_SCOUT] = (gs_u64)(offsets[root + 1] - offsets[root]);
+    }
+}
+
+// ---- top-down ----------------------------------------------------------------------------------
+
+// A warp's discovered vertices are staged in shared memory and appended to the next queue with
+// one atomic per GS_BFS_BUF - 127 or more vertices: one counter shared by the whole grid would
+// otherwise take an atomic per 32 edges.
+__device__ __forceinline__ void gs_flush(longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane)
+{
+    if (fill == 0) return;
+    __syncwarp();
+    gs_u64 base = 0;
+    if (lane == 0) base = atomicAdd(count_out, (gs_u64)fill);
+    base = __shfl_sync(GS_FULL, base, 0);
+    for (int i = lane; i < fill; i += 32) qout[base + i] = buf[i];
+    __syncwarp();
+    fill = 0;
+}
+
+// Claim GS_BFS_UNROLL edges (u[q] -> w[q]) per lane at once; all lanes of the warp call this
+// together and `valid` says which edges exist.  Each stage's loads for the q edges are issued
+// before any is used, so a lane keeps several memory round trips in flight.  `precheck` tests
+// the visited bit with a plain L2 read first (cheaper than an atomic once most vertices are
+// reached; on small frontiers it is one more round trip per level, so it is skipped).  A claimed
+// vertex's row is read here and queued with it (its out-degree is Beamer's m_f).
+__device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const int (&w)[GS_BFS_UNROLL],
+                                            const bool (&valid)[GS_BFS_UNROLL], bool precheck, int next_depth,
+                                            unsigned* visited, int2* lp,
+                                            const long long* __restrict__ offsets, long long& scout,
+                                            longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane)
+{
+    bool claim[GS_BFS_UNROLL];
+    unsigned seen[GS_BFS_UNROLL];
+#pragma unroll
+    for (int q = 0; q < GS_BFS_UNROLL; ++q) seen[q] = valid[q] && precheck ? __ldcg(visited + (w[q] >> 5)) : 0u;
+#pragma unroll
+    for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+        const unsigned bit = 1u << (w[q] & 31);
+        claim[q] = valid[q] && !(seen[q] & bit);
+        if (claim[q]) claim[q] = !(atomicOr(visited + (w[q] >> 5), bit) & bit);
+    }
+    long long first[GS_BFS_UNROLL], end[GS_BFS_UNROLL];
+#pragma unroll
+    for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+        first[q] = end[q] = 0;
+        if (claim[q]) {
+            lp[w[q]] = make_int2(next_depth, u[q]);
+            first[q] = __ldg(offsets + w[q]);
+            end[q] = __ldg(offsets + w[q] + 1);
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+        const unsigned m = __ballot_sync(GS_FULL, claim[q]);
+        if (!m) continue;
+        const int k = __popc(m);
+        if (fill + k > GS_BFS_BUF) gs_flush(buf, fill, qout, count_out, lane);
+        if (claim[q]) {
+            buf[fill + __popc(m & ((1u << lane) - 1u))] = gs_entry(w[q], first[q], end[q]);
+            scout += end[q] - first[q];
+        }
+        fill += k;
+    }
+}
+
+// Expand the frontier qin[0, count): each warp takes 32 entries; vertices of degree above
+// GS_BFS_CHUNK become work items (expanded by the whole grid after a barrier), the others'
+// edges are laid end to end by a warp scan and taken 32 x GS_BFS_UNROLL at a time, each lane
+// finding the source of its edge by a binary search over the lanes' exclusive sums (Merrill's
+// scan-based gather within a warp).
+__device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, const long long* __restrict__ offsets,
+                                            unsigned* visited, int2* lp, const longlong2* qin,
+                                            gs_u64 count, longlong2* qout, gs_u64* count_out, gs_u64* items,
+                                            gs_u64* items_count, int next_depth, bool precheck, long long& scout,
+                                            longlong2* buf, int& fill, gs_u64 gwarp, gs_u64 nwarps, int lane)
+{
+    for (gs_u64 base = gwarp * 32; base < count; base += nwarps * 32) {
+        const gs_u64 i = base + lane;
+        int v = 0;
+        long long off = 0, deg = 0;
+        if (i < count) {
+            const longlong2 e = __ldcg(qin + i);
+            v = gs_entry_vertex(e);
+            off = e.x;
+            deg = gs_entry_degree(e);
+        }
+        const bool big = deg > GS_BFS_CHUNK;
+        unsigned bigs = __ballot_sync(GS_FULL, big);
+        while (bigs) {
+            const int j = __ffs(bigs) - 1;
+            bigs &= bigs - 1;
+            const unsigned vj = (unsigned)__shfl_sync(GS_FULL, v, j);
+            const long long dj = __shfl_sync(GS_FULL, deg, j);
+            const gs_u64 nitems = (gs_u64)((dj + GS_BFS_CHUNK - 1) / GS_BFS_CHUNK);
+            gs_u64 first = 0;
+            if (lane == 0) first = atomicAdd(items_count, nitems);
+            first = __shfl_sync(GS_FULL, first, 0);
+            for (gs_u64 k = lane; k < nitems; k += 32) items[first + k] = (k << 32) | vj;
+        }
+        const int d = big ? 0 : (int)deg;
+        const int incl = gs_warp_inclusive_sum(d, lane);
+        const int total = __shfl_sync(GS_FULL, incl, 31);
+        const int excl = incl - d;
+        for (int r0 = 0; r0 < total; r0 += 32 * GS_BFS_UNROLL) {
+            int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
+            bool valid[GS_BFS_UNROLL];
+#pragma unroll
+            for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+                const int r = r0 + 32 * q + lane;
+                int j = 0;      // the last lane whose edges start at or before r: it owns edge r
+                for (int s = 16; s > 0; s >>= 1)
+                    if (__shfl_sync(GS_FULL, excl, j + s) <= r) j += s;
+                u[q] = __shfl_sync(GS_FULL, v, j);
+                const long long e = __shfl_sync(GS_FULL, off, j) + (r - __shfl_sync(GS_FULL, excl, j));
+                valid[q] = r < total;
+                w[q] = valid[q] ? __ldg(indices + e) : 0;
+            }
+            gs_td_claim(u, w, valid, precheck, next_depth, visited, lp, offsets, scout, buf, fill, qout,
+                        count_out, lane);
+        }
+    }
+}
+
+// Expand the work items of big vertices, one warp per item of GS_BFS_CHUNK edges.
+__device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, const long long* __restrict__ offsets,
+                                            unsigned* visited, int2* lp, const gs_u64* items,
+                                            gs_u64 nitems, longlong2* qout, gs_u64* count_out, int next_depth,
+                                            long long& scout, longlong2* buf, int& fill, gs_u64 gwarp,
+                                            gs_u64 nwarps, int lane)
+{
+    for (gs_u64 it = gwarp; it < nitems; it += nwarps) {
+        const gs_u64 item = __ldcg(items + it);
+        const int v = (int)(unsigned)(item & 0xffffffffu);
+        const long long first = __ldg(offsets + v) + (long long)(item >> 32) * GS_BFS_CHUNK;
+        const long long end = min(__ldg(offsets + v + 1), first + GS_BFS_CHUNK);
+        for (long long x0 = first; x0 < end; x0 += 32 * GS_BFS_UNROLL) {
+            int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
+            bool valid[GS_BFS_UNROLL];
+#pragma unroll
+            for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+                const long long x = x0 + 32 * q + lane;
+                u[q] = v;
+                valid[q] = x < end;
+                w[q] = valid[q] ? __ldg(indices + x) : 0;
+            }
+            gs_td_claim(u, w, valid, true, next_depth, visited, lp, offsets, scout, buf, fill, qout,
+                        count_out, lane);
+        }
+    }
+}
+
+// Grid barrier for a co-resident grid (launched cooperatively, sized by occupancy).  Before
+// arriving, the block's `value`s are summed and added to *sum_to (the next frontier's edges), so
+// the barrier's __syncthreads serve the reduction too.  Returns false if the wait timed out.
+__device__ __forceinline__ bool gs_grid_sync(gs_u64* ctl, gs_u64 target, long long value, gs_u64* sum_to,
+                                             long long* red, int* abort_flag)
+{
+    value = gs_warp_sum(value);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = value;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long total = 0;
+        for (int i = 0; i < (int)(blockDim.x >> 5); ++i) total += red[i];
+        if (total) atomicAdd(sum_to, (gs_u64)total);
+        __threadfence();
+        atomicAdd(ctl + CTL_ARRIVE, 1ULL);
+        const gs_u64 t0 = gs_globaltimer();
+        int abort = 0;
+        while (*(volatile gs_u64*)(ctl + CTL_ARRIVE) < target) {
+            if (gs_globaltimer() - t0 > GS_BFS_TIMEOUT_NS) {
+                atomicExch(ctl + CTL_ERROR, 1ULL);
+                abort = 1;
+                break;
+            }
+        }
+        __threadfence();
+        *abort_flag = abort;
+    }
+    __syncthreads();
+    return !*abort_flag;
+}
+
+// Top-down levels from `depth` in one persistent launch until the frontier is empty (DONE),
+// Beamer's test asks for bottom-up (SWITCH: scout > edges_to_check / alpha and, since a bottom-up
+// level on a GPU is a pass over every vertex, the frontier has more than min_switch = n / beta
+// edges; not tested on the first level when !check_first, as GAPBS does after bottom-up), or
+// max_levels levels are done (LIMIT; 0 = no limit).  Every block takes the same decision from the
+// same counters read after the same barrier.  Level k of the launch is recorded in
+// rec[field * rec_cap + rec_base + k] while rec_base + k < rec_cap; fields REC_*: its frontier,
+// the frontier's out-edges, the vertices it claimed, its work items, and the %globaltimer at its
+// end (the launch's start is ctl[CTL_T0]).
+extern "C" __global__ void __launch_bounds__(512)
+graphsweep_bfs_td(const long long* __restrict__ offsets, const int* __restrict__ indices, unsigned* visited,
+                  int2* lp, longlong2* queue0, longlong2* queue1, gs_u64* items, gs_u64* ctl,
+                  long long* rec, int rec_base, int rec_cap, int depth, long long edges_to_check, gs_u64 arrive_base,
+                  int max_levels, int allow_switch, int check_first, double alpha, long long min_switch)
+{
+    extern __shared__ longlong2 gs_smem[];
+    __shared__ int abort_flag;
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
+    const gs_u64 gwarp = ((gs_u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    if (leader) {
+        ctl[CTL_T0] = gs_globaltimer();
+        ctl[CTL_CHECKED] = 0;
+        ctl[CTL_CHECKED + 1] = 0;
+    }
+    gs_u64 target = arrive_base;
+    gs_u64 td_frontier = 0, td_edges = 0, td_items = 0;
+    int L = depth, done = 0, reason;
+    gs_u64 count = __ldcg(ctl + CTL_COUNT + L % 3);
+    gs_u64 scout_now = __ldcg(ctl + CTL_SCOUT + L % 3);
+    while (true) {
+        if (count == 0) { reason = EXIT_DONE; break; }
+        if (max_levels > 0 && done == max_levels) { reason = EXIT_LIMIT; break; }
+        if (allow_switch && (done > 0 || check_first) && (double)scout_now > (double)edges_to_check / alpha &&
+            (long long)scout_now > min_switch) {
+            reason = EXIT_SWITCH;
+            break;
+        }
+        if (done > 0 || check_first) edges_to_check -= (long long)scout_now;   // GAPBS: not after bottom-up
+        td_frontier += count;
+        td_edges += scout_now;
+        const longlong2* qin = (L & 1) ? queue1 : queue0;
+        longlong2* qout = (L & 1) ? queue0 : queue1;
+        gs_u64* count_out = ctl + CTL_COUNT + (L + 1) % 3;
+        gs_u64* scout_out = ctl + CTL_SCOUT + (L + 1) % 3;
+        gs_u64* items_count = ctl + CTL_ITEMS + (L & 1);
+        if (leader) {
+            ctl[CTL_COUNT + (L + 2) % 3] = 0;
+            ctl[CTL_SCOUT + (L + 2) % 3] = 0;
+            ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
+        }
+        long long scout = 0;
+        int fill = 0;
+        gs_td_queue(indices, offsets, visited, lp, qin, count, qout, count_out, items, items_count, L + 1,
+                    count >= GS_BFS_PRECHECK, scout, buf, fill, gwarp, nwarps, lane);
+        gs_flush(buf, fill, qout, count_out, lane);
+        target += gridDim.x;
+        if (!gs_grid_sync(ctl, target, scout, scout_out, red, &abort_flag)) return;
+        // The next level's counters are final here unless work items remain: read all three at once.
+        const gs_u64 nitems = __ldcg(items_count);
+        gs_u64 next_count = __ldcg(count_out), next_scout = __ldcg(scout_out);
+        td_items += nitems;
+        if (nitems) {
+            scout = 0;
+            gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout,
+                        buf, fill, gwarp, nwarps, lane);
+            gs_flush(buf, fill, qout, count_out, lane);
+            target += gridDim.x;
+            if (!gs_grid_sync(ctl, target, scout, scout_out, red, &abort_flag)) return;
+            next_count = __ldcg(count_out);
+            next_scout = __ldcg(scout_out);
+        }
+        if (leader && rec_base + done < rec_cap) {
+            long long* r = rec + rec_base + done;
+            r[REC_FRONTIER * (long long)rec_cap] = (long long)count;
+            r[REC_EDGES * (long long)rec_cap] = (long long)scout_now;
+            r[REC_CLAIMED * (long long)rec_cap] = (long long)next_count;
+            r[REC_ITEMS * (long long)rec_cap] = (long long)nitems;
+            r[REC_TIME * (long long)rec_cap] = (long long)gs_globaltimer();
+        }
+        count = next_count;
+        scout_now = next_scout;
+        ++L;
+        ++done;
+    }
+    if (leader) {
+        ctl[CTL_DEPTH] = (gs_u64)L;
+        ctl[CTL_EDGES] = (gs_u64)edges_to_check;
+        ctl[CTL_REASON] = (gs_u64)reason;
+        ctl[CTL_LEVELS] = (gs_u64)done;
+        ctl[CTL_TD_FRONTIER] = td_frontier;
+        ctl[CTL_TD_EDGES] = td_edges;
+        ctl[CTL_TD_ITEMS] = td_items;
+    }
+}
+
+// ---- switching representation ------------------------------------------------------------------
+
+// The frontier of level `depth` (queue, count in ctl) as bits of a cleared bitmap (GAPBS QueueToBitmap).
+extern "C" __global__ void graphsweep_bfs_queue_to_bitmap(const longlong2* __restrict__ queue,
+                                                          const gs_u64* __restrict__ ctl, int depth, unsigned* bitmap)
+{
+    const gs_u64 count = ctl[CTL_COUNT + depth % 3];
+    const gs_u64 stride = (gs_u64)gridDim.x * blockDim.x;
+    for (gs_u64 i = (gs_u64)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const int v = gs_entry_vertex(queue[i]);
+        atomicOr(bitmap + (v >> 5), 1u << (v & 31));
+    }
+}
+
+// The set bits of `bitmap` as queue entries (GAPBS BitmapToQueue): a block scans its words'
+// popcounts and reserves its share of the queue with one atomic on ctl[CTL_SCRATCH] (cleared by
+// bottom-up); each entry carries its vertex's row.
+extern "C" __global__ void graphsweep_bfs_bitmap_to_queue(const unsigned* __restrict__ bitmap, int words,
+                                                          const long long* __restrict__ offsets,
+                                                          longlong2* __restrict__ queue, gs_u64* ctl)
+{
+    __shared__ int warp_sums[32];
+    __shared__ gs_u64 block_base;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (long long first = (long long)blockIdx.x * blockDim.x; first < words; first += (long long)gridDim.x * blockDim.x) {
+        const long long w = first + threadIdx.x;
+        unsigned bits = w < words ? bitmap[w] : 0u;
+        const int c = __popc(bits);
+        const int incl = gs_warp_inclusive_sum(c, lane);
+        if (lane == 31) warp_sums[warp] = incl;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int sum = 0;
+            for (int i = 0; i < (int)(blockDim.x >> 5); ++i) {
+                const int t = warp_sums[i];
+                warp_sums[i] = sum;
+                sum += t;
+            }
+            block_base = sum ? atomicAdd(ctl + CTL_SCRATCH, (gs_u64)sum) : 0;
+        }
+        __syncthreads();
+        gs_u64 pos = block_base + warp_sums[warp] + incl - c;
+        while (bits) {
+            const int b = __ffs(bits) - 1;
+            bits &= bits - 1;
+            const int v = (int)(w * 32 + b);
+            queue[pos++] = gs_entry(v, offsets[v], offsets[v + 1]);
+        }
+        __syncthreads();
+    }
+}
+
+// ---- bottom-up ---------------------------------------------------------------------------------
+
+// One bottom-up level (GAPBS BUStep): a warp per visited word; each unvisited vertex looks for a
+// parent among its in-neighbours (rcsr) in the `frontier` bitmap and stops at the first.  A lane
+// checks its first GS_BFS_BU_SERIAL neighbours alone, GS_BFS_BU_WIDE at a time (their loads in
+// flight together; up to 3 are read needlessly); the vertices still searching after that are
+// taken one at a time by the whole warp, 32 neighbours per step, so one long adjacency list does
+// not hold 31 idle lanes (with a serial limit of 8, a uniform graph of degree 16 sent ~40% of its
+// lanes through that one-at-a-time loop: 1.9 ms for one level of 16M vertices).  Writes every word of `next`; adds the vertices found, their out-edges (`offsets`: the
+// out-edge CSR, the same array as roffsets when undirected) and the edges examined to ctl.
+extern "C" __global__ void graphsweep_bfs_bu(const long long* __restrict__ offsets,
+                                             const long long* __restrict__ roffsets, const int* __restrict__ rindices,
+                                             unsigned* __restrict__ visited, const unsigned* __restrict__ frontier,
+                                             unsigned* __restrict__ next, int2* __restrict__ lp, gs_u64* ctl, int n,
+                                             int words, int depth)
+{
+    __shared__ long long red[3][32];
+    const int lane = threadIdx.x & 31;
+    const long long gwarp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        ctl[CTL_COUNT + (depth + 2) % 3] = 0;
+        ctl[CTL_SCOUT + (depth + 2) % 3] = 0;
+        ctl[CTL_ITEMS] = 0;
+        ctl[CTL_ITEMS + 1] = 0;
+        ctl[CTL_SCRATCH] = 0;
+        ctl[CTL_CHECKED + (depth + 1) % 2] = 0;
+    }
+    long long awake = 0, scout = 0, checked = 0;
+    for (long long w = gwarp; w < words; w += nwarps) {
+        const unsigned seen = visited[w];
+        unsigned found = 0;
+        if (seen != GS_FULL) {
+            const int v = (int)(w * 32 + lane);
+            const bool todo = v < n && !((seen >> lane) & 1u);
+            long long start = 0, e = 0, end = 0;
+            int par = -1;
+            if (todo) {
+                start = e = __ldg(roffsets + v);
+                end = __ldg(roffsets + v + 1);
+                const long long stop = min(end, e + GS_BFS_BU_SERIAL);
+                for (; e < stop; e += GS_BFS_BU_WIDE) {
+                    int u[GS_BFS_BU_WIDE];
+                    bool hit[GS_BFS_BU_WIDE];
+#pragma unroll
+                    for (int q = 0; q < GS_BFS_BU_WIDE; ++q) u[q] = e + q < stop ? __ldg(rindices + e + q) : -1;
+#pragma unroll
+                    for (int q = 0; q < GS_BFS_BU_WIDE; ++q)
+                        hit[q] = u[q] >= 0 && ((__ldg(frontier + (u[q] >> 5)) >> (u[q] & 31)) & 1u);
+                    int first = -1;     // the first neighbour of the group in the frontier
+#pragma unroll
+                    for (int q = GS_BFS_BU_WIDE - 1; q >= 0; --q)
+                        if (hit[q]) { first = q; par = u[q]; }
+                    if (first >= 0) { e += first; break; }
+                }
+                if (par < 0) e = stop;
+                checked += (par >= 0 ? e + 1 : e) - start;
+            }
+            unsigned rest = __ballot_sync(GS_FULL, todo && par < 0 && e < end);
+            while (rest) {
+                const int j = __ffs(rest) - 1;
+                rest &= rest - 1;
+                const long long ej = __shfl_sync(GS_FULL, e, j), endj = __shfl_sync(GS_FULL, end, j);
+                int pj = -1;
+                for (long long x0 = ej; x0 < endj; x0 += 32) {
+                    const long long x = x0 + lane;
+                    int u = 0;
+                    bool hit = false;
+                    if (x < endj) {
+                        u = __ldg(rindices + x);
+                        hit = (__ldg(frontier + (u >> 5)) >> (u & 31)) & 1u;
+                    }
+                    const unsigned hits = __ballot_sync(GS_FULL, hit);
+                    if (lane == 0) checked += min(endj - x0, 32LL);
+                    if (hits) {
+                        pj = __shfl_sync(GS_FULL, u, __ffs(hits) - 1);
+                        break;
+                    }
+                }
+                if (lane == j) par = pj;
+            }
+            found = __ballot_sync(GS_FULL, par >= 0);
+            if (par >= 0) {
+                lp[v] = make_int2(depth + 1, par);
+                scout += offsets == roffsets ? end - start : __ldg(offsets + v + 1) - __ldg(offsets + v);
+            }
+            if (lane == 0 && found) visited[w] = seen | found;
+        }
+        if (lane == 0) {
+            next[w] = found;
+            awake += __popc(found);
+        }
+    }
+    awake = gs_warp_sum(awake);
+    scout = gs_warp_sum(scout);
+    checked = gs_warp_sum(checked);
+    if (lane == 0) {
+        red[0][threadIdx.x >> 5] = awake;
+        red[1][threadIdx.x >> 5] = scout;
+        red[2][threadIdx.x >> 5] = checked;
+    }
+    __syncthreads();
+    if (threadIdx.x < 3) {
+        long long total = 0;
+        for (int i = 0; i < (int)(blockDim.x >> 5); ++i) total += red[threadIdx.x][i];
+        gs_u64* to = threadIdx.x == 0 ? ctl + CTL_COUNT + (depth + 1) % 3
+                   : threadIdx.x == 1 ? ctl + CTL_SCOUT + (depth + 1) % 3 : ctl + CTL_CHECKED + depth % 2;
+        if (total) atomicAdd(to, (gs_u64)total);
+    }
+}
+
+// ---- the outputs ---------------------------------------------------------------------------------
+
+// level[v], parent[v] from lp[v]: four vertices a thread, 32 bytes read and two 16-byte stores.
+extern "C" __global__ void graphsweep_bfs_split(const int2* __restrict__ lp, int* __restrict__ level,
+                                                int* __restrict__ parent, int n)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long quads = n >> 2;
+    for (long long i = tid; i < quads; i += stride) {
+        const int4 a = reinterpret_cast<const int4*>(lp)[2 * i];
+        const int4 b = reinterpret_cast<const int4*>(lp)[2 * i + 1];
+        reinterpret_cast<int4*>(level)[i] = make_int4(a.x, a.z, b.x, b.z);
+        reinterpret_cast<int4*>(parent)[i] = make_int4(a.y, a.w, b.y, b.w);
+    }
+    for (long long i = (quads << 2) + tid; i < n; i += stride) {
+        const int2 x = lp[i];
+        level[i] = x.x;
+        parent[i] = x.y;
+    }
+}

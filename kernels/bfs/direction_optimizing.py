@@ -1,0 +1,421 @@
+"""bfs.direction-optimizing — Beamer's direction-optimizing BFS, with top-down levels in a
+persistent grid.
+
+Returns ``{"level", "parent"}`` (see the package doc); statistics: ``levels`` (max level + 1),
+``bottom_up_levels``, ``td_launches``.
+
+Algorithm (Beamer, Asanović, Patterson, SC'12; GAPBS src/bfs.cc): top-down steps expand a queue
+of the frontier; when the frontier's out-edges m_f exceed the unexplored edges m_u / alpha, the
+frontier becomes a bitmap and bottom-up steps let every unvisited vertex look for a parent among
+its in-neighbours, stopping at the first; when the frontier shrinks below n / beta (and is
+shrinking), back to top-down.  GAPBS's alpha = 15, beta = 18; its quirks are kept (m_u is not
+lowered by bottom-up steps; the first step after bottom-up is top-down whatever m_f is).  One
+departure: top-down goes bottom-up only when m_f also exceeds n / beta, since a bottom-up level
+on a GPU is a pass over every vertex (without it a grid's last levels, where m_u runs out, bounce
+to bottom-up and back).
+
+On the GPU (direction_optimizing.cu):
+- top-down levels run in one persistent launch (cooperative, as many blocks as can be resident)
+  with a grid barrier per level, so a level costs a barrier and its work, not a launch and a host
+  round trip — what a 2D grid's thousands of levels need; it returns to the host only to switch
+  to bottom-up, when done, or after ``levels_per_launch`` levels.  A warp takes 32 frontier
+  vertices and lays their edges end to end with a warp scan (Merrill's scan-based gather; the
+  lane owning an edge is found by a binary search over the lanes' sums), 4 edges per lane in
+  flight; vertices of degree above 256 become work items of 256 edges that the whole grid shares
+  after a barrier (Gunrock's and Enterprise's answer to hubs).  A vertex is claimed by atomicOr on
+  a visited bitmap (L2 resident; on frontiers of 16K+ a plain read of the bit first); its row is
+  read then and queued with it, so the next level reads no offsets; discovered vertices are staged
+  per warp in shared memory and appended with one atomic per ~100.  A level on a small frontier
+  is a chain of ~7 memory round trips plus the barrier (what the per-level target is about).
+- bottom-up levels are one launch each: a warp per 32-vertex word of the visited bitmap; a lane
+  checks its vertex's first 32 in-neighbours against the frontier bitmap, 4 at a time, then the
+  warp takes the vertices still searching one at a time, 32 neighbours per step (early exit at the
+  first hit).
+- level and parent live in one int2 array while the search runs, so a claim is one 8-byte store
+  instead of two partial-sector writes to DRAM; a last coalesced pass ("split", 16 bytes a vertex)
+  writes the two outputs.
+  The host reads the count of vertices found to choose the direction (algorithm work).
+Byte model per phase from the counts the device returns (frontier vertices f, their edges e,
+vertices claimed c, bottom-up's unvisited u, edges examined k, found a, bitmap words W):
+top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item), random e + 2c;
+bottom-up reads 4W + 16u + 4k, writes 4W + 8a, random u + k; split reads and writes 8n.
+
+The CPU twin is the same algorithm with Numba prange: top-down over chunks of the queue (a
+vertex claimed by two chunks keeps the parent written last, and only that chunk queues it),
+bottom-up over all vertices.
+"""
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from graphsweep.datasets.errors import ParameterError
+
+from ..contract import Kernel, Param
+from ..cuda import blocks_for, check_threads, module, resident_blocks
+from . import BFS, ROOT_PARAM
+from .gpu import check_gpu_graph, launch_cooperative, persistent_blocks
+
+PARAMS = {
+    **ROOT_PARAM,
+    "direction": Param("auto", str, choices=("auto", "top-down", "bottom-up"),
+                       help="auto: Beamer's switching; top-down or bottom-up: that direction at every level"),
+    "alpha": Param(15.0, float, minimum=1e-9, help="to bottom-up when the frontier's edges exceed unexplored edges / alpha"),
+    "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
+    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32, at most 512: the top-down "
+                                           "kernel's registers)"),
+    "blocks": Param(None, minimum=1, help="blocks of the persistent top-down grid (default: as many as can be "
+                                          "resident) and of bottom-up (default: one load of every SM)"),
+    "levels_per_launch": Param(0, minimum=0, help="top-down levels per persistent launch (0: until done or "
+                                                  "bottom-up; 1: one launch and host round trip per level)"),
+}
+
+# The control block's slots (direction_optimizing.cu, enum CTL_*).
+CTL_COUNT, CTL_SCOUT, CTL_ARRIVE, CTL_DEPTH, CTL_EDGES, CTL_REASON, CTL_LEVELS, CTL_ERROR = 0, 3, 8, 9, 10, 11, 12, 13
+CTL_T0, CTL_CHECKED, CTL_TD_FRONTIER, CTL_TD_EDGES, CTL_TD_ITEMS, CTL_SIZE = 15, 16, 18, 19, 20, 24
+EXIT_DONE, EXIT_SWITCH = 0, 1
+CHUNK = 256                 # GS_BFS_CHUNK: edges per work item
+WARP_BUFFER = 128           # GS_BFS_BUF: queue entries (16 bytes) of shared memory per warp
+MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_td
+RECORDS = 1 << 16           # top-down levels whose sizes and times are recorded per run (step rows)
+REC_FRONTIER, REC_EDGES, REC_CLAIMED, REC_ITEMS, REC_TIME, REC_FIELDS = range(6)
+
+
+def td_traffic(f: int, e: int, c: int, items: int, entry: int = 16) -> dict:
+    """Top-down: f frontier vertices as queue entries of ``entry`` bytes (the GPU's carry their row;
+    the CPU's are ids and read the row, 4 + 16), e edges, c vertices claimed (row read, level and
+    parent written, queued), work items (written, read, their row)."""
+    return {"read": entry * f + 4 * e + 16 * c + 24 * items, "written": (8 + entry) * c + 8 * items,
+            "random": e + 2 * c}
+
+
+def step_traffic(traffic: dict) -> dict:
+    return {"bytes_read": traffic["read"], "bytes_written": traffic["written"], "random_accesses": traffic["random"]}
+
+
+def bu_traffic(words: int, unvisited: int, checked: int, found: int) -> dict:
+    return {"read": 4 * words + 16 * unvisited + 4 * checked, "written": 4 * words + 8 * found,
+            "random": unvisited + checked}
+
+
+def min_switch(n: int, beta: float) -> int:
+    """Frontiers with at most this many edges (n / beta) stay top-down: a bottom-up level passes
+    over every vertex, which such a frontier does not pay for (a grid's last levels, where the
+    unexplored edges run out, would otherwise bounce to bottom-up and back)."""
+    return int(n / beta)
+
+
+def wants_bottom_up(scout: int, edges_to_check: int, alpha: float, n: int, beta: float) -> bool:
+    """Beamer's test, top-down -> bottom-up (GAPBS: scout_count > edges_to_check / alpha), for
+    frontiers of more than n / beta edges."""
+    return scout > edges_to_check / alpha and scout > min_switch(n, beta)
+
+
+def stays_bottom_up(awake: int, old_awake: int, n: int, beta: float) -> bool:
+    """GAPBS's bottom-up loop condition: the frontier grows, or is still above n / beta."""
+    return awake >= old_awake or awake > n / beta
+
+
+# --- GPU launcher
+
+@dataclass
+class _Workspace:
+    """Buffers of one graph, reused by every run on it (only level and parent are per run)."""
+    visited: object
+    bitmaps: list
+    queues: list
+    items: object
+    ctl: object
+    ctl_host: object
+    td_blocks: int
+    bu_blocks: int
+    smem: int
+
+
+def _module():
+    return module("bfs/direction_optimizing.cu")
+
+
+def setup(inp, params):
+    if inp.device == "gpu":
+        _workspace(inp, params)
+
+
+def _threads(params) -> int:
+    threads = check_threads(params["threads"])
+    if threads > MAX_THREADS:
+        raise ParameterError(f"parameter 'threads': {threads} is more than the top-down kernel takes "
+                             f"(at most {MAX_THREADS}: __launch_bounds__ leaves it 128 registers a thread)")
+    return threads
+
+
+def _workspace(inp, params) -> _Workspace:
+    import cupy
+    import cupyx
+    csr = inp.csr()
+    threads = _threads(params)
+    key = ("bfs.direction-optimizing", threads, params["blocks"])
+    if key not in inp.cache:
+        n, words = csr.n, (csr.n + 31) // 32
+        smem = (threads // 32) * (WARP_BUFFER * 16 + 8)
+        td = _module().get_function("graphsweep_bfs_td")
+        inp.cache[key] = _Workspace(
+            visited=cupy.empty(words, dtype=np.uint32),
+            bitmaps=[cupy.empty(words, dtype=np.uint32) for _ in range(2)],
+            queues=[cupy.empty((max(n, 1), 2), dtype=np.int64) for _ in range(2)],   # longlong2 entries
+            items=cupy.empty(csr.nnz // (CHUNK // 2) + 1, dtype=np.uint64),
+            ctl=cupy.zeros(CTL_SIZE, dtype=np.uint64),
+            ctl_host=cupyx.empty_pinned((CTL_SIZE,), dtype=np.uint64),
+            td_blocks=persistent_blocks(td, threads, smem, params["blocks"]),
+            bu_blocks=params["blocks"] or min(blocks_for(words * 32, threads), resident_blocks(threads)),
+            smem=smem)
+    return inp.cache[key]
+
+
+def run_gpu(inp, params, timer):
+    import cupy
+    csr = inp.csr()
+    check_gpu_graph(csr)
+    mode, alpha, beta = params["direction"], params["alpha"], params["beta"]
+    rcsr = csr if mode == "top-down" else inp.rcsr()
+    n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
+    words = (n + 31) // 32
+    ws = _workspace(inp, params)
+    mod = _module()
+    td, bu = mod.get_function("graphsweep_bfs_td"), mod.get_function("graphsweep_bfs_bu")
+    lp = cupy.empty((n, 2), dtype=np.int32)                       # {level, parent} per vertex
+    records = cupy.empty((REC_FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
+    td_launches = []                                              # (first level, levels, record base, start ns)
+    timer.steps("top-down", lambda: _td_level_rows(records, td_launches))
+
+    def read_ctl():
+        ws.ctl.get(out=ws.ctl_host)         # synchronises: the host's direction test needs the counts
+        if ws.ctl_host[CTL_ERROR]:
+            raise RuntimeError("bfs.direction-optimizing: a grid barrier timed out (blocks not co-resident?)")
+        return [int(x) for x in ws.ctl_host]
+
+    def to_bitmap(depth: int):
+        with timer.phase("queue-to-bitmap", read=16 * count, written=4 * words, random=count, step=depth):
+            front.fill(0)
+            mod.get_function("graphsweep_bfs_queue_to_bitmap")(
+                (blocks_for(count, threads, ws.bu_blocks),), (threads,),
+                (ws.queues[depth & 1], ws.ctl, np.int32(depth), front))
+
+    with timer.phase("init", read=16, written=8 * n + 4 * words):
+        mod.get_function("graphsweep_bfs_init")((blocks_for(n, 2 * threads),), (threads,),
+                                                (lp, ws.visited, ws.queues[0], ws.ctl, csr.offsets, np.int32(n),
+                                                 np.int32(words), np.int32(root)))
+    front, nxt = ws.bitmaps
+    depth, count, reached, edges_to_check, arrive, recorded = 0, 1, 1, nnz, 0, 0
+    check_first, launches, bu_levels = 1, 0, 0
+    direction = "top-down"
+    if mode == "bottom-up":
+        to_bitmap(0)
+        direction = "bottom-up"
+    while True:
+        if depth > n:
+            raise RuntimeError(f"bfs.direction-optimizing: level {depth} on {n} vertices (a kernel lost count)")
+        if direction == "top-down":
+            with timer.phase("top-down") as traffic:      # its levels' step rows come from `records`
+                launch_cooperative(td, ws.td_blocks, threads, (
+                    csr.offsets, csr.indices, ws.visited, lp, ws.queues[0], ws.queues[1], ws.items,
+                    ws.ctl, records, np.int32(recorded), np.int32(RECORDS),
+                    np.int32(depth), np.int64(edges_to_check), np.uint64(arrive), np.int32(params["levels_per_launch"]),
+                    np.int32(mode == "auto"), np.int32(check_first), np.float64(alpha),
+                    np.int64(min_switch(n, beta))), ws.smem)
+            c = read_ctl()
+            launches += 1
+            td_launches.append((depth, c[CTL_LEVELS], recorded, c[CTL_T0]))
+            first = count
+            depth, edges_to_check, arrive = c[CTL_DEPTH], c[CTL_EDGES], c[CTL_ARRIVE]
+            count = c[CTL_COUNT + depth % 3]
+            claimed = c[CTL_TD_FRONTIER] - first + count
+            traffic.add(**td_traffic(c[CTL_TD_FRONTIER], c[CTL_TD_EDGES], claimed, c[CTL_TD_ITEMS]))
+            recorded += c[CTL_LEVELS]
+            reached += claimed
+            check_first = 1
+            if c[CTL_REASON] == EXIT_DONE:
+                break
+            if c[CTL_REASON] == EXIT_SWITCH:
+                to_bitmap(depth)
+                direction = "bottom-up"
+        else:
+            info = {"direction": "bottom-up", "frontier": count}
+            with timer.phase("bottom-up", step=depth, info=info) as traffic:
+                bu((ws.bu_blocks,), (threads,), (csr.offsets, rcsr.offsets, rcsr.indices, ws.visited, front, nxt,
+                                                 lp, ws.ctl, np.int32(n), np.int32(words), np.int32(depth)))
+            c = read_ctl()
+            bu_levels += 1
+            old, count = count, c[CTL_COUNT + (depth + 1) % 3]
+            traffic.add(**bu_traffic(words, n - reached, c[CTL_CHECKED + depth % 2], count))
+            reached += count
+            depth += 1
+            front, nxt = nxt, front
+            if count == 0:
+                break
+            if mode == "auto" and not stays_bottom_up(count, old, n, beta):
+                with timer.phase("bitmap-to-queue", read=4 * words + 16 * count, written=16 * count, step=depth):
+                    mod.get_function("graphsweep_bfs_bitmap_to_queue")(
+                        (min(blocks_for(words, threads), ws.bu_blocks),), (threads,),
+                        (front, np.int32(words), csr.offsets, ws.queues[depth & 1], ws.ctl))
+                direction, check_first = "top-down", 0
+    level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
+    with timer.phase("split", read=8 * n, written=8 * n):
+        mod.get_function("graphsweep_bfs_split")((blocks_for(n, 4 * threads),), (threads,),
+                                                 (lp, level, parent, np.int32(n)))
+    timer.stat("levels", depth)
+    timer.stat("bottom_up_levels", bu_levels)
+    timer.stat("td_launches", launches)
+    return {"level": level, "parent": parent}
+
+
+def _td_level_rows(records, launches) -> list[dict]:
+    """Step rows of the top-down levels run inside persistent launches, from the device records:
+    sizes and byte model per level, time between the level's end and the previous level's end
+    (%globaltimer; the first level of a launch from the launch's start)."""
+    if not launches:
+        return []
+    rec = records[:, :min(RECORDS, sum(levels for _, levels, _, _ in launches))].get()
+    rows = []
+    for first, levels, base, start in launches:
+        previous = start
+        for k in range(min(levels, RECORDS - base)):
+            f, e, c, items, end = (int(x) for x in rec[:, base + k])
+            rows.append({"step": first + k, "ms": (end - previous) / 1e6, **step_traffic(td_traffic(f, e, c, items)),
+                         "info": {"direction": "top-down", "frontier": f, "edges": e}})
+            previous = end
+    return rows
+
+
+# --- CPU twin (GAPBS's loop with Numba prange steps)
+
+@numba.njit(cache=True, parallel=True)
+def _td_step(offsets, indices, level, parent, queue, count, depth, out, chunks):
+    """Expand queue[:count] into out in ``chunks`` parallel pieces; returns (vertices queued, their out-edges)."""
+    bounds = (np.arange(chunks + 1) * count) // chunks
+    starts = np.zeros(chunks + 1, dtype=np.int64)
+    for c in numba.prange(chunks):
+        s = 0
+        for i in range(bounds[c], bounds[c + 1]):
+            s += offsets[queue[i] + 1] - offsets[queue[i]]
+        starts[c + 1] = s
+    starts = np.cumsum(starts)
+    cand_v = np.empty(starts[chunks], dtype=np.int64)
+    cand_u = np.empty(starts[chunks], dtype=np.int64)
+    kept = np.zeros(chunks + 1, dtype=np.int64)
+    for c in numba.prange(chunks):
+        pos = starts[c]
+        for i in range(bounds[c], bounds[c + 1]):
+            u = queue[i]
+            for e in range(offsets[u], offsets[u + 1]):
+                w = indices[e]
+                if level[w] < 0:
+                    level[w] = depth + 1
+                    parent[w] = u
+                    cand_v[pos] = w
+                    cand_u[pos] = u
+                    pos += 1
+        kept[c + 1] = pos - starts[c]
+    # Two chunks may both have claimed w; once all are done, the parent written last stands and
+    # only the chunk that wrote it queues w.
+    for c in numba.prange(chunks):
+        k = starts[c]
+        for j in range(starts[c], starts[c] + kept[c + 1]):
+            if parent[cand_v[j]] == cand_u[j]:
+                cand_v[k] = cand_v[j]
+                k += 1
+        kept[c + 1] = k - starts[c]
+    outpos = np.cumsum(kept)
+    scout = 0
+    for c in numba.prange(chunks):
+        s = 0
+        for j in range(kept[c + 1]):
+            w = cand_v[starts[c] + j]
+            out[outpos[c] + j] = w
+            s += offsets[w + 1] - offsets[w]
+        scout += s
+    return outpos[chunks], scout
+
+
+@numba.njit(cache=True, parallel=True)
+def _bu_step(offsets, roffsets, rindices, level, parent, front, nxt, depth):
+    """Every unvisited vertex looks for a parent in ``front``; returns (found, their out-edges, edges examined)."""
+    awake, scout, checked = 0, 0, 0
+    for v in numba.prange(level.shape[0]):
+        nxt[v] = 0
+        if level[v] < 0:
+            for e in range(roffsets[v], roffsets[v + 1]):
+                u = rindices[e]
+                if front[u]:
+                    level[v] = depth + 1
+                    parent[v] = u
+                    nxt[v] = 1
+                    awake += 1
+                    scout += offsets[v + 1] - offsets[v]
+                    checked += e + 1 - roffsets[v]
+                    break
+            if level[v] < 0:
+                checked += roffsets[v + 1] - roffsets[v]
+    return awake, scout, checked
+
+
+def run_cpu(inp, params, timer):
+    csr = inp.csr()
+    mode, alpha, beta = params["direction"], params["alpha"], params["beta"]
+    rcsr = csr if mode == "top-down" else inp.rcsr()
+    n, nnz, root = csr.n, csr.nnz, params["root"]
+    level = np.full(n, -1, dtype=np.int32)
+    parent = np.full(n, -1, dtype=csr.indices.dtype)
+    queue, spare = np.empty(n, dtype=csr.indices.dtype), np.empty(n, dtype=csr.indices.dtype)
+    front, nxt = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    with timer.phase("init", written=12 * n):
+        level[root], parent[root], queue[0] = 0, root, root
+    depth, count, reached, edges_to_check = 0, 1, 1, nnz
+    scout = int(csr.offsets[root + 1] - csr.offsets[root])
+    check, bu_levels = True, 0
+    while count:
+        if mode == "bottom-up" or (mode == "auto" and check and
+                                   wants_bottom_up(scout, edges_to_check, alpha, n, beta)):
+            with timer.phase("queue-to-bitmap", read=4 * count, written=n, step=depth):
+                front.fill(0)
+                front[queue[:count]] = 1
+            while True:
+                with timer.phase("bottom-up", step=depth, info={"direction": "bottom-up", "frontier": count}) as t:
+                    awake, scout, checked = _bu_step(csr.offsets, rcsr.offsets, rcsr.indices, level, parent, front,
+                                                     nxt, depth)
+                t.add(**bu_traffic((n + 31) // 32, n - reached, checked, awake))
+                reached += awake
+                bu_levels += 1
+                depth += 1
+                front, nxt = nxt, front
+                old, count = count, awake
+                if count == 0 or (mode == "auto" and not stays_bottom_up(count, old, n, beta)):
+                    break
+            if count:
+                with timer.phase("bitmap-to-queue", read=n, written=4 * count, step=depth):
+                    queue[:count] = np.flatnonzero(front)
+            check = False          # GAPBS: the step after bottom-up is top-down whatever scout says
+            continue
+        if check:
+            edges_to_check -= scout
+        check = True
+        with timer.phase("top-down", step=depth, info={"direction": "top-down", "frontier": count,
+                                                       "edges": scout}) as t:
+            found, next_scout = _td_step(csr.offsets, csr.indices, level, parent, queue, count, depth, spare,
+                                         max(1, min(count, 4 * numba.get_num_threads())))
+        t.add(**td_traffic(count, scout, found, 0, entry=20))
+        queue, spare = spare, queue
+        count, scout = found, next_scout
+        reached += found
+        depth += 1
+    timer.stat("levels", depth)
+    timer.stat("bottom_up_levels", bu_levels)
+    timer.stat("td_launches", 0)
+    return {"level": level, "parent": parent}
+
+
+KERNEL = Kernel(name="bfs.direction-optimizing", problem=BFS,
+                summary="direction-optimizing BFS (Beamer): persistent-grid top-down with warp-scan gather and "
+                        "shared hub work items, bitmap bottom-up with early exit",
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup, needs=("csr", "rcsr"))

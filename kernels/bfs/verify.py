@@ -1,0 +1,189 @@
+"""The BFS verifier (Graph500 rules), shared by every BFS algorithm and independent of all of them.
+
+It reads the edge list as loaded (``inp.src``, ``inp.dst``; not the CSR the kernels traverse),
+ignores self-loops, accepts duplicates, and asserts of ``level`` and ``parent`` for ``root``:
+
+  1. shapes (n,); level[root] == 0 and parent[root] == root; level >= -1; a vertex is unreached
+     (level -1) exactly when its parent is -1; parents are vertices;
+  2. every edge (u, v) spans at most one level: undirected, both ends reached or neither and
+     |level[u] - level[v]| <= 1; directed (u -> v), if u is reached then v is, and
+     level[v] <= level[u] + 1;
+  3. every reached v != root has level[parent[v]] == level[v] - 1 and an edge (parent[v], v)
+     (directed: parent[v] -> v);
+  4. the number of reached vertices equals the size of the root's component (undirected) or the
+     number of vertices reachable from it (directed), counted by a different method: SciPy's
+     connected_components / breadth_first_order on the host, or on the GPU a min-label hooking
+     with pointer jumping over the edge list (cached per graph).
+
+(3) makes every reached vertex reachable (by induction on level) and (2) closes the reached set
+under edges, so (2)+(3) already pin the reached set; (4) checks it by an unrelated count.
+Works on NumPy or CuPy arrays; edges are checked in chunks so the temporaries stay bounded.
+"""
+
+import numpy as np
+
+from graphsweep.datasets.errors import VerificationError
+
+CHUNK = 1 << 26          # edges per pass of the edge checks (bounds the temporaries: ~1.3 GB at most)
+HOOK_ROUNDS = 200        # the GPU component count gives up (falls back to SciPy) after this many rounds
+
+
+def verify_bfs(inp, root: int, level, parent) -> dict:
+    """Check ``level``/``parent`` from ``root`` on the graph ``inp`` (a GraphInput); returns facts
+    (``reached``: vertices reached, ``levels``: max level + 1)."""
+    xp, n = inp.xp, inp.n
+    level, parent = xp.asarray(level), xp.asarray(parent)
+    for name, arr in (("level", level), ("parent", parent)):
+        if arr.shape != (n,):
+            raise VerificationError(f"{name} has shape {arr.shape}, expected ({n},)")
+        if arr.dtype.kind not in "iu":
+            raise VerificationError(f"{name} has dtype {arr.dtype}, expected integers")
+    level, parent = level.astype(np.int64, copy=False), parent.astype(np.int64, copy=False)
+    if int(level[root]) != 0 or int(parent[root]) != root:
+        raise VerificationError(f"root {root} has level {int(level[root])} and parent {int(parent[root])}, "
+                                f"expected 0 and {root}")
+    _check_values(xp, n, root, level, parent)
+    reached = level >= 0
+    _check_edges(inp, level)
+    _check_parents(inp, root, level, parent, reached)
+    count = int(xp.count_nonzero(reached))
+    expected = _reachable_count(inp, root)
+    if count != expected:
+        raise VerificationError(f"{count} vertices reached from root {root}, but {expected} are reachable "
+                                f"(counted by {'reachability' if inp.directed else 'connected components'})")
+    return {"reached": count, "levels": int(level.max()) + 1}
+
+
+def _first(xp, bad) -> int:
+    return int(xp.flatnonzero(bad)[0])
+
+
+def _check_values(xp, n, root, level, parent) -> None:
+    bad = level < -1
+    if bool(bad.any()):
+        v = _first(xp, bad)
+        raise VerificationError(f"level[{v}] is {int(level[v])}, below -1")
+    bad = (level < 0) != (parent < 0)
+    if bool(bad.any()):
+        v = _first(xp, bad)
+        raise VerificationError(f"vertex {v} has level {int(level[v])} but parent {int(parent[v])}: "
+                                f"a vertex is unreached (-1) in both or in neither")
+    bad = (parent < -1) | (parent >= n)
+    if bool(bad.any()):
+        v = _first(xp, bad)
+        raise VerificationError(f"parent[{v}] is {int(parent[v])}, not a vertex (n = {n})")
+
+
+def _edge_chunks(inp):
+    """(src, dst) of the non-loop edges, CHUNK at a time."""
+    for start in range(0, inp.m, CHUNK):
+        src, dst = inp.src[start:start + CHUNK], inp.dst[start:start + CHUNK]
+        keep = src != dst
+        yield src[keep], dst[keep]
+
+
+def _check_edges(inp, level) -> None:
+    xp = inp.xp
+    for src, dst in _edge_chunks(inp):
+        lu, lv = level[src], level[dst]
+        if inp.directed:
+            bad = (lu >= 0) & ((lv < 0) | (lv > lu + 1))
+            what = "an edge may lead at most one level down from a reached vertex"
+        else:
+            bad = ((lu >= 0) != (lv >= 0)) | ((lu >= 0) & (xp.abs(lu - lv) > 1))
+            what = "an edge joins two reached vertices at most one level apart, or two unreached ones"
+        if bool(bad.any()):
+            i = _first(xp, bad)
+            u, v = int(src[i]), int(dst[i])
+            raise VerificationError(f"edge ({u}, {v}) joins level {int(lu[i])} to level {int(lv[i])}: {what}")
+
+
+def _check_parents(inp, root, level, parent, reached) -> None:
+    xp, n = inp.xp, inp.n
+    tree = reached.copy()
+    tree[root] = False
+    safe = xp.where(tree, parent, root)
+    bad = tree & (level[safe] != level - 1)
+    if bool(bad.any()):
+        v = _first(xp, bad)
+        p = int(parent[v])
+        raise VerificationError(f"vertex {v} at level {int(level[v])} has parent {p} at level {int(level[p])}: "
+                                f"a parent is one level up")
+    # Mark each tree vertex whose parent edge is among the input edges.
+    has_edge = xp.zeros(n, dtype=bool)
+    for src, dst in _edge_chunks(inp):
+        has_edge[dst[parent[dst] == src]] = True
+        if not inp.directed:
+            has_edge[src[parent[src] == dst]] = True
+    bad = tree & ~has_edge
+    if bool(bad.any()):
+        v = _first(xp, bad)
+        arrow = "->" if inp.directed else "-"
+        raise VerificationError(f"parent[{v}] is {int(parent[v])} but there is no edge {int(parent[v])} {arrow} {v}")
+
+
+def _reachable_count(inp, root: int) -> int:
+    if inp.directed:
+        return _directed_reachable(inp, root)
+    labels = component_labels(inp)
+    return int(inp.xp.count_nonzero(labels == labels[root]))
+
+
+def component_labels(inp):
+    """A component label per vertex of the undirected graph ``inp`` (cached on it)."""
+    key = "bfs.verify.components"
+    if key not in inp.cache:
+        labels = _gpu_components(inp) if inp.device == "gpu" else None
+        if labels is None:
+            labels = _scipy_components(inp)
+        inp.cache[key] = labels
+    return inp.cache[key]
+
+
+def _host(arr):
+    return arr.get() if hasattr(arr, "get") else np.asarray(arr)
+
+
+def _scipy_graph(inp):
+    from scipy.sparse import coo_matrix
+    src, dst = _host(inp.src), _host(inp.dst)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    return coo_matrix((np.ones(src.shape[0], dtype=np.int8), (src, dst)), shape=(inp.n, inp.n)).tocsr()
+
+
+def _scipy_components(inp):
+    from scipy.sparse.csgraph import connected_components
+    _, labels = connected_components(_scipy_graph(inp), directed=False)
+    return inp.xp.asarray(labels)
+
+
+def _directed_reachable(inp, root: int) -> int:
+    from scipy.sparse.csgraph import breadth_first_order
+    return int(breadth_first_order(_scipy_graph(inp), root, directed=True, return_predecessors=False).shape[0])
+
+
+def _gpu_components(inp):
+    """Min-label hooking with full pointer jumping, on CuPy arrays: every root takes the smallest
+    root across its edges (scatter-min), then labels jump to their roots.  None if it has not
+    converged after HOOK_ROUNDS rounds (the caller falls back to SciPy)."""
+    import cupy
+    n = inp.n
+    label = cupy.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+    for _ in range(HOOK_ROUNDS):
+        changed = False
+        for src, dst in _edge_chunks(inp):
+            lu, lv = label[src], label[dst]
+            differ = lu != lv
+            if bool(differ.any()):
+                lu, lv = lu[differ], lv[differ]
+                cupy.minimum.at(label, cupy.maximum(lu, lv), cupy.minimum(lu, lv))
+                changed = True
+        if not changed:
+            return label
+        while True:
+            jumped = label[label]
+            if bool((jumped == label).all()):
+                break
+            label = jumped
+    return None

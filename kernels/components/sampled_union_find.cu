@@ -1,0 +1,216 @@
+// cc.sampled-union-find: union-find over the CSR (see sampled_union_find.py):
+// init -> link2 -> largest -> compress (skip mode) -> final (+ spread) -> label.
+// `hook` picks how an edge is linked: 0 = find both roots with path halving and CAS (ECL-CC),
+// 1 = Atomic-Hook from the two parents without compression (004 Fig. 3).  Rows are sorted, so a
+// vertex's neighbours smaller than itself are a prefix of its row.
+#include "components/common.cuh"
+
+// state[0]: the root of the sampled largest tree, or -1 (ECL mode: no tree is skipped);
+// state[1]: how many of the samples it holds; state[2]: chunks queued for the spread kernel;
+// state[3], state[4]: edges linked by link2 and by final + spread (statistics, one atomic per warp).
+#define GS_SUF_SAMPLES 1024
+#define GS_SUF_CHUNK 1024          // edges of a long row per queued chunk (one warp each)
+
+template <typename L>
+__device__ __forceinline__ void gs_suf_join(L a, L b, L* parent, int hook)
+{
+    if (hook) gs_cc_hook(a, b, parent);
+    else gs_cc_link(a, b, parent);
+}
+
+// init: parent[v] = v's smallest neighbour if smaller than v, else v.  This links, with no random
+// access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the
+// counters.
+template <typename S, typename L>
+__global__ void graphsweep_cc_suf_init(const long long* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
+                                       long long* __restrict__ state, long long n)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) state[2] = state[3] = state[4] = 0;
+    GS_CC_GRID_STRIDE(v, n) {
+        long long b = off[v];
+        L p = (L)v;
+        if (b < off[v + 1]) {
+            L u = (L)idx[b];
+            if (u < p) p = u;
+        }
+        parent[v] = p;
+    }
+}
+
+// link2: hook v with its second neighbour when that is smaller than v, so every edge (a, b), a < b,
+// in which a is one of b's two smallest neighbours is now linked, exactly once.
+template <typename S, typename L>
+__global__ void graphsweep_cc_suf_link2(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+                                        long long* __restrict__ state, long long n, int hook)
+{
+    long long links = 0;
+    GS_CC_GRID_STRIDE(v, n) {
+        long long b = off[v];
+        if (off[v + 1] - b >= 2) {
+            L u = (L)idx[b + 1];
+            if (u < (L)v) {
+                gs_suf_join((L)v, u, parent, hook);
+                links++;
+            }
+        }
+    }
+    gs_cc_count(state + 3, links);
+}
+
+// compress: parent[v] = the root of v.  No hooks run meanwhile, so a read-only climb finds the
+// root; only v's own entry is written (a path-halving store into another vertex could overwrite
+// its finished label with a mere ancestor).  Threads take v in increasing order and parent[v] < v,
+// so the parent is usually finished already: one dependent read.  With skip_only, it does
+// nothing unless the final pass runs in skip mode (which checks parent[v] == L).
+template <typename L>
+__global__ void graphsweep_cc_suf_compress(L* parent, long long n, const long long* __restrict__ state, int skip_only)
+{
+    if (skip_only && state[0] < 0) return;
+    GS_CC_GRID_STRIDE(v, n) {
+        L p = parent[v];
+        if (p == (L)v) continue;
+        L g = parent[p];
+        if (g == p) continue;
+        L q;
+        while ((q = parent[g]) != g) g = q;
+        parent[v] = g;
+    }
+}
+
+// largest (one block of GS_SUF_SAMPLES threads): the roots of the neighbours in sampled CSR slots
+// (a vertex drawn with probability proportional to its degree), and the most frequent of them.
+// state[0] = that root when it holds at least min_count samples, else -1.
+__device__ __forceinline__ unsigned gs_suf_mix(unsigned h)
+{
+    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+    return h;
+}
+
+template <typename S, typename L>
+__global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, long long nnz, unsigned seed,
+                                          int min_count, long long* __restrict__ state)
+{
+    __shared__ L roots[GS_SUF_SAMPLES];
+    __shared__ int warp_count[GS_SUF_SAMPLES / 32];
+    __shared__ L warp_root[GS_SUF_SAMPLES / 32];
+    const int t = threadIdx.x;
+    if (nnz == 0) {
+        if (t == 0) { state[0] = -1; state[1] = 0; }
+        return;
+    }
+    unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed) << 32) |
+                           gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
+    L r = gs_cc_find((L)idx[(long long)(h % (unsigned long long)nnz)], parent);
+    roots[t] = r;
+    __syncthreads();
+    int count = 0;
+    for (int j = 0; j < GS_SUF_SAMPLES; j++) count += (roots[j] == r);
+    // block arg-max of (count, -root): warps first, then warp 0 over the warps.
+    for (int d = 16; d > 0; d >>= 1) {
+        int c = __shfl_down_sync(0xffffffffu, count, d);
+        L q = __shfl_down_sync(0xffffffffu, r, d);
+        if (c > count || (c == count && q < r)) { count = c; r = q; }
+    }
+    if ((t & 31) == 0) { warp_count[t >> 5] = count; warp_root[t >> 5] = r; }
+    __syncthreads();
+    if (t < 32) {
+        count = warp_count[t];
+        r = warp_root[t];
+        for (int d = 16; d > 0; d >>= 1) {
+            int c = __shfl_down_sync(0xffffffffu, count, d);
+            L q = __shfl_down_sync(0xffffffffu, r, d);
+            if (c > count || (c == count && q < r)) { count = c; r = q; }
+        }
+        if (t == 0) {
+            state[0] = count >= min_count ? (long long)r : -1LL;
+            state[1] = count;
+        }
+    }
+}
+
+// Which slots of v's row [b, e) the final pass links.  Skip mode: all but the ones init and link2
+// linked from v (its first two slots, where smaller than v).  ECL mode: slots from b + 2 on whose
+// neighbour is smaller than v (each remaining edge once, from its larger end); the row is sorted,
+// so the caller stops at the first neighbour >= v.
+template <typename S>
+__device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, long long v, long long b, long long e,
+                                                  bool skip_mode)
+{
+    if (!skip_mode) return b + 2;
+    long long s = b;
+    if (s < e && (long long)idx[s] < v) s++;
+    if (s < e && s == b + 1 && (long long)idx[s] < v) s++;
+    return s;
+}
+
+// final: link the edges not linked yet.  Skip mode: a vertex of the largest tree has nothing to
+// do (after the compress it points at the root; the other end of any edge leaving the tree links
+// that edge itself).  ECL mode: the trees are as link2 left them (a link climbs them).  A row with more than thread_max slots to link is cut into chunks of
+// GS_SUF_CHUNK slots queued for the spread kernel, so one long row does not hold up its warp.
+template <typename S, typename L>
+__global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+                                        long long* state, L* __restrict__ chunk_vertex, int* __restrict__ chunk_index,
+                                        long long n, int thread_max, int hook)
+{
+    const long long big = state[0];
+    const bool skip_mode = big >= 0;
+    long long links = 0;
+    GS_CC_GRID_STRIDE(v, n) {
+        if (skip_mode && (long long)gs_cc_load(parent + v) == big) continue;
+        long long b = off[v], e = off[v + 1];
+        if (b == e) continue;
+        long long s = gs_suf_start(idx, v, b, e, skip_mode);
+        if (!skip_mode && e - s > thread_max) {
+            // a long row in ECL mode: only its neighbours below v are linked; find where they end
+            long long lo = s, hi = e;
+            while (lo < hi) {
+                long long mid = (lo + hi) >> 1;
+                if ((long long)idx[mid] < v) lo = mid + 1; else hi = mid;
+            }
+            e = lo;
+        }
+        if (s >= e) continue;
+        if (e - s > thread_max) {
+            long long chunks = (e - s + GS_SUF_CHUNK - 1) / GS_SUF_CHUNK;
+            long long at = (long long)atomicAdd((unsigned long long*)(state + 2), (unsigned long long)chunks);
+            for (long long k = 0; k < chunks; k++) {
+                chunk_vertex[at + k] = (L)v;
+                chunk_index[at + k] = (int)k;
+            }
+            continue;
+        }
+        for (long long i = s; i < e; i++) {
+            L u = (L)idx[i];
+            if (!skip_mode && u >= (L)v) break;
+            gs_suf_join((L)v, u, parent, hook);
+            links++;
+        }
+    }
+    gs_cc_count(state + 4, links);
+}
+
+// spread: one warp per queued chunk of a long row; the lanes take its slots in turn.
+template <typename S, typename L>
+__global__ void graphsweep_cc_suf_spread(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+                                         long long* __restrict__ state, const L* __restrict__ chunk_vertex,
+                                         const int* __restrict__ chunk_index, int hook)
+{
+    long long links = 0;
+    const bool skip_mode = state[0] >= 0;
+    const long long chunks = state[2];
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+    for (long long c = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
+        long long v = (long long)chunk_vertex[c];
+        long long b = off[v], e = off[v + 1];
+        long long s = gs_suf_start(idx, v, b, e, skip_mode) + (long long)chunk_index[c] * GS_SUF_CHUNK;
+        long long stop = s + GS_SUF_CHUNK < e ? s + GS_SUF_CHUNK : e;
+        for (long long i = s + lane; i < stop; i += 32) {
+            L u = (L)idx[i];
+            if (!skip_mode && u >= (L)v) break;
+            gs_suf_join((L)v, u, parent, hook);
+            links++;
+        }
+    }
+    gs_cc_count(state + 4, links);
+}

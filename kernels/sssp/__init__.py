@@ -1,0 +1,35 @@
+"""Single-source shortest paths from a root over non-negative integer weights: dist[v] = weight of
+a lightest path from the root (-1 when v is unreachable), parent[v] = v's predecessor on one such
+path (parent[root] = root, -1 when unreachable).
+
+Every algorithm in this package takes the shared ``GraphInput`` of a weighted graph dataset
+(undirected: both directions; directed: out-edges, ``csr()``) and the ``root`` of the current
+instance, and returns ``{"dist": int64, "parent": int64}`` on the device it ran on.  Self-loops
+never shorten a path (the CSR drops them), duplicate edges act as their lightest copy, zero
+weights are allowed; the reader refuses negative weights before any kernel runs.  A run's rate
+counts input edges (GTEPS = m / time, as Graph500's SSSP kernel does).
+"""
+
+from ..contract import Param, Problem
+from ..graph import graph_input, root_instances
+from .verify import verify_sssp
+
+ROOT_PARAM = {"root": Param(None, int, minimum=0, help="root vertex (default: the sweep's seeded roots of "
+                                                       "non-zero degree, or one)")}
+
+
+def prepare(data):
+    return graph_input(data)
+
+
+def verify(inp, params, out) -> dict:
+    return verify_sssp(inp.n, inp.src, inp.dst, inp.weight, inp.directed, params["root"], out["dist"],
+                       out["parent"])
+
+
+def input_edges(inp) -> int:
+    return inp.m
+
+
+SSSP = Problem(name="sssp", dataset_kind="graph", prepare=prepare, verify=verify, outputs=("dist", "parent"),
+               requires=frozenset({"weighted"}), element="edge", elements=input_edges, instances=root_instances)

@@ -1,0 +1,105 @@
+"""The CC verifier accepts SciPy's answer (under any relabelling) and rejects merged and split
+labellings, naming the fault; its own component count (the GPU's method) agrees with SciPy."""
+
+import numpy as np
+import pytest
+
+from graphsweep.datasets.errors import VerificationError
+from graphsweep.kernels.components import canonical_labels
+from graphsweep.kernels.components.verify import component_count, count_by_hooking, verify_labels
+
+from .conftest import GRAPHS
+
+DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+def on(device, *arrays):
+    if device == "gpu":
+        import cupy
+        return [cupy.asarray(a) for a in arrays]
+    return list(arrays)
+
+
+def check(graph, label, device):
+    n, src, dst = graph
+    src, dst, label = on(device, src, dst, label)
+    return verify_labels(n, src, dst, label)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("graph", ["many-lists", "tree-k3", "rmat", "isolated", "messy", "n=1", "no-edges",
+                                   "int64-uniform"])
+def test_accepts_scipy_labels_under_any_relabelling(graph, device, reference):
+    g = GRAPHS[graph]()
+    ref = reference(g)
+    components = len(np.unique(ref))
+    assert check(g, ref.astype(np.int32), device) == {"components": components}
+    relabelled = (np.random.default_rng(1).permutation(g[0])[ref] + 10 * g[0]).astype(np.int64)  # ids past n
+    assert check(g, relabelled, device) == {"components": components}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rejects_merged_components(device, reference):
+    g = GRAPHS["many-lists"]()
+    ref = reference(g).astype(np.int32)
+    a, b = np.unique(ref)[[3, 17]]
+    merged = np.where(ref == b, a, ref)
+    with pytest.raises(VerificationError, match="36 distinct labels for 37 components: different components share"):
+        check(g, merged, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rejects_split_component(device, reference):
+    g = GRAPHS["tree-k3"]()
+    ref = reference(g).astype(np.int32)
+    split = ref.copy()
+    n, src, dst = g
+    v = int(dst[len(dst) // 2])
+    split[v] = g[0] + 5                       # one vertex of a tree given a label of its own
+    with pytest.raises(VerificationError, match=r"edge \d+ \(\d+ - \d+\) joins labels .* one label"):
+        check(g, split, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rejects_every_vertex_its_own_label(device):
+    g = GRAPHS["random-list"]()
+    with pytest.raises(VerificationError, match="joins labels"):
+        check(g, np.arange(g[0], dtype=np.int32), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rejects_wrong_shape_and_type(device, reference):
+    g = GRAPHS["rmat"]()
+    ref = reference(g)
+    with pytest.raises(VerificationError, match="shape"):
+        check(g, ref[:-1], device)
+    with pytest.raises(VerificationError, match="dtype float64"):
+        check(g, ref.astype(np.float64), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_hooking_count_matches_scipy(graph, device, reference):
+    n, src, dst = GRAPHS[graph]()
+    expected = len(np.unique(reference((n, src, dst))))
+    assert component_count(n, src, dst) == expected
+    src, dst = on(device, src, dst)
+    assert count_by_hooking(n, src, dst) == expected
+
+
+def test_hooking_count_on_a_long_random_list():
+    n = 200_000
+    order = np.random.default_rng(3).permutation(n).astype(np.int32)
+    cut = np.ones(n - 1, bool)
+    cut[::5000] = False                         # 40 links cut: 41 lists
+    assert count_by_hooking(n, order[:-1][cut], order[1:][cut]) == 41
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_canonical_labels(device):
+    label = np.array([7, 3, 7, 9, 3, 9, 100], dtype=np.int64)
+    (got,) = on(device, label)
+    got = canonical_labels(got)
+    got = got.get() if device == "gpu" else got
+    np.testing.assert_array_equal(got, [0, 1, 0, 3, 1, 3, 6])
+    assert got.dtype == np.int64

@@ -1,0 +1,182 @@
+"""Every SSSP algorithm on both backends, through the harness: SciPy's distances, the shared
+verifier (parents included), and small grids / chunks / deltas so tiny graphs reach the
+multi-block, multi-chunk and many-epoch paths."""
+
+import numpy as np
+import pytest
+
+from graphsweep.datasets.errors import DatasetError, ParameterError
+from graphsweep.datasets.reader import Dataset
+from graphsweep.kernels import harness, registry
+
+GRAPHS = ["uniform-d1", "uniform-d2", "uniform-d6", "uniform-d16", "uniform-d40", "scale-free", "rmat", "path",
+          "grid", "star", "disconnected", "zero-weights", "messy"]
+VARIANTS = {
+    "harish": ("sssp.harish", {}),
+    "harish-small": ("sssp.harish", {"threads": 32, "blocks": 3}),
+    "near-far": ("sssp.near-far", {}),
+    "near-far-small": ("sssp.near-far", {"threads": 32, "blocks": 3, "chunk": 4, "delta": 3}),
+    "near-far-wide": ("sssp.near-far", {"threads": 64, "blocks": 2, "chunk": 1, "delta": 1000}),
+}
+CASES = [pytest.param(v, "cpu", id=f"{v}-cpu") for v in VARIANTS] + \
+    [pytest.param(v, "gpu", id=f"{v}-gpu", marks=pytest.mark.gpu) for v in VARIANTS]
+# The CPU twin does not take grids or chunks: a few variants cover it.
+CPU_VARIANTS = ["harish", "near-far", "near-far-small"]
+
+
+def run(name, data, backend, **params):
+    res = harness.run(name, data, backend=backend, reps=1, warmup=0, **params)
+    assert res.verified, res.verify_error
+    return res
+
+
+def cases_for(backend_cases):
+    return [c for c in backend_cases if c.values[1] == "gpu" or c.values[0] in CPU_VARIANTS]
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("variant,backend", cases_for(CASES))
+def test_distances_match_scipy(variant, backend, graph, wg):
+    g = wg.GRAPHS[graph]()
+    root = wg.root_of(g, seed=len(graph))
+    name, params = VARIANTS[variant]
+    res = run(name, wg.dataset(g), backend, root=root, **params)
+    np.testing.assert_array_equal(res.output["dist"], wg.reference(g, root)[0])
+    assert res.output["dist"].dtype == np.int64 and res.output["parent"].dtype == np.int64
+    assert res.stats["iterations"] >= 1
+
+
+@pytest.mark.parametrize("variant,backend", cases_for(CASES))
+def test_directed_graph_uses_out_edges(variant, backend, wg):
+    g = wg.rmat(scale=10, seed=11)
+    root = wg.root_of(g, seed=1)
+    name, params = VARIANTS[variant]
+    res = run(name, wg.dataset(g, directed=True), backend, root=root, **params)
+    expected = wg.reference(g, root, directed=True)[0]
+    np.testing.assert_array_equal(res.output["dist"], expected)
+    assert (expected == -1).any()            # some vertices only reach the root, not the other way
+
+
+@pytest.mark.parametrize("variant,backend", cases_for(CASES))
+def test_root_in_small_component(variant, backend, wg):
+    g = wg.disconnected()
+    name, params = VARIANTS[variant]
+    res = run(name, wg.dataset(g), backend, root=1004, **params)
+    reached = np.flatnonzero(res.output["dist"] >= 0)
+    np.testing.assert_array_equal(reached, np.arange(1000, 1010))
+    assert res.instance_stats[0]["reached"] == 10
+
+
+@pytest.mark.parametrize("variant,backend", cases_for(CASES))
+def test_isolated_root_and_single_vertex(variant, backend, wg):
+    name, params = VARIANTS[variant]
+    g = wg.disconnected()
+    res = run(name, wg.dataset(g), backend, root=1015, **params)
+    assert res.output["dist"][1015] == 0 and res.output["parent"][1015] == 1015
+    assert (res.output["dist"] >= 0).sum() == 1
+    one = (1, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
+    res = run(name, wg.dataset(one), backend, root=0, **params)
+    assert res.output["dist"].tolist() == [0] and res.output["parent"].tolist() == [0]
+
+
+@pytest.mark.parametrize("variant,backend", cases_for(CASES))
+def test_zero_weight_cycles_give_a_tree(variant, backend, wg):
+    """All weights zero: every reached vertex at distance 0, and the parents must still be a tree."""
+    n, src, dst, w = wg.uniform(n=700, degree=8, seed=21)
+    name, params = VARIANTS[variant]
+    res = run(name, wg.dataset((n, src, dst, np.zeros_like(w))), backend, root=int(src[0]), **params)
+    reached = res.output["dist"] >= 0
+    assert (res.output["dist"][reached] == 0).all() and reached.sum() > 600
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("name", ["sssp.harish", "sssp.near-far"])
+def test_root_out_of_range_refused(name, backend, wg):
+    g = wg.path(n=50)
+    with pytest.raises(ParameterError, match="not a vertex"):
+        harness.run(name, wg.dataset(g), backend=backend, reps=1, warmup=0, root=50)
+
+
+@pytest.mark.parametrize("name", ["sssp.harish", "sssp.near-far"])
+def test_unweighted_graph_refused(name):
+    data = Dataset.in_memory("graph", 3, src=np.array([0, 1], np.int32), dst=np.array([1, 2], np.int32))
+    with pytest.raises(ParameterError, match="needs a weighted graph"):
+        harness.run(name, data, backend="cpu", reps=1, warmup=0, root=0)
+
+
+def test_negative_weight_refused_naming_the_edge():
+    with pytest.raises(DatasetError, match=r"row 1 \(edge 1 - 2\) is -4"):
+        Dataset.in_memory("graph", 3, src=np.array([0, 1], np.int32), dst=np.array([1, 2], np.int32),
+                          weight=np.array([5, -4], np.int32))
+
+
+def test_heavy_weights_on_cpu(wg):
+    """int32-maximum weights: the CPU twins keep int64 distances past 2^32."""
+    g = wg.heavy_path()
+    for name in ("sssp.harish", "sssp.near-far"):
+        res = run(name, wg.dataset(g), "cpu", root=0)
+        assert res.output["dist"].tolist() == [i * (2**31 - 1) for i in range(5)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["sssp.harish", "sssp.near-far"])
+def test_gpu_refuses_distances_past_32_bits(name, wg):
+    with pytest.raises(ParameterError, match="32 bits"):
+        harness.run(name, wg.dataset(wg.heavy_path()), backend="gpu", reps=1, warmup=0, root=0)
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_near_far_delta_trades_iterations_for_work(backend, wg):
+    g = wg.uniform(n=3000, degree=6, seed=31)
+    data, root = wg.dataset(g), wg.root_of(g)
+    expected = wg.reference(g, root)[0]
+    stats = {}
+    for delta in (1, 8, 10**6):
+        res = run("sssp.near-far", data, backend, root=root, delta=delta)
+        np.testing.assert_array_equal(res.output["dist"], expected)
+        stats[delta] = res.stats
+    assert stats[1]["iterations"] > stats[8]["iterations"] > stats[10**6]["iterations"]
+    assert stats[1]["relaxations"] <= stats[10**6]["relaxations"]
+    assert stats[10**6]["epochs"] == 0 and stats[1]["epochs"] > 10
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_near_far_default_delta_and_chunk_check(backend, wg):
+    g = wg.rmat(scale=10, seed=12)
+    res = run("sssp.near-far", wg.dataset(g), backend, root=wg.root_of(g))
+    n, src, dst, w = g
+    nnz = 2 * int((src != dst).sum())
+    fit = 160 * w[src != dst].mean() / (nnz / n) ** 2
+    assert res.stats["delta"] == (1 if fit <= 1 else 2 ** round(np.log2(fit)))
+    with pytest.raises(ParameterError, match="power of two"):
+        harness.run("sssp.near-far", wg.dataset(g), backend=backend, reps=1, warmup=0, root=0, chunk=24)
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_harish_step_rows_per_iteration(backend, wg):
+    g = wg.path(n=200)
+    root = int(g[1][0])                      # an end of the path: one more vertex per iteration
+    res = run("sssp.harish", wg.dataset(g), backend, root=root)
+    iterations = res.stats["iterations"]
+    assert iterations == 200                 # 199 edges, then an iteration that changes nothing
+    relax = [r for r in res.step_rows if r["phase"] == "relax"]
+    assert [r["step"] for r in relax] == list(range(iterations))
+    assert [r["step_frontier"] for r in relax] == [1] * iterations
+    total = next(r for r in res.rows if r["phase"] == "relax")
+    assert total["calls"] == iterations
+
+
+@pytest.mark.gpu
+def test_near_far_gpu_steps_and_blocks(wg):
+    g = wg.grid2d(rows=60, cols=60)
+    res = run("sssp.near-far", wg.dataset(g), "gpu", root=0, threads=64, blocks=5, delta=4)
+    steps = [r for r in res.step_rows if r["phase"] == "search"]
+    assert [r["step"] for r in steps] == list(range(res.stats["iterations"])) and res.stats["blocks"] == 5
+    assert {r["step_kind"] for r in steps} == {"near", "far"} and all(r["ms"] >= 0 for r in steps)
+    assert all(r["step_entries"] >= 0 for r in steps)
+    with pytest.raises(ParameterError, match="not all resident"):
+        harness.run("sssp.near-far", wg.dataset(g), backend="gpu", reps=1, warmup=0, root=0, blocks=10**6)
+
+
+def test_best_alias():
+    assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0]
