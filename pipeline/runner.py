@@ -120,13 +120,47 @@ def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: 
         generated = client.gather(generated)
     priority = _priorities(todo, wait)
 
-    def send(task):
+    def send(task, to=None):
+        # ``to``: the worker that holds (or will load) the task's dataset; a preference only, so
+        # the task still runs if that worker leaves.
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
                                  generated, key=task.key, priority=priority[task.key],
-                                 resources=resources, pure=False)
+                                 resources=resources, pure=False,
+                                 **({"workers": [to], "allow_other_workers": True} if to else {}))
 
     return sorted(todo, key=lambda t: -priority[t.key]), send
+
+
+class Affinity:
+    """Which task a worker runs next: each dataset goes to one worker, which runs all its tasks,
+    so a dataset is loaded, checked and warmed up once rather than on every worker.
+
+    ``pick(worker)`` gives that worker the next task (in sending order: largest dataset first) of
+    a dataset it owns; when it has none, the next dataset no worker owns becomes its own; when
+    every dataset is owned, it takes the next task of another worker's dataset (the end of a
+    sweep, where an idle GPU is worse than a second load).
+    """
+
+    def __init__(self, ordered: list):
+        self.remaining = list(ordered)
+        self.owner: dict = {}
+
+    def forget(self, gone) -> None:
+        """Workers that left give up their datasets."""
+        self.owner = {d: w for d, w in self.owner.items() if w not in gone}
+
+    def pick(self, address):
+        task = next((t for t in self.remaining if self.owner.get(t.dataset.id) == address), None)
+        if task is None:
+            task = next((t for t in self.remaining if t.dataset.id not in self.owner), None)
+            if task is not None:
+                self.owner[task.dataset.id] = address
+        if task is None and self.remaining:
+            task = self.remaining[0]
+        if task is not None:
+            self.remaining.remove(task)
+        return task
 
 
 def _pending(plan: Plan, client, run_id: str) -> list:
@@ -169,23 +203,29 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     members = _Membership()
     try:
         ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
-        queue = iter(ordered)
+        affinity = Affinity(ordered)
         by_key = {t.key: t for t in todo}
+        sent_to, in_flight = {}, {}
 
         def top_up(running):
             # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
-            # all at once would split the work by task count, not time: keep two per worker in flight.
+            # all at once would split the work by task count, not time: keep two per worker in flight,
+            # each from a dataset that worker owns (see Affinity).
             workers = client.scheduler_info(n_workers=-1)["workers"]
             members.update(workers)
-            want = 2 * max(1, len(workers))
-            while running.count() < want and (task := next(queue, None)) is not None:
-                running.add(send(task))
+            affinity.forget(set(in_flight) - set(workers))
+            for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
+                while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
+                    running.add(send(task, address))
+                    sent_to[task.key] = address
+                    in_flight[address] = in_flight.get(address, 0) + 1
 
         running = as_completed()
         top_up(running)
         bar = Progress(plan.name, len(todo), "tasks", enabled=progress)
         for future in running:
             task = by_key[future.key]
+            in_flight[sent_to[task.key]] -= 1
             try:
                 outcome = future.result()
             except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
