@@ -49,6 +49,7 @@ class DatasetCost:
     task_bytes: int        # memory one kernel task holds for it (device on GPU, host on CPU)
     tasks: int
     task_seconds: float    # all its tasks, one at a time
+    on_gpu: frozenset = frozenset()  # where its tasks run: True (GPU), False (CPU)
 
 
 def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
@@ -88,6 +89,7 @@ def costs(plan, *, has_gpu: bool) -> list[DatasetCost]:
             disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
         elements = n if kind == "list" else m
         tasks = [t for t in plan.tasks if t.dataset.id == ref.id]
+        placed = frozenset(_on_gpu(plan, t.kernel, has_gpu) for t in tasks)
         seconds = 0.0
         for task in tasks:
             backend = "gpu" if _on_gpu(plan, task.kernel, has_gpu) else "cpu"
@@ -95,7 +97,7 @@ def costs(plan, *, has_gpu: bool) -> list[DatasetCost]:
             seconds += (disk / LOAD_BYTES_PER_SECOND + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
                         + (elements * VERIFY_NS_PER_ELEMENT * 1e-9 if task.verify else 0) + TASK_OVERHEAD_SECONDS)
         out.append(DatasetCost(ref.id, exists, elements, disk, generate_bytes, generate_seconds,
-                               _task_bytes(kind, n, m) if tasks else 0, len(tasks), seconds))
+                               _task_bytes(kind, n, m) if tasks else 0, len(tasks), seconds, placed))
     return out
 
 
@@ -131,15 +133,17 @@ def check(plan, *, has_gpu: bool, host_memory: int | None, device_memory: int | 
     """NoRoomError (one line, need vs have) when the sweep's new datasets do not fit the disk,
     or its largest generation or kernel task the memory (``None``: not known, not checked)."""
     items = costs(plan, has_gpu=has_gpu)
-    placed = {_on_gpu(plan, t.kernel, has_gpu) for t in plan.tasks}
     data = capacity.nearest_existing(plan.data)
-    largest_task = max((c.task_bytes for c in items), default=0)
+
+    def largest_task(on_gpu: bool) -> int:  # of the datasets with tasks placed there
+        return max((c.task_bytes for c in items if on_gpu in c.on_gpu), default=0)
+
     capacity.check(f"sweep {plan.name}", [
         (f"disk for new datasets under {data}", sum(c.disk_bytes for c in items if not c.exists),
          capacity.free_disk(data)),
         (f"memory to generate a dataset on {where}", max((c.generate_bytes for c in items), default=0), host_memory),
-        (f"memory for a CPU kernel task on {where}", largest_task if False in placed else 0, host_memory),
-        (f"GPU memory for a kernel task on {where}", largest_task if True in placed else 0, device_memory)])
+        (f"memory for a CPU kernel task on {where}", largest_task(False), host_memory),
+        (f"GPU memory for a kernel task on {where}", largest_task(True), device_memory)])
 
 
 def worker_capacity() -> dict:

@@ -60,7 +60,7 @@ def test_time_vs_size_draws_one_curve_per_variant_and_family_and_nothing_for_one
         assert sorted(labels(ax)) == ["listrank.best", "listrank.wyllie"]
         assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     # one legend for the figure, one entry per variant, the same colour in every panel
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["listrank.wyllie", "listrank.best"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["listrank.best", "listrank.wyllie"]
     colours = [[line.get_color() for line in ax.lines] for ax in fig.axes]
     assert colours[0] == colours[1]
     assert F.fig_time_vs_size(frame([row("listrank.wyllie", 2**20, 1.0)])) is None
@@ -124,6 +124,12 @@ def test_ratio_vs_size_marks_where_48_and_64_bit_cross():
     assert 2**23 < cross[0] < 2**24
     assert len([ln for ln in ax.lines if ln.get_linestyle() == ":"]) == 1
     assert F.fig_ratio_vs_size(frame(rows), "param_threads") is None
+    # a boolean switch (the ablation's atomic_hook) is a pair of labels too
+    flags = [row("cc.adaptive", n, n * (1e-6 if hook else 2e-6), generator="uniform", m=3 * n,
+                 params={"atomic_hook": hook}) for n in (2**20, 2**22) for hook in (True, False)]
+    ax = F.fig_ratio_vs_size(frame(flags), "param_atomic_hook").axes[0]
+    assert ax.get_title() == "atomic_hook=False time over atomic_hook=True time"
+    assert list(ax.lines[0].get_ydata()) == pytest.approx([2.0, 2.0])
 
 
 def test_bars_vs_a_categorical_parameter_group_by_dataset():
@@ -144,14 +150,25 @@ def test_phase_figures_draw_a_panel_per_variant_and_the_copy_ceiling():
     s = frame(rows)
     fig = F.fig_phases_vs_size(s)
     assert len(fig.axes) == 2
-    assert [a.get_title() for a in fig.axes] == ["listrank.random-splitter packing=48",
-                                                 "listrank.random-splitter packing=64"]
-    assert all(len(a.lines) == 3 for a in fig.axes)
+    assert [a.get_title() for a in fig.axes] == ["listrank.random-splitter packing=48\nlist",
+                                                 "listrank.random-splitter packing=64\nlist"]
+    assert all(len(a.lines) == 3 and labels(a) == ["RS1", "RS3", "RS5"] for a in fig.axes)
     gb = F.fig_phase_gbps_vs_size(s)
     assert all("copy ceiling 4200 GB/s" in labels(a) for a in gb.axes)
     table = F.table_phases(s)
     assert list(table["n"]) == LIST_SIZES[:3]
     assert "listrank.random-splitter packing=48: RS3" in table.columns
+
+
+def test_phase_lines_keep_one_style_per_family_with_a_size_sweep():
+    rows = [row("sssp.harish", n, 1.0, phase=ph, generator=g, m=3 * n, data={"degree": 6})
+            for g in ("uniform", "scale-free") for n in (2**12, 2**14) for ph in ("relax", "update")]
+    rows += [row("sssp.harish", 2000, 1.0, phase=ph, generator="uniform", data={"degree": d}, m=1000 * d)
+             for d in (6, 12) for ph in ("relax", "update")]         # one size per degree: no line
+    (ax,) = F.fig_phases_vs_size(frame(rows)).axes
+    assert labels(ax) == ["relax", "update"]                          # phases in the legend, once
+    assert ax.get_title() == "sssp.harish\nsolid: uniform degree=6; dashed: scale-free"
+    assert sorted(ln.get_linestyle() for ln in ax.lines) == ["-", "-", "--", "--"]
 
 
 def test_phase_speedup_vs_blocks():
@@ -229,10 +246,11 @@ def _cc_rows():
 def test_iterations_per_family_and_time_per_iteration():
     s = frame(_cc_rows())
     ax = F.fig_iterations(s).axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["list-graph", "tree k=2", "tree k=20", "density"]
-    assert [p.get_height() for p in ax.patches] == [18, 14, 15, 4]
+    # families in natural order: numbers inside labels by value (k=2 before k=20)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["density", "list-graph", "tree k=2", "tree k=20"]
+    assert [p.get_height() for p in ax.patches] == [4, 18, 14, 15]
     table = F.table_iterations(s)
-    assert list(table["cc.shiloach-vishkin"]) == [18, 14, 15, 4]
+    assert list(table["cc.shiloach-vishkin"]) == [4, 18, 14, 15]
     fig = F.fig_time_per_iteration(s)
     (ax,) = fig.axes
     assert labels(ax) == ["SV2", "SV3"]
@@ -318,6 +336,19 @@ def test_floors_figure():
     assert [p.get_width() for p in ax.patches] == pytest.approx([5.0, 3.0])
     assert [t.get_text() for t in ax.get_yticklabels()] == list(floors["label"])
     assert F.fig_floors(pd.DataFrame()) is None
+
+
+def test_chase_curves_against_table_size_and_chains():
+    chase = pd.DataFrame([{"curve": k, "table_bytes": 4 * 2**e, "chains": 270336, "gsteps": g}
+                          for e in (20, 24, 28) for k, g in (("size-chase", 100 / (e - 19)), ("size-store8", 30.0))]
+                         + [{"curve": "chains", "table_bytes": 2**28, "chains": c, "gsteps": c / 6000}
+                            for c in (1024, 8192, 270336)])
+    fig = F.fig_chase(chase, l2_bytes=60 * 2**20)
+    size_ax, chains_ax = fig.axes
+    assert labels(size_ax) == ["chase", "chase + 8-byte store", "L2 60 MiB"]
+    assert list(size_ax.lines[0].get_xdata()) == [4, 64, 1024]               # MiB
+    assert list(chains_ax.lines[0].get_xdata()) == [1024, 8192, 270336]
+    assert F.fig_chase(pd.DataFrame()) is None
 
 
 def test_figures_and_tables_on_a_whole_summary_and_on_nothing(tmp_path):

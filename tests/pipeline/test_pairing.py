@@ -165,3 +165,17 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
     level = kernel_rows[kernel_rows["phase"] == "level"].iloc[0]
     assert level["gbps"] == pytest.approx(1200 / (level["ms"] / 1e3) / 1e9)
     assert set(worker.ROW) <= set(frame.columns)
+
+
+def test_memory_check_charges_each_placement_its_own_largest_task(tmp_path):
+    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.pipeline import estimate
+
+    plan = sweep.expand(spec(results=str(tmp_path / "r"), data=str(tmp_path / "d"),
+                             datasets=[{"generator": "list", "params": {"n": [2**30, 2**10]}}],
+                             kernels=["listrank.wyllie",
+                                      {"name": "listrank.sequential", "datasets": "list_n=1024*"}]))
+    # On a GPU host the 2^30 tasks need device memory; the CPU twin only sees the small list.
+    estimate.check(plan, has_gpu=True, host_memory=2**30, device_memory=2**40)
+    with pytest.raises(NoRoomError, match="need .* of memory for a CPU kernel task on this host, have 1.0 GiB"):
+        estimate.check(plan, has_gpu=False, host_memory=2**30, device_memory=None)

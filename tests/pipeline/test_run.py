@@ -144,6 +144,25 @@ def test_report_renders_in_headless_chromium_with_every_plot(mixed, gs, tmp_path
     assert "CONSOLE" not in done.stderr  # the report itself logs nothing
 
 
+def test_a_published_sweep_re_renders_from_its_reduced_results_alone(mixed, gs, tmp_path):
+    """docs/results/<sweep>/ holds plan.json, results.parquet and summary.csv, not the task files:
+    `graphsweep report` renders the same figures and counts from results.parquet."""
+    plan = mixed[0]
+    rc, out, err = gs("report", plan.results)
+    assert rc == 0, err
+    published = tmp_path / "published"
+    published.mkdir()
+    for name in ("plan.json", "results.parquet", "summary.csv"):
+        shutil.copy(plan.results / name, published / name)
+    rc, out, err = gs("report", published)
+    assert rc == 0, err
+    page, original = (published / "report.html").read_text(), (plan.results / "report.html").read_text()
+    assert "10 tasks: 6 done, <span class='failed'>4 failed</span>, 0 pending" in page
+    ids = lambda text: [line.split("id='")[1].split("'")[0] for line in text.split("<figure")[1:]]  # noqa: E731
+    assert ids(page) == ids(original) and set(FIGURES) <= set(ids(page))
+    assert page.count("<tr>") == original.count("<tr>")   # the same tables, failed tasks included
+
+
 def test_a_second_run_refuses_and_resume_redoes_nothing(mixed, gs, cluster_file):
     plan = mixed[0]
     spec = plan.results.parent / "mixed.yaml"
