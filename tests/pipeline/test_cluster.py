@@ -69,6 +69,7 @@ def test_the_main_command_runs_the_default_sweep_on_the_embedded_cpu_cluster(tmp
     assert not state["failed"] and not state["pending"]
     rows = pd.read_parquet(results / "results.parquet")
     assert rows["verified"].all() and set(rows["backend"]) == {"cpu"}
+    assert {"cc.sampled-union-find", "bfs.direction-optimizing", "sssp.near-far"} <= set(rows["kernel"])
 
 
 @pytest.mark.gpu
@@ -81,8 +82,11 @@ def test_the_default_sweep_on_local_gpu(tmp_path, gs_process):
     assert not on_gpu.empty and set(rows.loc[rows["kernel"] == "listrank.wyllie", "backend"]) == {"gpu"}
     assert (on_gpu["ceiling_copy_gbps"] > 100).all()
     assert on_gpu["device"].str.contains("NVIDIA|H100|H200|A100|RTX", regex=True).all()
-    total = on_gpu[on_gpu["phase"] == "total"]
+    total = on_gpu[(on_gpu["phase"] == "total") & on_gpu["kernel"].str.startswith("listrank.")]
     assert (total["pct_copy_ceiling"] < 150).all()
+    graph = rows[rows["kernel"].isin(["cc.sampled-union-find", "bfs.direction-optimizing", "sssp.near-far"])]
+    assert set(graph["backend"]) == {"gpu"} and set(graph.loc[graph["stage"] == "input", "phase"]) == {"csr"}
+    assert graph.loc[graph["kernel"] == "bfs.direction-optimizing", "instance"].nunique() == 4  # roots: 4
 
 
 def test_an_option_the_cluster_does_not_take_is_one_clear_error(tmp_path):
