@@ -1,7 +1,7 @@
 """Experiment 8 (issue #9): the fastest kernels against the floors, measured in the same run.
 
 Measures the device's floors — copy GB/s, random int32 gather, the dependent pointer chase
-(graphsweep.kernels.ceilings) and the chase with a 4- or 8-byte store per step (benchmarks/floors.cu:
+(graphsweep.kernels.ceilings) and the chase with a 4- or 8-byte store per step (kernels/ceilings.cu:
 what a list walk does) — plus the chase against its table's size (4 MB ... 4 GB: the L2 and the
 TLB's reach) and against the number of chains (latency- or throughput-bound), then runs
 listrank.best, cc.best, bfs.best, sssp.best and apsp.blocked-floyd-warshall on the issues'
@@ -46,8 +46,8 @@ from graphsweep.datasets.params import resolve  # noqa: E402
 from graphsweep.datasets.reader import Dataset  # noqa: E402
 from graphsweep.generators import GENERATORS  # noqa: E402
 from graphsweep.kernels import harness, registry  # noqa: E402
-from graphsweep.kernels.ceilings import measure  # noqa: E402
-from graphsweep.kernels.cuda import sm_count  # noqa: E402
+from graphsweep.kernels.ceilings import best_gpu_seconds, measure  # noqa: E402
+from graphsweep.kernels.cuda import module, sm_count  # noqa: E402
 
 SEED = 0x5EED
 TABLE = 1 << 26            # the ceilings' table: 256 MB of int32
@@ -67,27 +67,11 @@ PEERS = {
 EXTRA_PEERS = {("bfs", "rmat-24"): ("GAPBS, 16 cores", 38.9), ("bfs", "grid-4096"): ("Gunrock road_usa, per level", None)}
 
 
-def _module():
-    return cupy.RawModule(code=(Path(__file__).parent / "floors.cu").read_text(), options=("-std=c++17",))
-
-
-def _best(fn, reps: int = REPS) -> float:
-    """Seconds of the fastest of ``reps`` runs (after one warm-up), CUDA events."""
-    times = []
-    for _ in range(reps + 1):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-    return min(times[1:])
-
-
 def _cycle(mod, entries: int, seed: int = 0x5EED):
+    """A table of ``entries`` int32 made one random cycle (the ceilings' graphsweep_ceiling_cycle)."""
     table = cupy.empty(entries, dtype=np.int32)
     bits = max(1, (entries - 1).bit_length())
-    mod.get_function("graphsweep_floor_cycle")((4096,), (256,), (table, np.int64(entries), np.int32(bits),
+    mod.get_function("graphsweep_ceiling_cycle")((4096,), (256,), (table, np.int64(entries), np.int32(bits),
                                                                  np.uint64(seed)))
     return table, bits
 
@@ -105,10 +89,10 @@ def _chase_rate(mod, table, bits, chains: int, kind: str = "chase", seed: int = 
         out = cupy.empty(entries, dtype=np.int32)
     else:
         out = cupy.empty(entries, dtype=np.uint64)
-    fn = mod.get_function({"chase": "graphsweep_floor_chase", "store4": "graphsweep_floor_chase_store4",
-                           "store8": "graphsweep_floor_chase_store8"}[kind])
+    fn = mod.get_function({"chase": "graphsweep_ceiling_chase", "store4": "graphsweep_ceiling_chase_store4",
+                           "store8": "graphsweep_ceiling_chase_store8"}[kind])
     grid = (chains + 255) // 256
-    seconds = _best(lambda: fn((grid,), (256,), (table, out, np.int64(chains), np.int32(steps),
+    seconds = best_gpu_seconds(lambda: fn((grid,), (256,), (table, out, np.int64(chains), np.int32(steps),
                                                   np.int64(entries), np.int32(bits), np.uint64(seed))))
     return chains * steps / seconds / 1e9
 
@@ -117,7 +101,7 @@ def measure_floors(shrink: int) -> tuple[dict, list]:
     """The ceilings, the chase with a store per step, and the chase curves (vs table size, vs chains)."""
     ceiling = measure("gpu")
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-    mod = _module()
+    mod = module("ceilings.cu")
     full = sm_count() * 2048
     table, bits = _cycle(mod, TABLE >> shrink)
     floors = {**{k: v for k, v in ceiling.items() if not isinstance(v, bool)},

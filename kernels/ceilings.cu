@@ -36,3 +36,36 @@ extern "C" __global__ void graphsweep_ceiling_chase(const int* __restrict__ next
     for (int s = 0; s < steps; ++s) x = next[x];
     end[t] = x;
 }
+
+// The chase with a store per step (what a list walk does: follow succ, write the node's record):
+// each step reads next[x] (the dependent load) and stores at out[x] (an independent random store),
+// 4 bytes as rank[x] = r, or 8 bytes of a packed (owner, rank) record as the splitter walks write.
+// benchmarks/floors.py sets these floors beside the plain chase, on the same cycle.
+extern "C" __global__ void graphsweep_ceiling_chase_store4(const int* __restrict__ next, int* __restrict__ out,
+                                                           long long chains, int steps, long long n, int b,
+                                                           unsigned long long seed)
+{
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= chains) return;
+    int x = (int)gs_ceiling_perm(t * (long long)steps, n, b, seed);
+    for (int s = 0; s < steps; ++s) {
+        int y = next[x];
+        out[x] = s;
+        x = y;
+    }
+}
+
+extern "C" __global__ void graphsweep_ceiling_chase_store8(const int* __restrict__ next,
+                                                           unsigned long long* __restrict__ rec,
+                                                           long long chains, int steps, long long n, int b,
+                                                           unsigned long long seed)
+{
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= chains) return;
+    int x = (int)gs_ceiling_perm(t * (long long)steps, n, b, seed);
+    for (int s = 0; s < steps; ++s) {
+        int y = next[x];
+        rec[x] = ((unsigned long long)t << 32) | (unsigned)s;
+        x = y;
+    }
+}

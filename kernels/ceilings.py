@@ -30,21 +30,27 @@ def _random_table(xp, n: int, size: int, seed: int):
     return xp.random.RandomState(seed).randint(0, n, size=size, dtype=np.int32)
 
 
+def best_gpu_seconds(fn, reps: int = REPS) -> float:
+    """Seconds of the fastest of ``reps`` runs of ``fn`` on the device (CUDA events), after one
+    warm-up run."""
+    import cupy
+    times = []
+    for _ in range(reps + 1):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+    return min(times[1:])      # the first is a warm-up
+
+
 def _measure_gpu() -> dict:
     import cupy
 
-    from .cuda import device_name, module, sm_count
+    from .cuda import device_name, l2_bytes, module, sm_count
 
-    def best(fn):
-        times = []
-        for _ in range(REPS + 1):
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-        return min(times[1:])      # the first is a warm-up
+    best = best_gpu_seconds
 
     def copy_seconds():
         src = cupy.ones(1 << 28, dtype=np.int32)      # 1 GB, freed on return
@@ -64,8 +70,7 @@ def _measure_gpu() -> dict:
     chase = mod.get_function("graphsweep_ceiling_chase")
     chase_s = best(lambda: chase(((chains + 255) // 256,), (256,), (table, end, np.int64(chains), np.int32(steps),
                                                                     np.int64(TABLE), np.int32(bits), seed)))
-    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-    return {"backend": "gpu", "device": device_name(), "sm_count": sm_count(), "l2_bytes": int(props["l2CacheSize"]),
+    return {"backend": "gpu", "device": device_name(), "sm_count": sm_count(), "l2_bytes": l2_bytes(),
             "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
             "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chains * steps / chase_s / 1e9,
             "table_bytes": TABLE * 4}

@@ -46,6 +46,11 @@ def sm_count() -> int:
     return int(_properties(cupy.cuda.Device().id)["multiProcessorCount"])
 
 
+def l2_bytes() -> int:
+    import cupy
+    return int(_properties(cupy.cuda.Device().id)["l2CacheSize"])
+
+
 def device_name() -> str:
     import cupy
     name = _properties(cupy.cuda.Device().id)["name"]
@@ -78,12 +83,26 @@ def _function(fn):
     return getattr(fn, "kernel", fn)
 
 
-def persistent_blocks(fn, threads: int, shared_bytes: int = 0) -> int:
-    """Blocks of ``threads`` of kernel ``fn`` that are co-resident on the whole device, from the
-    occupancy calculator: the most a grid-wide barrier may wait for."""
+def resident_blocks_of(fn, threads: int, shared_bytes: int = 0) -> int:
+    """Blocks of ``threads`` of kernel ``fn`` the whole device holds at once: the occupancy
+    calculator's count per SM (registers, shared memory) times the SMs; refuses a block that fits
+    no SM."""
     from cupy.cuda import driver
     per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(_function(fn).ptr, threads, shared_bytes)
-    return max(1, per_sm) * sm_count()
+    if per_sm < 1:
+        shared = f" with {shared_bytes} bytes of shared memory" if shared_bytes else ""
+        raise ParameterError(f"parameter 'threads': a block of {threads} threads{shared} does not fit on an SM")
+    return per_sm * sm_count()
+
+
+def persistent_blocks(fn, threads: int, shared_bytes: int = 0, blocks: int | None = None) -> int:
+    """Blocks of a grid that synchronises across blocks: every block must be resident at once, so
+    at most ``resident_blocks_of``; ``blocks`` (the parameter) may ask for fewer, not more."""
+    most = resident_blocks_of(fn, threads, shared_bytes)
+    if blocks is not None and blocks > most:
+        raise ParameterError(f"parameter 'blocks': {blocks} blocks of {threads} threads cannot all be resident "
+                             f"(at most {most} on this device); a grid barrier needs them all")
+    return blocks or most
 
 
 def launch_cooperative(fn, blocks: int, threads: int, args: tuple, shared_bytes: int = 0):

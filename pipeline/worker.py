@@ -23,7 +23,7 @@ import pyarrow as pa
 from graphsweep.datasets import format as dataset_format
 from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
-from graphsweep.kernels import ceilings, harness, registry, throughput
+from graphsweep.kernels import ceilings, cuda, harness, registry, throughput
 
 from . import config, store
 from .sweep import DatasetRef, Task
@@ -66,7 +66,7 @@ class _WorkerState:
         with self.lock:
             first = key not in self.warmed
             self.warmed.add(key)
-        if first or device == "cpu" or data.nbytes < CACHE_RESIDENT * _l2_bytes():
+        if first or device == "cpu" or data.nbytes < CACHE_RESIDENT * cuda.l2_bytes():
             return task.warmup
         return 0
 
@@ -114,11 +114,6 @@ class _WorkerState:
 
 # Inputs smaller than this many L2 caches can be cache-resident between reps: they warm up per task.
 CACHE_RESIDENT = 4
-
-
-def _l2_bytes() -> int:
-    import cupy
-    return int(cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["l2CacheSize"])
 
 
 _STATES: dict = {}

@@ -247,10 +247,7 @@ graphsweep_apsp_sssp_rows(const long long* __restrict__ off, const int* __restri
                     bool push = false;
                     int v = 0;
                     if (k < total) {
-                        int j = 0;
-#pragma unroll
-                        for (int step = 16; step; step >>= 1)
-                            if (s_excl[warp][j + step] <= k) j += step;
+                        const int j = sp_warp_owner(s_excl[warp], k);
                         const long long e = s_start[warp][j] + (k - s_excl[warp][j]);
                         v = __ldg(idx + e);
                         const int nd = s_dist[warp][j] + __ldg(wt + e);

@@ -17,10 +17,9 @@ The CPU twin runs Dijkstra with a binary heap from every source (Numba, sources 
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel, Param
-from ..cuda import check_threads, sm_count
+from ..cuda import check_threads, resident_blocks, resident_blocks_of
 from . import APSP
 from .matrix import AP_INF, apsp_module, check_fits, unpack_cpu, unpack_gpu
 
@@ -31,20 +30,11 @@ PARAMS = {
 }
 
 
-def _grid(fn, threads: int, shared: int, blocks) -> int:
-    from cupy.cuda import driver
-    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, threads, shared)
-    if per_sm < 1:
-        raise ParameterError(f"apsp.repeated-sssp: a block of {threads} threads with {shared} bytes of shared "
-                             "memory does not fit on an SM")
-    return blocks or per_sm * sm_count()
-
-
 def setup(inp, params) -> None:
     scratch = 0
     if inp.device == "gpu":
         # the queue pairs of the resident blocks: at most 2048 threads' worth of blocks per SM
-        blocks = params["blocks"] or sm_count() * max(1, 2048 // params["threads"])
+        blocks = params["blocks"] or resident_blocks(params["threads"])
         scratch = 8 * inp.n * blocks
     check_fits(inp, "apsp.repeated-sssp", 4 * inp.n * inp.n, scratch)
 
@@ -55,7 +45,7 @@ def run_gpu(inp, params, timer):
     csr = inp.csr()
     fn = apsp_module(inp).get_function("graphsweep_apsp_sssp_rows")
     shared = 4 * (-(-n // 32))
-    grid = _grid(fn, threads, shared, params["blocks"])
+    grid = params["blocks"] or resident_blocks_of(fn, threads, shared)
     batch = params["batch"] or max(grid, -(-n // 8))
     batches = -(-n // batch)
     out = cupy.empty((n, n), dtype=np.int32)

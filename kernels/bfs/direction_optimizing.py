@@ -53,9 +53,9 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel, Param
-from ..cuda import blocks_for, check_threads, module, resident_blocks
+from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks, resident_blocks
 from . import BFS, ROOT_PARAM
-from .gpu import check_gpu_graph, launch_cooperative, persistent_blocks
+from .gpu import check_gpu_graph
 
 PARAMS = {
     **ROOT_PARAM,

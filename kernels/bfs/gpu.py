@@ -1,37 +1,15 @@
-"""What the BFS GPU launchers share: the graph's limits, persistent grids, per-level sizes."""
+"""What the BFS GPU launchers share: the graph's limits and per-level sizes (persistent grids:
+``kernels/cuda.py``)."""
 
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
-
-from ..cuda import sm_count
 
 
 def check_gpu_graph(csr) -> None:
     """GPU BFS kernels hold vertex ids in 32 bits (indices int32, n < 2^31)."""
     if csr.indices.dtype != np.int32:
         raise ParameterError(f"GPU BFS takes graphs of fewer than 2^31 vertices (n = {csr.n}); use the CPU twin")
-
-
-def persistent_blocks(fn, threads: int, shared_mem: int, blocks: int | None) -> int:
-    """Blocks of a grid that synchronises across blocks: all of them must be resident at once, so
-    at most what the occupancy calculator allows per SM (registers, shared memory) times the SMs;
-    ``blocks`` (the parameter) may ask for fewer."""
-    import cupy
-    per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, threads, shared_mem)
-    most = per_sm * sm_count()
-    if most < 1:
-        raise ParameterError(f"parameter 'threads': blocks of {threads} threads do not fit on an SM")
-    if blocks is not None and blocks > most:
-        raise ParameterError(f"parameter 'blocks': {blocks} blocks of {threads} threads cannot all be resident "
-                             f"(at most {most}: {per_sm} per SM); a grid barrier needs them all")
-    return blocks or most
-
-
-def launch_cooperative(fn, blocks: int, threads: int, args: tuple, shared_mem: int = 0) -> None:
-    """Launch ``fn`` with cuLaunchCooperativeKernel, which refuses a grid that cannot be co-resident
-    instead of letting a grid barrier wait forever."""
-    fn.kernel((blocks,), (threads,), args, shared_mem=shared_mem, enable_cooperative_groups=True)
 
 
 class LevelSizes:

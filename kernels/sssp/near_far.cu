@@ -252,12 +252,7 @@ __device__ void nf_expand(const NfArgs& a, const sp_u64* qin, sp_u32 nq, sp_u32*
                 sp_u32 v = 0, chunks = 0;
                 bool far = false;
                 if (k < total) {
-                    // The owner of the warp's k-th edge: the last lane whose exclusive count is <= k
-                    // (lanes without edges share their successor's count, so the last one is the owner).
-                    int j = 0;
-#pragma unroll
-                    for (int step = 16; step; step >>= 1)
-                        if (s_excl[warp][j + step] <= k) j += step;
+                    const int j = sp_warp_owner(s_excl[warp], k);
                     const long long e = s_start[warp][j] + (k - s_excl[warp][j]);
                     nf_relax_edge(a, e, s_vert[warp][j], s_dist[warp][j], T, it, epoch, p, v, chunks, far);
                 }

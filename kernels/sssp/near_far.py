@@ -38,7 +38,7 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel, Param
-from ..cuda import check_threads, module, sm_count
+from ..cuda import check_threads, module, persistent_blocks
 from . import ROOT_PARAM, SSSP
 from .gpu import check_gpu_graph, unpack_words
 
@@ -94,17 +94,6 @@ def _xp(arr):
 
 # --- GPU --------------------------------------------------------------------------------------
 
-def resident_grid(fn, threads: int, blocks) -> int:
-    """Blocks of ``fn`` that are all resident at once (the grid barrier needs every block running)."""
-    from cupy.cuda import driver
-    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, threads, 0)
-    most = max(1, per_sm) * sm_count()
-    if blocks is not None and blocks > most:
-        raise ParameterError(f"parameter 'blocks': {blocks} blocks of {threads} threads are not all resident "
-                             f"at once on this device (at most {most})")
-    return blocks or most
-
-
 def search_gpu(csr, root: int, delta: int, log_chunk: int, threads: int, blocks, timer):
     """(dist, parent, facts) from ``root`` on the device CSR ``csr``; facts: counters read back after the run."""
     import cupy
@@ -114,7 +103,7 @@ def search_gpu(csr, root: int, delta: int, log_chunk: int, threads: int, blocks,
     # registers capped so ~1536 threads (48 warps) fit on an SM whatever the block size
     mod = module("sssp/near_far.cu", options=(f"-DNF_THREADS={threads}", f"-DNF_MIN_BLOCKS={max(1, 1536 // threads)}"))
     search = mod.get_function("graphsweep_sssp_nearfar")
-    grid = resident_grid(search, threads, blocks)
+    grid = persistent_blocks(search, threads, 0, blocks)
     word = cupy.empty(n, dtype=np.uint64)
     stamp_near = cupy.empty(n, dtype=np.uint32)
     stamp_far = cupy.empty(n, dtype=np.uint32)

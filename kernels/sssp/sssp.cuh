@@ -17,6 +17,18 @@ __device__ __forceinline__ sp_u64 sp_pack(sp_u32 dist, sp_u32 parent) { return (
 __device__ __forceinline__ sp_u32 sp_dist(sp_u64 w) { return (sp_u32)(w >> 32); }
 __device__ __forceinline__ sp_u32 sp_parent(sp_u64 w) { return (sp_u32)w; }
 
+// The lane that owns a warp's k-th gathered edge, given each lane's exclusive edge count: the
+// last lane whose count is <= k (lanes without edges share their successor's count, so the last
+// one is the owner).  A binary search over the 32 counts.
+__device__ __forceinline__ int sp_warp_owner(const sp_u32* excl, sp_u32 k)
+{
+    int j = 0;
+#pragma unroll
+    for (int step = 16; step; step >>= 1)
+        if (excl[j + step] <= k) j += step;
+    return j;
+}
+
 #define SP_GRID_STRIDE(i, n) \
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n); \
          i += (long long)gridDim.x * blockDim.x)
