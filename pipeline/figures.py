@@ -520,9 +520,16 @@ def _styles_note(styles: dict) -> str:
 
 
 def phase_colours(phases) -> dict:
+    """A distinct colour per phase however many there are: tab20's pairs up to 20, beyond that
+    evenly spaced hues (matplotlib's default cycle repeats after 10)."""
     phases = list(dict.fromkeys(phases))
-    palette = colormaps["tab10"].colors if len(phases) <= 10 else colormaps["tab20"].colors
-    return {p: palette[i % len(palette)] for i, p in enumerate(phases)}
+    if len(phases) <= 20:
+        palette = colormaps["tab20"].colors
+        # Dark shades first, then the light ones, so up to 10 phases look like the default cycle.
+        order = [palette[i] for i in range(0, 20, 2)] + [palette[i] for i in range(1, 20, 2)]
+        return dict(zip(phases, order))
+    hues = colormaps["turbo"]
+    return {phase: hues(i / (len(phases) - 1)) for i, phase in enumerate(phases)}
 
 
 def fig_phases_vs_size(summary: pd.DataFrame):

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from graphsweep.datasets.writer import write_atomically
 
 from . import figures as papers
+from .figures import phase_colours
 from . import reduce as reducer
 from . import store
 
@@ -60,19 +60,6 @@ def _largest(summary: pd.DataFrame) -> pd.DataFrame:
     """The rows of each (variant, type) at its largest n."""
     biggest = summary.groupby(["variant", "type"])["n"].transform("max")
     return summary[summary["n"] == biggest]
-
-
-def phase_colours(phases) -> dict:
-    """A distinct colour per phase however many there are: tab20's pairs up to 20, beyond that
-    evenly spaced hues (matplotlib's default cycle repeats after 10)."""
-    phases = list(dict.fromkeys(phases))
-    if len(phases) <= 20:
-        palette = colormaps["tab20"].colors
-        # Dark shades first, then the light ones, so up to 10 phases look like the default cycle.
-        order = [palette[i] for i in range(0, 20, 2)] + [palette[i] for i in range(1, 20, 2)]
-        return dict(zip(phases, order))
-    hues = colormaps["turbo"]
-    return {phase: hues(i / (len(phases) - 1)) for i, phase in enumerate(phases)}
 
 
 def _phases(summary: pd.DataFrame):

@@ -9,6 +9,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,15 @@ def _write_spec(folder: Path, name: str = "t", *, kernels, datasets=None, **top)
     return path
 
 
+def _wait_for(condition, timeout=60.0, what="condition"):
+    """Poll ``condition`` until it holds, or fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
 def _gs(*args) -> tuple[int, str, str]:
     """``graphsweep ARGS`` in this process: (exit code, stdout, stderr)."""
     from graphsweep.pipeline.cli import main
@@ -90,6 +100,11 @@ def write_spec():
 @pytest.fixture(scope="session")
 def gs():
     return _gs
+
+
+@pytest.fixture(scope="session")
+def wait_for():
+    return _wait_for
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 
 import numpy as np
 import pandas as pd
@@ -17,14 +16,6 @@ from distributed import Client
 from graphsweep.pipeline import reduce, runner, store, sweep
 
 FIGURES = ("fig-time-vs-n", "fig-time-per-n", "fig-phases", "fig-gbps", "fig-speedup-blocks", "fig-iterations")
-
-
-def wait_for(condition, timeout=60.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def assert_each_task_once(plan, rows: pd.DataFrame, phases: dict):
@@ -186,7 +177,7 @@ def test_all_good_sweep_exits_zero(tmp_path, gs, write_spec, cluster_file):
     assert rc == 0 and "4 done" in out
 
 
-def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, write_spec, cluster):
+def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, write_spec, cluster, wait_for):
     spec = write_spec(tmp_path, "kill", reps=2, datasets=[{"generator": "list", "params": {"n": 1024}}],
                       kernels=[{"name": "test.flaky", "params": {"sleep_ms": 150, "blocks": list(range(1, 9))}}])
     plan = sweep.load(spec)
@@ -208,7 +199,8 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, write_sp
     assert_each_task_once(plan, reduce.load(plan.results), {"test.flaky": ("setup", "walk", "total")})
 
 
-def test_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path, write_spec, gs, gs_process, cluster_file):
+def test_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path, write_spec, gs, gs_process, cluster_file,
+                                                                 wait_for):
     spec = write_spec(tmp_path, "intr", reps=2, datasets=[{"generator": "list", "params": {"n": 1024}}],
                       kernels=[{"name": "test.flaky", "params": {"sleep_ms": 150, "blocks": list(range(1, 13))}}])
     plan = sweep.load(spec)
@@ -232,7 +224,7 @@ def test_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path, write_
     assert rows["run_id"].nunique() == 2
 
 
-def test_submit_returns_and_the_cluster_finishes_the_sweep(tmp_path, write_spec, gs, cluster_file):
+def test_submit_returns_and_the_cluster_finishes_the_sweep(tmp_path, write_spec, gs, cluster_file, wait_for):
     spec = write_spec(tmp_path, "sub", kernels=[{"name": "test.flaky", "params": {"sleep_ms": 20, "blocks": [1, 2]}}])
     rc, out, err = gs("submit", spec, "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 0, err

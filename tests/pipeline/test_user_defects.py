@@ -28,14 +28,6 @@ from graphsweep.generators.progress import Progress
 from graphsweep.pipeline import cli, cluster, launched, logs, paths, reduce, report, runner, store, sweep
 
 
-def wait_for(condition, timeout=60.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def one_error_line(err: str) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("graphsweep: error: "), err
@@ -67,7 +59,7 @@ def test_the_dashboard_of_a_cluster_graphsweep_starts_serves_its_status_page(tmp
 
 
 @pytest.mark.gpu
-def test_the_dashboard_of_a_gpu_cluster_has_its_gpu_panels(tmp_path):
+def test_the_dashboard_of_a_gpu_cluster_has_its_gpu_panels(tmp_path, wait_for):
     path = profiles_file(tmp_path, gpus={"kind": "local-cuda", "options": {"dashboard_address": ":0"}})
     with cluster.connect("gpus", path) as client:
         base = client.dashboard_link.rsplit("/", 1)[0]
@@ -121,7 +113,7 @@ def test_a_second_run_into_a_directory_in_use_is_refused_in_one_line(tmp_path, w
     assert gs("run", spec, "--resume", "--no-report", "--cluster", "test", "--cluster-file", cluster_file)[0] == 0
 
 
-def test_status_tells_running_queued_and_lost_tasks_apart(tmp_path, write_spec, gs, cluster_file):
+def test_status_tells_running_queued_and_lost_tasks_apart(tmp_path, write_spec, gs, cluster_file, wait_for):
     spec = write_spec(tmp_path, "sub", datasets=[{"generator": "list", "params": {"n": 1024}}],
                       kernels=[{"name": "test.flaky", "params": {"sleep_ms": 250, "blocks": list(range(1, 7))}}])
     results = tmp_path / "results-sub"
@@ -214,7 +206,7 @@ def test_a_sweep_prints_its_costs_and_refuses_what_does_not_fit(tmp_path, write_
 
 # --- 5. SIGTERM cleans up like Ctrl-C; stale partials go ----------------------------------------
 
-def test_sigterm_while_generating_leaves_nothing_behind(tmp_path, gs_process):
+def test_sigterm_while_generating_leaves_nothing_behind(tmp_path, gs_process, wait_for):
     proc = gs_process("generate", "list", "--n", "64M", "--part-rows", "64K", "--out", tmp_path / "big")
     try:
         wait_for(lambda: any(p.name.startswith(".big.partial-") for p in tmp_path.iterdir()), what="a partial")
@@ -272,7 +264,7 @@ def test_an_output_file_gets_its_folder_before_the_work(tmp_path):
 
 # --- 7. connect first, then claim -----------------------------------------------------------------
 
-def test_an_unreachable_cluster_leaves_the_results_folder_unclaimed(tmp_path, write_spec, gs, cluster_file):
+def test_an_unreachable_cluster_leaves_the_results_folder_unclaimed(tmp_path, write_spec, gs, cluster_file, wait_for):
     spec = write_spec(tmp_path, "cron", kernels=[{"name": "test.flaky"}])
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -289,7 +281,7 @@ def test_an_unreachable_cluster_leaves_the_results_folder_unclaimed(tmp_path, wr
 # --- should fix: quiet failures and interrupts, progress without a terminal, retry ----------------
 
 def test_failures_are_one_line_each_ctrl_c_is_one_line_and_failed_tasks_retry(tmp_path, write_spec, gs_process,
-                                                                              gs, cluster_file, test_kernels):
+                                                                              gs, cluster_file, test_kernels, wait_for):
     # On a cluster embedded in the run, whose worker processes share the terminal (and its Ctrl-C).
     profiles = profiles_file(tmp_path, embedded={"kind": "local", "options": {
         "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}})
