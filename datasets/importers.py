@@ -158,7 +158,7 @@ def _mtx(file: Path, round_weights: bool, directed: bool | None):
     import scipy.io
     try:
         rows, cols, _, layout, field, symmetry = scipy.io.mminfo(file)
-        matrix = scipy.io.mmread(file)
+        matrix = scipy.io.mmread(file, spmatrix=False)
     except (ValueError, OSError, IndexError, OverflowError) as exc:
         raise DatasetError(f"{file}: not a readable Matrix Market file ({str(exc).splitlines()[0]})") from None
     if layout != "coordinate":
