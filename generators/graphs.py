@@ -23,6 +23,7 @@ computed on its own and the dataset does not depend on the part size.  Edges are
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -140,6 +141,8 @@ def _plan_rmat(params: dict, seed: int) -> Plan:
 
 
 def _part_rmat(plan: Plan, start: int, stop: int, xp) -> dict:
+    if xp is not np:
+        return _part_rmat_gpu(plan, start, stop)
     a, ab, abc = plan.state["abc"]
 
     def draw(rng, rows):
@@ -180,6 +183,31 @@ SCALE_FREE = Generator(
      "weights": WEIGHTS},
     _plan_scale_free, _part_scale_free)
 
+def _part_rmat_gpu(plan: Plan, start: int, stop: int) -> dict:
+    """``_part_rmat`` on the GPU (``rmat.cu``): the same Philox draws and Feistel permutation, one
+    thread per four rows, so a slice of a graph larger than the GPU is generated where it is used."""
+    import cupy
+
+    from graphsweep.kernels.cuda import module
+
+    index = plan.index_dtype
+    src, dst = cupy.empty(stop - start, dtype=index), cupy.empty(stop - start, dtype=index)
+    if stop > start:
+        perm = plan.state["perm"]
+        kernel = module(str(_RMAT_CU), (f"-DINDEX={'int' if index == np.int32 else 'long long'}",)
+                        ).get_function("graphsweep_rmat_edges")
+        key = stream_key(plan.seed, STREAM_EDGES)
+        a, ab, abc = plan.state["abc"]
+        quads = -(-(stop - start) // 4) + 1
+        kernel((min(-(-quads // 256), 1 << 16),), (256,),
+               (src, dst, np.int64(start), np.int64(stop), np.int64(plan.rows), np.uint64(key[0]), np.uint64(key[1]),
+                np.int32(plan.state["scale"]), np.float64(a), np.float64(ab), np.float64(abc), np.uint64(perm.n),
+                cupy.asarray(perm.widths, dtype=np.int32), cupy.asarray(perm.keys, dtype=np.uint64)))
+    return {"src": src, "dst": dst}
+
+
+_RMAT_CU = Path(__file__).parent / "rmat.cu"
+
 RMAT = Generator(
     "rmat", "graph", "Graph500 Kronecker (R-MAT) graph, 2^SCALE vertices, EDGE_FACTOR·2^SCALE edges",
     {"scale": Param(16, int, minimum=1, help="log2 of the number of vertices"),
@@ -188,4 +216,4 @@ RMAT = Generator(
      "b": Param(0.19, float, help="probability of quadrant b"),
      "c": Param(0.19, float, help="probability of quadrant c (d = 1 - a - b - c)"),
      "weights": WEIGHTS},
-    _plan_rmat, _part_rmat)
+    _plan_rmat, _part_rmat, gpu=True)

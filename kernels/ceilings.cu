@@ -69,3 +69,52 @@ extern "C" __global__ void graphsweep_ceiling_chase_store8(const int* __restrict
         x = y;
     }
 }
+
+// The host-device link, read by kernels from pinned, device-mapped host memory (zero-copy).
+
+// Sequential: consecutive threads read consecutive 16-byte words, so a warp asks for whole
+// 128-byte lines (512 bytes) at a time.  The xor of what was read is kept so no load is dropped.
+extern "C" __global__ void graphsweep_link_read_sequential(const int4* __restrict__ in, long long words,
+                                                           unsigned int* __restrict__ sink)
+{
+    unsigned int x = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < words; i += (long long)gridDim.x * blockDim.x) {
+        const int4 v = in[i];
+        x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (x == 0x9E3779B9u) sink[0] = x;
+}
+
+// Random aligned 128-byte lines, a warp reading a line together (a lane a 4-byte word), as a
+// traversal that reads an adjacency list a line at a time does (EMOGI's coalesced access).
+extern "C" __global__ void graphsweep_link_read_lines(const int* __restrict__ in, long long lines, long long reads,
+                                                      unsigned long long seed, unsigned int* __restrict__ sink)
+{
+    const int lane = threadIdx.x & 31;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const int b = 64 - __clzll(lines - 1);
+    unsigned int x = 0;
+    for (long long r = warp; r < reads; r += warps) {
+        const long long line = (long long)gs_ceiling_perm(r % lines, lines, b, seed);
+        x ^= in[line * 32 + lane];
+    }
+    if (x == 0x9E3779B9u) sink[0] = x;
+}
+
+// The naive shape: every thread reads its own random 128-byte line (eight 16-byte words), so a
+// warp's loads touch 32 lines at once and the link carries many small requests.
+extern "C" __global__ void graphsweep_link_read_lines_naive(const int4* __restrict__ in, long long lines, long long reads,
+                                                            unsigned long long seed, unsigned int* __restrict__ sink)
+{
+    const int b = 64 - __clzll(lines - 1);
+    unsigned int x = 0;
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < reads; r += (long long)gridDim.x * blockDim.x) {
+        const long long line = (long long)gs_ceiling_perm(r % lines, lines, b, seed);
+        for (int w = 0; w < 8; ++w) {
+            const int4 v = in[line * 8 + w];
+            x ^= v.x ^ v.y ^ v.z ^ v.w;
+        }
+    }
+    if (x == 0x9E3779B9u) sink[0] = x;
+}

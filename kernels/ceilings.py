@@ -1,7 +1,8 @@
 """The device's ceilings, measured in about a second: what kernels' rates are judged against.
 
 ``measure("gpu")`` returns ``{"backend", "device", "sm_count", "l2_bytes", "copy_gbps",
-"gather_gelems", "chase_gsteps", "table_bytes"}`` (the SM count and L2 size are read, not measured): a large device-to-device copy (GB/s counting bytes read plus bytes written), a
+"gather_gelems", "chase_gsteps", "table_bytes"}`` and the host link's (``h2d_gbps``, ``d2h_gbps``,
+``mapped_sequential_gbps``, ``mapped_lines_gbps``, ``mapped_naive_gbps``: see ``_measure_link``) (the SM count and L2 size are read, not measured): a large device-to-device copy (GB/s counting bytes read plus bytes written), a
 random int32 gather from a table of 256 MB (64 MB on the CPU; G elements/s), and a dependent pointer chase
 through the same table made one random cycle, one chain per thread on its own segment of the
 cycle, as a sub-list walk does (G steps/s).  ``measure("cpu")``
@@ -73,7 +74,7 @@ def _measure_gpu() -> dict:
     return {"backend": "gpu", "device": device_name(), "sm_count": sm_count(), "l2_bytes": l2_bytes(),
             "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
             "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chains * steps / chase_s / 1e9,
-            "table_bytes": TABLE * 4}
+            "table_bytes": TABLE * 4, **_measure_link()}
 
 
 @numba.njit(cache=True, nogil=True)
@@ -108,6 +109,41 @@ def _measure_cpu() -> dict:
     return {"backend": "cpu", "device": platform.processor() or platform.machine() or "cpu",
             "copy_gbps": 2 * src.nbytes / copy_s / 1e9, "gather_gelems": idx.size / gather_s / 1e9,
             "chase_gsteps": steps / chase_s / 1e9, "table_bytes": CPU_TABLE * 4}
+
+
+LINK_BYTES = 1 << 30            # pinned host buffer of the link measurements: 1 GiB
+NAIVE_BYTES = 1 << 26           # the naive shape is ~100x slower: it reads less
+
+
+def _measure_link() -> dict:
+    """The host-device link (pinned, device-mapped host memory): bulk copies each way, and kernels
+    reading mapped memory sequentially, as random 128-byte lines a warp at a time, and as random
+    lines a thread each (the naive shape).  GB/s of bytes moved over the link."""
+    import cupy
+
+    from . import pinned
+    from .cuda import module, sm_count
+
+    best = best_gpu_seconds
+    host = pinned.empty(LINK_BYTES // 4, np.int32)
+    host.host[:] = 1
+    dev = cupy.empty(LINK_BYTES // 4, dtype=np.int32)
+    h2d_s = best(lambda: pinned.copy_to_device(dev, host.host))
+    d2h_s = best(lambda: pinned.copy_to_host(host.host, dev))
+    mod, sink = module("ceilings.cu"), cupy.zeros(1, dtype=np.uint32)
+    blocks = sm_count() * 8
+    seq = mod.get_function("graphsweep_link_read_sequential")
+    seq_s = best(lambda: seq((blocks,), (256,), (host.device, np.int64(LINK_BYTES // 16), sink)))
+    lines, seed = LINK_BYTES // 128, np.uint64(0x5EED)
+    warp = mod.get_function("graphsweep_link_read_lines")
+    warp_s = best(lambda: warp((blocks,), (256,), (host.device, np.int64(lines), np.int64(lines), seed, sink)))
+    naive_reads = NAIVE_BYTES // 128
+    naive = mod.get_function("graphsweep_link_read_lines_naive")
+    naive_s = best(lambda: naive((blocks,), (256,), (host.device, np.int64(lines), np.int64(naive_reads), seed, sink)),
+                   reps=2)
+    return {"h2d_gbps": LINK_BYTES / h2d_s / 1e9, "d2h_gbps": LINK_BYTES / d2h_s / 1e9,
+            "mapped_sequential_gbps": LINK_BYTES / seq_s / 1e9, "mapped_lines_gbps": LINK_BYTES / warp_s / 1e9,
+            "mapped_naive_gbps": NAIVE_BYTES / naive_s / 1e9}
 
 
 def measure(backend: str = "gpu") -> dict:
