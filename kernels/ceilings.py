@@ -1,13 +1,14 @@
 """The device's ceilings, measured in about a second: what kernels' rates are judged against.
 
-``measure("gpu")`` returns ``{"backend", "device", "sm_count", "l2_bytes", "copy_gbps",
-"gather_gelems", "chase_gsteps", "table_bytes"}`` and the host link's (``h2d_gbps``, ``d2h_gbps``,
-``mapped_sequential_gbps``, ``mapped_lines_gbps``, ``mapped_naive_gbps``: see ``_measure_link``) (the SM count and L2 size are read, not measured): a large device-to-device copy (GB/s counting bytes read plus bytes written), a
-random int32 gather from a table of 256 MB (64 MB on the CPU; G elements/s), and a dependent pointer chase
-through the same table made one random cycle, one chain per thread on its own segment of the
-cycle, as a sub-list walk does (G steps/s).  ``measure("cpu")``
-does the same with NumPy (copy, gather) and one Numba thread (chase).  Each figure is the best
-of a few repetitions.  ``ceilings(backend)`` measures once per process and remembers.
+``measure("gpu")`` returns ``backend``, ``device``, ``sm_count`` and ``l2_bytes`` (read, not
+measured) and: ``copy_gbps``, a large device-to-device copy (GB/s counting bytes read plus bytes
+written); ``gather_gelems``, a random int32 gather from a table of ``table_bytes`` (256 MB; 64 MB on
+the CPU; G elements/s); ``chase_gsteps``, a dependent pointer chase through the same table made one
+random cycle, one chain per thread on its own segment of the cycle, as a sub-list walk does (G
+steps/s); and the host link's floors (``_measure_link``): ``h2d_gbps``, ``d2h_gbps``,
+``mapped_sequential_gbps``, ``mapped_lines_gbps``, ``mapped_naive_gbps``.  ``measure("cpu")`` does
+the same with NumPy (copy, gather) and one Numba thread (chase).  Each figure is the best of a few
+repetitions.  ``ceilings(backend)`` measures once per process and remembers.
 """
 
 import platform

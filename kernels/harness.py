@@ -27,11 +27,12 @@ from pathlib import Path
 
 from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import ParameterError, VerificationError
+from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.reader import Dataset, read
 
-from . import registry
+from . import placement, registry
 from .contract import check_runs_on
-from .timing import timer_for
+from .timing import TRAFFIC, timer_for
 
 BACKENDS = ("auto", "gpu", "cpu")
 
@@ -52,6 +53,7 @@ class KernelResult:
     verified: bool | None = None
     verify_error: str | None = None
     output: object = field(default=None, repr=False)
+    placement: str = "device"   # where the graph's representation lived (kernels.placement)
     # Wall seconds of the harness's stages: prepare (input checks, cached per dataset; graph
     # builds), warmup, timed (the reps, timer sync included) and verify — where a run's time goes
     # besides kernels.
@@ -74,7 +76,8 @@ class KernelResult:
                         "std_ms": statistics.stdev(ms) if len(ms) > 1 else 0.0,
                         "median_ms": statistics.median(ms), "min_ms": min(ms),
                         "bytes_read": rows[0]["bytes_read"], "bytes_written": rows[0]["bytes_written"],
-                        "random_accesses": rows[0]["random_accesses"], "calls": rows[0]["calls"]})
+                        "random_accesses": rows[0]["random_accesses"], "bytes_link": rows[0].get("bytes_link", 0),
+                        "calls": rows[0]["calls"]})
         return out
 
 
@@ -97,12 +100,28 @@ def device_name(backend: str) -> str:
     return platform.processor() or platform.machine() or "cpu"
 
 
+def place(kernel, manifest: dict, backend: str, forced: str | None = None, what: str = "graph",
+          memory: tuple | None = None) -> placement.Placement:
+    """Where ``kernel``'s run on the dataset of ``manifest`` puts the graph (``kernels.placement``;
+    ``memory``: (device bytes, host bytes), this machine's when not given).  List kernels run on
+    the device that runs them."""
+    if kernel.problem.dataset_kind != "graph":
+        if forced == "host" and backend == "gpu":
+            raise ParameterError(f"{kernel.name}: placement 'host' is for graph kernels (a list is ranked on the device)")
+        on = "gpu" if backend == "gpu" else "cpu"
+        return placement.Placement("device" if on == "gpu" else "host", "whole", on)
+    device_bytes, host_bytes = memory or placement.machine_memory(backend)
+    size = placement.GraphSize.of(manifest, in_memory=manifest.get("store") == "memory")
+    return placement.decide(size, backend=backend, device_bytes=device_bytes, host_bytes=host_bytes,
+                            forced=forced, what=what)
+
+
 def prepared(kernel, data: Dataset):
-    """The problem's input for ``data``, made once per dataset and problem and cached on it (graph
-    problems share one input per dataset, so their representations are built once)."""
+    """The problem's input for ``data``, made once per dataset, problem and placement and cached on
+    it (graph problems share one input per dataset, so their representations are built once)."""
     check_runs_on(kernel, data.manifest, data.path)
     problem = kernel.problem
-    key = ("input", problem.name)
+    key = ("input", problem.name, data.cache.get("placement"))
     if key not in data.cache:
         data.cache[key] = problem.prepare(data)
     return data.cache[key]
@@ -119,28 +138,39 @@ def _run_once(impl, inp, params, backend):
 
 def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
         verify: bool = True, keep_output: bool = True, instances: int | None = None, instance_seed: int = 0,
-        **params) -> KernelResult:
+        placement: str | None = None, **params) -> KernelResult:
     """Run kernel ``name`` on ``dataset`` (a path or a loaded ``Dataset``); see the module doc.
 
     ``instances``: how many instances (roots) a problem with instances draws from ``instance_seed``
     when its parameters do not fix one.  ``keep_output`` copies the last instance's output to the
-    host as ``result.output`` (a dict of named arrays).
+    host as ``result.output`` (a dict of named arrays).  ``placement``: 'device' or 'host' forces
+    where a graph lives (``kernels.placement`` decides otherwise).
     """
-    kernel = registry.get(name)
-    backend = resolve_backend(backend, kernel)
+    backend = resolve_backend(backend, registry.get(name))
+    manifest = read_manifest(dataset) if isinstance(dataset, (str, Path)) else dataset.manifest
+    where = place(registry.get(name), manifest, backend, placement, what=str(dataset))
+    kernel = registry.get(registry.for_placement(name, where.placement) if backend == "gpu" else name)
+    standing = registry.get(name)
+    if kernel is not standing:
+        # An alias that stands for another kernel on this placement: the parameters it was given at
+        # their defaults for the device's kernel (a sweep fills them in) are not the stand-in's.
+        params = {k: v for k, v in params.items()
+                  if k in kernel.params or k not in standing.params or v != standing.params[k].default}
     params = kernel.resolve_params(params)
     if reps < 1 or warmup < 0:
         raise ParameterError(f"reps must be >= 1 and warmup >= 0 (got reps={reps}, warmup={warmup})")
     if instances is not None and instances < 1:
         raise ParameterError(f"instances (roots) must be >= 1, got {instances}")
     device = "gpu" if backend == "gpu" else "cpu"
-    data = read(dataset, device=device) if isinstance(dataset, (str, Path)) else dataset.to(device)
+    load = "cpu" if where.load == "none" else where.load
+    data = read(dataset, device=load) if isinstance(dataset, (str, Path)) else dataset.to(load)
+    data.cache["placement"] = (where.placement, device)
     clock = time.perf_counter()
     problem = kernel.problem
     inp = prepared(kernel, data)
     result = KernelResult(kernel=kernel.name, backend=backend, device=device_name(backend),
                           dataset={"path": str(data.path), "n": data.n, "m": data.m, **data.identity},
-                          params=params, elements=int(problem.elements(inp)))
+                          params=params, elements=int(problem.elements(inp)), placement=where.placement)
     if kernel.needs:
         result.input_rows = inp.build(kernel.needs)
     if kernel.setup is not None:
@@ -184,7 +214,7 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         for rep, timer in enumerate(timers):
             rows = timer.rows()
             total = next(r for r in rows if r["phase"] == "total")
-            for key in ("bytes_read", "bytes_written", "random_accesses"):
+            for key in TRAFFIC:
                 total[key] = sum(r[key] for r in rows if r is not total)
             result.rows += [{"rep": rep, **tags, **r} for r in rows]
         result.step_rows += [{"rep": reps - 1, **tags, **r} for r in timer.step_rows()]

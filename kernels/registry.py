@@ -25,8 +25,10 @@ MODULES = [
     "graphsweep.kernels.components.hook_compress",
     "graphsweep.kernels.components.adaptive",
     "graphsweep.kernels.components.sampled_union_find",
+    "graphsweep.kernels.components.streaming",
     "graphsweep.kernels.bfs.harish",
     "graphsweep.kernels.bfs.direction_optimizing",
+    "graphsweep.kernels.bfs.emogi",
     "graphsweep.kernels.sssp.harish",
     "graphsweep.kernels.sssp.near_far",
     "graphsweep.kernels.apsp.floyd_warshall",
@@ -49,6 +51,15 @@ ALIASES = {
                                              "bfs.harish up to 110x slower (R-MAT 24)"),
 }
 
+# name -> (target, why) where the graph lives in host memory (kernels.placement): the kernels
+# whose access shape suits the link stand in for the device's fastest.
+HOST_ALIASES = {
+    "cc.best": ("cc.streaming", "streams the CSR over the link in blocks, copy overlapped with "
+                                "union-find hooking (benchmarks/link.py)"),
+    "bfs.best": ("bfs.emogi", "reads adjacency from host memory as whole 128-byte lines, a warp per line, "
+                              "or streams the CSR, per level by its byte model (benchmarks/link.py)"),
+}
+
 _kernels: dict[str, Kernel] = {}
 
 
@@ -67,6 +78,13 @@ def _load() -> dict[str, Kernel]:
             except (ImportError, AttributeError) as exc:
                 raise ParameterError(f"GRAPHSWEEP_KERNEL_MODULES: {module}: {exc}") from None
     return _kernels
+
+
+def for_placement(name: str, placement: str) -> str:
+    """The kernel ``name`` stands for when the graph is placed in ``placement``."""
+    if placement == "host" and name in HOST_ALIASES:
+        return HOST_ALIASES[name][0]
+    return name
 
 
 def names() -> list[str]:

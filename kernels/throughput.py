@@ -9,12 +9,14 @@ pandas Series alike.
   against the random-gather and dependent-chase rates.
 - ``gelems_per_s``: elements (list nodes, or input edges: GTEPS) per second, in billions;
   ``ns_per_element``.
+- ``link_gbps``: bytes over the host link (a graph placed in host memory) per second;
+  ``pct_link_ceiling`` against the measured pinned host-to-device copy.
 """
 
 import numpy as np
 
 # Keys of kernels.ceilings.measure() the percentages use.
-COPY, GATHER, CHASE = "copy_gbps", "gather_gelems", "chase_gsteps"
+COPY, GATHER, CHASE, LINK = "copy_gbps", "gather_gelems", "chase_gsteps", "h2d_gbps"
 
 
 def _div(a, b):
@@ -23,20 +25,25 @@ def _div(a, b):
     return np.where(np.isfinite(out), out, np.nan) if np.ndim(out) else (float(out) if np.isfinite(out) else np.nan)
 
 
-def rates(ms, moved_bytes, random_accesses, elements, ceilings: dict | None = None) -> dict:
-    """Rates of a phase that took ``ms`` and moved ``moved_bytes`` (see the module doc)."""
+def rates(ms, moved_bytes, random_accesses, elements, ceilings: dict | None = None, link_bytes=0) -> dict:
+    """Rates of a phase that took ``ms``, moved ``moved_bytes`` and ``link_bytes`` of them over the
+    host link (see the module doc)."""
     seconds = np.asarray(ms, dtype=float) / 1e3 if np.ndim(ms) else float(ms) / 1e3
     gbps = _div(moved_bytes, seconds) / 1e9
+    link = np.where(np.asarray(link_bytes) > 0, link_bytes, np.nan) if np.ndim(link_bytes) \
+        else (float(link_bytes) if link_bytes else np.nan)
+    link_gbps = _div(link, seconds) / 1e9
     random = np.where(np.asarray(random_accesses) > 0, random_accesses, np.nan) if np.ndim(random_accesses) \
         else (float(random_accesses) if random_accesses else np.nan)
     random_per_s = _div(random, seconds)
-    out = {"gbps": gbps, "random_per_s": random_per_s,
+    out = {"gbps": gbps, "random_per_s": random_per_s, "link_gbps": link_gbps,
            "gelems_per_s": _div(elements, seconds) / 1e9,
            "ns_per_element": _div(np.asarray(ms, dtype=float) * 1e6 if np.ndim(ms) else float(ms) * 1e6, elements)}
     ceilings = ceilings or {}
     for key, column, value, scale in ((COPY, "pct_copy_ceiling", gbps, 1.0),
                                       (GATHER, "pct_gather_ceiling", random_per_s, 1e9),
-                                      (CHASE, "pct_chase_ceiling", random_per_s, 1e9)):
+                                      (CHASE, "pct_chase_ceiling", random_per_s, 1e9),
+                                      (LINK, "pct_link_ceiling", link_gbps, 1.0)):
         ceiling = ceilings.get(key)
         out[column] = 100 * _div(value, np.asarray(ceiling, dtype=float) * scale) if ceiling is not None else np.nan
     return out

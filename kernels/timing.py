@@ -10,7 +10,9 @@ phases summed, with a ``calls`` count) and ``step_rows`` one row per phase marke
 import time
 from contextlib import contextmanager
 
-TRAFFIC = ("bytes_read", "bytes_written", "random_accesses")
+# The byte-model columns of a row (bytes_link: those of the bytes that crossed the host link).
+TRAFFIC = ("bytes_read", "bytes_written", "random_accesses", "bytes_link")
+
 
 
 def _value(v):
@@ -24,19 +26,20 @@ def _value(v):
 
 
 class _Traffic:
-    """A phase's byte model: bytes read, bytes written, random accesses.  Each may be a number, a
-    device scalar or a callable evaluated after timing (sizes known only from the output)."""
+    """A phase's byte model: bytes read, bytes written, random accesses, and the bytes of those
+    that cross the host link (a graph placed in host memory).  Each may be a number, a device
+    scalar or a callable evaluated after timing (sizes known only from the output)."""
     __slots__ = ("_terms",)
 
-    def __init__(self, read=0, written=0, random=0):
-        self._terms = ([read], [written], [random])
+    def __init__(self, read=0, written=0, random=0, link=0):
+        self._terms = ([read], [written], [random], [link])
 
-    def add(self, read=0, written=0, random=0):
+    def add(self, read=0, written=0, random=0, link=0):
         """Add traffic found while the phase runs (e.g. a frontier's size known only then)."""
-        for terms, value in zip(self._terms, (read, written, random)):
+        for terms, value in zip(self._terms, (read, written, random, link)):
             terms.append(value)
 
-    def totals(self) -> tuple[int, int, int]:
+    def totals(self) -> tuple[int, int, int, int]:
         return tuple(int(sum(_value(t) for t in terms)) for terms in self._terms)
 
 
@@ -56,9 +59,10 @@ class Timer:
         return {k: _value(v) for k, v in self._stats.items()}
 
     @contextmanager
-    def phase(self, name, *, read=0, written=0, random=0, step=None, info=None):
-        """Time the enclosed work as phase ``name`` with its byte model; ``step`` keeps it as a step row too."""
-        traffic = _Traffic(read, written, random)
+    def phase(self, name, *, read=0, written=0, random=0, link=0, step=None, info=None):
+        """Time the enclosed work as phase ``name`` with its byte model (``link``: bytes of it over
+        the host link); ``step`` keeps it as a step row too."""
+        traffic = _Traffic(read, written, random, link)
         start = self._start(name)
         try:
             yield traffic
@@ -82,12 +86,13 @@ class Timer:
         merged = {}
         for name, _, _, traffic, ms in self._elapsed():
             row = merged.setdefault(name, {"phase": name, "ms": 0.0, "bytes_read": 0, "bytes_written": 0,
-                                           "random_accesses": 0, "calls": 0})
-            read, written, random = traffic.totals()
+                                           "random_accesses": 0, "bytes_link": 0, "calls": 0})
+            read, written, random, link = traffic.totals()
             row["ms"] += ms
             row["bytes_read"] += read
             row["bytes_written"] += written
             row["random_accesses"] += random
+            row["bytes_link"] += link
             row["calls"] += 1
         return list(merged.values())
 
@@ -97,15 +102,15 @@ class Timer:
         for name, step, info, traffic, ms in self._elapsed():
             if step is None:
                 continue
-            read, written, random = traffic.totals()
+            read, written, random, link = traffic.totals()
             row = {"phase": name, "step": step, "ms": ms, "bytes_read": read, "bytes_written": written,
-                   "random_accesses": random, "calls": 1}
+                   "random_accesses": random, "bytes_link": link, "calls": 1}
             row.update({f"step_{k}": _value(v) for k, v in (info or {}).items()})
             out.append(row)
         for name, rows in self._steps:
             for r in rows():
                 row = {"phase": name, "step": int(r["step"]), "ms": float(r["ms"]),
-                       **{k: int(r.get(k, 0)) for k in ("bytes_read", "bytes_written", "random_accesses")},
+                       **{k: int(r.get(k, 0)) for k in TRAFFIC},
                        "calls": 1}
                 row.update({f"step_{k}": _value(v) for k, v in (r.get("info") or {}).items()})
                 out.append(row)

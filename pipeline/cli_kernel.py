@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from graphsweep.datasets.errors import ParameterError
-from graphsweep.kernels import harness, output, registry, throughput
+from graphsweep.kernels import harness, output, placement, registry, throughput
 from graphsweep.kernels.ceilings import ceilings
 
 from .paths import prepare_output_file
@@ -34,7 +34,8 @@ def phase_table(result, ceiling: dict) -> list[dict]:
               "min_ms": row["ms"]} for row in result.input_rows]
     for row in rows:
         row.update(throughput.rates(row["mean_ms"], row["bytes_read"] + row["bytes_written"],
-                                    row["random_accesses"], result.elements, ceiling))
+                                    row["random_accesses"], result.elements, ceiling,
+                                    link_bytes=row.get("bytes_link", 0)))
     return rows
 
 
@@ -43,7 +44,7 @@ def _print_table(result, rows, ceiling) -> None:
     rate = "GTEPS" if element == "edge" else f"G {element}s/s"
     click.echo(f"{result.kernel} on {result.dataset['path']} (n = {result.dataset['n']}"
                f"{'' if result.dataset['m'] is None else ', m = ' + str(result.dataset['m'])}), "
-               f"backend {result.backend}, {result.device}; params {result.params}")
+               f"backend {result.backend}, {result.device}, placement {result.placement}; params {result.params}")
     click.echo(f"ceilings: copy {ceiling['copy_gbps']:.0f} GB/s, gather {ceiling['gather_gelems']:.2f} G/s, "
                f"chase {ceiling['chase_gsteps']:.2f} G steps/s")
     if len(result.instances) > 1 or result.instances[0]:
@@ -88,12 +89,16 @@ def _list_kernels() -> None:
 @click.option("--roots", type=click.IntRange(min=1), default=None,
               help="single-source problems: draw this many roots of non-zero degree (unless --param root=V)")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the roots drawn")
+@click.option("--placement", type=click.Choice(placement.PLACEMENTS), default=None,
+              help="graph kernels: keep the graph in device memory or in pinned host memory read over the link "
+                   "(default: the device when it fits, else the host; see ARCHITECTURE.md)")
 @click.option("--save-output", type=click.Path(dir_okay=False, path_type=Path),
               help="write the output as named columns (primary first) to this Parquet file (atomically)")
 @click.option("--no-verify", is_flag=True, help="skip the independent verifier")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
-def kernel(name, dataset, backend, reps, warmup, params, roots, seed, save_output, no_verify, as_json, list_kernels):
+def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement, save_output, no_verify, as_json,
+           list_kernels):
     """Run kernel NAME on DATASET and report per-phase times against the device's ceilings."""
     if list_kernels:
         _list_kernels()
@@ -103,13 +108,14 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, save_outpu
     if save_output is not None:
         save_output = prepare_output_file(save_output, "--save-output")
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
-                         instances=roots, instance_seed=seed, **_params(params))
+                         instances=roots, instance_seed=seed, placement=placement, **_params(params))
     ceiling = ceilings(result.backend)
     rows = phase_table(result, ceiling)
     if save_output is not None:
         output.save(registry.get(result.kernel).problem, result.output, save_output)
     if as_json:
         click.echo(json.dumps({"kernel": result.kernel, "backend": result.backend, "device": result.device,
+                               "placement": result.placement,
                                "dataset": result.dataset, "params": result.params, "ceilings": ceiling,
                                "elements": result.elements, "instances": result.instances,
                                "phases": rows, "steps": result.step_rows, "stats": result.stats,

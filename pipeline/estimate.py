@@ -27,7 +27,7 @@ from graphsweep.datasets import capacity, gpu
 from graphsweep.datasets.capacity import format_bytes
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import is_dataset, read_manifest
-from graphsweep.kernels import registry
+from graphsweep.kernels import placement, registry
 
 LIST_BYTES_PER_NODE = 48
 GRAPH_BYTES_PER_EDGE = 48
@@ -50,6 +50,8 @@ class DatasetCost:
     tasks: int
     task_seconds: float    # all its tasks, one at a time
     on_gpu: frozenset = frozenset()  # where its tasks run: True (GPU), False (CPU)
+    placements: tuple = ()  # graph kernels on the GPU: where the graph lives ('device', 'host'; kernels.placement)
+    host_bytes: int = 0     # host memory a GPU task holds for it (a host-placed CSR, an edge list loaded there)
 
 
 def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
@@ -67,26 +69,45 @@ def _task_bytes(kind: str, n: int, m: int) -> int:
     return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
 
 
-def costs(plan, *, has_gpu: bool) -> list[DatasetCost]:
+def _placed(ref, size, tasks, memory) -> tuple[tuple, int, int]:
+    """(placements, device bytes, host bytes) of a graph's GPU tasks, decided by the placement
+    planner on ``memory`` (device bytes, host bytes); NoRoomError when no placement fits."""
+    decisions = {placement.decide(size, backend="gpu", device_bytes=memory[0], host_bytes=memory[1],
+                                  forced=t.placement, what=f"dataset {ref.id}") for t in tasks}
+    needs = size.needs()
+    ways = [("whole" if d.build == "whole" else "sliced") if d.placement == "device" else "host" for d in decisions]
+    return (tuple(sorted({d.placement for d in decisions})), max(needs[w][0] for w in ways),
+            max(needs[w][1] for w in ways))
+
+
+def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCost]:
     """The cost of each of the plan's datasets (``has_gpu``: kernels with a GPU twin run there);
     generation memory counts the planner and one part in flight (``generate`` on the workers checks
-    again with their thread count)."""
+    again with their thread count).  A graph's GPU tasks are placed by ``kernels.placement`` on
+    ``memory`` (device bytes, host bytes: this machine's when not given).  A dataset generated in
+    memory (``store: memory``) takes no disk: each task generates it."""
     from graphsweep import generators
     from graphsweep.generators.estimate import generation_cost, row_bytes
 
     out = []
     for ref in plan.datasets:
-        exists = is_dataset(ref.path)
+        exists = not ref.in_memory and is_dataset(ref.path)
         if exists or not ref.generated:
             manifest = read_manifest(ref.path)  # a path dataset was read when the plan was made
             kind, n, m = manifest["kind"], manifest["n"], manifest.get("m") or 0
             rows = n if kind == "list" else m
             disk = rows * row_bytes(kind, n, manifest.get("weighted", False))
             generate_bytes, generate_seconds = 0, 0.0
+            size = placement.GraphSize.of(manifest)
         else:
             cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows)
             kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
             disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
+            size = placement.GraphSize(n, m, weighted=ref.params.get("weights", "none") != "none",
+                                       index_bytes=4 if n < 2**31 else 8, in_memory=ref.in_memory)
+        load_seconds = disk / LOAD_BYTES_PER_SECOND
+        if ref.in_memory:  # never written: each task generates it (on the GPU at least as fast)
+            disk, generate_bytes, load_seconds, generate_seconds = 0, 0, generate_seconds, 0.0
         elements = n if kind == "list" else m
         tasks = [t for t in plan.tasks if t.dataset.id == ref.id]
         placed = frozenset(_on_gpu(plan, t.kernel, has_gpu) for t in tasks)
@@ -94,10 +115,15 @@ def costs(plan, *, has_gpu: bool) -> list[DatasetCost]:
         for task in tasks:
             backend = "gpu" if _on_gpu(plan, task.kernel, has_gpu) else "cpu"
             runs = (task.warmup + task.reps) * (task.roots or 1)
-            seconds += (disk / LOAD_BYTES_PER_SECOND + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
+            seconds += (load_seconds + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
                         + (elements * VERIFY_NS_PER_ELEMENT * 1e-9 if task.verify else 0) + TASK_OVERHEAD_SECONDS)
+        task_bytes, placements, host_bytes = _task_bytes(kind, n, m) if tasks else 0, (), 0
+        gpu_graph_tasks = [t for t in tasks if kind == "graph" and _on_gpu(plan, t.kernel, has_gpu)]
+        if gpu_graph_tasks:
+            placements, task_bytes, host_bytes = _placed(ref, size, gpu_graph_tasks,
+                                                         memory or placement.machine_memory("gpu"))
         out.append(DatasetCost(ref.id, exists, elements, disk, generate_bytes, generate_seconds,
-                               _task_bytes(kind, n, m) if tasks else 0, len(tasks), seconds, placed))
+                               task_bytes, len(tasks), seconds, placed, placements, host_bytes))
     return out
 
 
@@ -115,10 +141,12 @@ def describe(plan, *, has_gpu: bool | None = None) -> tuple[list[str], str]:
     width = max(len(c.id) for c in items)
     lines = ["datasets (conservative estimates; see graphsweep.pipeline.estimate):"]
     for c in items:
-        made = ("exists" if c.exists else
-                f"to generate: {format_bytes(c.generate_bytes)} memory, ~{_duration(c.generate_seconds)}")
+        made = ("exists" if c.exists else "generated in memory by each task" if not c.disk_bytes and not c.generate_bytes
+                else f"to generate: {format_bytes(c.generate_bytes)} memory, ~{_duration(c.generate_seconds)}")
+        where = (f", graph in {' and '.join(c.placements)} memory"
+                 + (f" ({format_bytes(c.host_bytes)} of host memory)" if c.host_bytes else "")) if c.placements else ""
         lines.append(f"  {c.id:<{width}}  {format_bytes(c.disk_bytes):>10} on disk ({made}); "
-                     f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each, ~{_duration(c.task_seconds)}")
+                     f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each{where}, ~{_duration(c.task_seconds)}")
     new = sum(c.disk_bytes for c in items if not c.exists)
     seconds = sum(c.generate_seconds + c.task_seconds for c in items)
     total = (f"estimate: {format_bytes(sum(c.disk_bytes for c in items))} of datasets "
@@ -131,8 +159,9 @@ def describe(plan, *, has_gpu: bool | None = None) -> tuple[list[str], str]:
 def check(plan, *, has_gpu: bool, host_memory: int | None, device_memory: int | None,
           where: str = "this host") -> None:
     """NoRoomError (one line, need vs have) when the sweep's new datasets do not fit the disk,
-    or its largest generation or kernel task the memory (``None``: not known, not checked)."""
-    items = costs(plan, has_gpu=has_gpu)
+    or its largest generation or kernel task the memory (``None``: not known, not checked); a
+    graph that fits neither the GPU nor the host is refused by the placement planner."""
+    items = costs(plan, has_gpu=has_gpu, memory=(device_memory, host_memory))
     data = capacity.nearest_existing(plan.data)
 
     def largest_task(on_gpu: bool) -> int:  # of the datasets with tasks placed there
@@ -143,7 +172,9 @@ def check(plan, *, has_gpu: bool, host_memory: int | None, device_memory: int | 
          capacity.free_disk(data)),
         (f"memory to generate a dataset on {where}", max((c.generate_bytes for c in items), default=0), host_memory),
         (f"memory for a CPU kernel task on {where}", largest_task(False), host_memory),
-        (f"GPU memory for a kernel task on {where}", largest_task(True), device_memory)])
+        (f"GPU memory for a kernel task on {where}", largest_task(True), device_memory),
+        (f"host memory for a GPU task's graph on {where}", max((c.host_bytes for c in items), default=0),
+         host_memory)])
 
 
 def worker_capacity() -> dict:

@@ -25,7 +25,7 @@ RESULTS = "results.parquet"
 SUMMARY = "summary.csv"
 # Per task, not per rep: carried into the summary from the task's first row.
 TASK_COLUMNS = ("sweep", "dataset", "generator", "dataset_params", "seed", "n", "m", "kernel",
-                "params", "backend", "device", "verified", "error")
+                "params", "backend", "device", "placement", "verified", "error")
 EXTRA_PREFIXES = ("param_", "data_", "stat_", "ceiling_")
 
 
@@ -69,7 +69,10 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     grouped = timed.groupby(keys, sort=False, dropna=False)
     out = grouped["ms"].agg(reps="count", mean_ms="mean", std_ms="std", median_ms="median", min_ms="min")
     out["std_ms"] = out["std_ms"].fillna(0.0)
-    per_run = grouped[["bytes_read", "bytes_written", "random_accesses", "calls"]].first()
+    if "bytes_link" not in timed:  # results stored before the host placement existed
+        timed = timed.assign(bytes_link=0)
+        grouped = timed.groupby(keys, sort=False, dropna=False)
+    per_run = grouped[["bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls"]].first()
     out = out.join(per_run).join(grouped[firsts].first())
     if stats:
         per_instance_stats = timed.groupby([*keys, "instance"], sort=False)[stats].first()
@@ -82,10 +85,11 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     out["gelems_hmean"] = by_task.agg(throughput.harmonic_mean)
     out["gelems_min"], out["gelems_median"], out["gelems_max"] = by_task.min(), by_task.median(), by_task.max()
     out = out.reset_index()
-    ceilings = {key: out[f"ceiling_{key}"] for key in (throughput.COPY, throughput.GATHER, throughput.CHASE)
-                if f"ceiling_{key}" in out}
+    ceilings = {key: out[f"ceiling_{key}"] for key in (throughput.COPY, throughput.GATHER, throughput.CHASE,
+                                                       throughput.LINK) if f"ceiling_{key}" in out}
     rates = throughput.rates(out["mean_ms"].to_numpy(), (out["bytes_read"] + out["bytes_written"]).to_numpy(),
-                             out["random_accesses"].to_numpy(), out["elements"].to_numpy(dtype=float), ceilings)
+                             out["random_accesses"].to_numpy(), out["elements"].to_numpy(dtype=float), ceilings,
+                             link_bytes=out["bytes_link"].fillna(0).to_numpy())
     for column, values in rates.items():
         out[column] = values
     return out.replace([np.inf, -np.inf], np.nan)

@@ -236,8 +236,11 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
     if not devices.empty:
         parts += ["<h2>Devices and measured ceilings</h2>", _table(devices)]
     if not summary.empty:
-        columns = [c for c in ("dataset", "n", "kernel", "params", "backend", "phase", "reps", "mean_ms",
-                               "std_ms", "median_ms", "min_ms", "gbps", "pct_copy_ceiling", "verified")
+        # The link columns only when a graph was placed in host memory (kernels.placement).
+        hosted = "placement" in summary and "link_gbps" in summary and summary["link_gbps"].notna().any()
+        link = ("placement", "bytes_link", "link_gbps", "pct_link_ceiling") if hosted else ()
+        columns = [c for c in ("dataset", "n", "kernel", "params", "backend", *link[:1], "phase", "reps", "mean_ms",
+                               "std_ms", "median_ms", "min_ms", "gbps", "pct_copy_ceiling", *link[1:], "verified")
                    if c in summary]
         shown, note = _over_ceiling(summary.assign(params=summary["params"].map(compact_params))
                                     if "params" in summary else summary, columns)

@@ -112,7 +112,7 @@ def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: 
     generated = []
     with span(plan.name, "generate"):
         for ref in plan.datasets:
-            if ref.generated and ref.id in needed:
+            if ref.generated and not ref.in_memory and ref.id in needed:
                 generated.append(client.submit(worker.generate_dataset, ref, plan.part_rows,
                                                "gpu" if use_gpu else "cpu", key=f"generate-{ref.id}",
                                                priority=len(plan.tasks) + 1, pure=False))
@@ -268,7 +268,7 @@ def _check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool)
     """Everything that can be refused before a cluster starts: the results directory (writable,
     free, the same sweep when resuming) and the room the sweep needs."""
     paths.check_writable(plan.results, "results directory")
-    if any(d.generated for d in plan.datasets):
+    if any(d.generated and not d.in_memory for d in plan.datasets):
         paths.check_writable(plan.data, "data directory")
     store.check_claim(plan, resume=resume)
     check_room(plan, profile, cluster_file)

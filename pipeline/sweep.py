@@ -15,11 +15,16 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
         params: {n: {pow2: [20, 28]}}
         seed: 1
       - path: data/my-list                # or an existing dataset
+      - generator: rmat                   # store: memory — generated into the worker's memory when
+        params: {scale: 29, edge_factor: 20}  # its tasks run, never written (default: parquet)
+        store: memory
     kernels:
       - name: listrank.wyllie
         params: {threads: [128, 256, 512]}
       - name: listrank.scan
         datasets: [ordered-list*]         # only these datasets (ids or generator names, globs)
+      - name: cc.best
+        placement: host                   # force the graph into host memory (default: the planner's)
 
 For single-source problems (BFS, SSSP) ``roots: N`` draws N roots of non-zero degree per task
 from ``seed`` (top level; a kernel's ``root`` parameter fixes one instead); each root is timed
@@ -54,8 +59,10 @@ BACKENDS = ("auto", "gpu", "cpu")
 FAILURE_POLICIES = ("continue", "stop")
 TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
             "part_rows", "seed", "roots", "datasets", "kernels")
-DATASET_KEYS = ("generator", "params", "seed", "path")
-KERNEL_KEYS = ("name", "params", "datasets")
+DATASET_KEYS = ("generator", "params", "seed", "path", "store")
+KERNEL_KEYS = ("name", "params", "datasets", "placement")
+STORES = ("parquet", "memory")
+PLACEMENTS = ("device", "host")
 GRID_FORMS = ("pow2", "range")
 
 
@@ -71,14 +78,22 @@ class DatasetRef:
     # What the dataset offers kernels (contract.capabilities of its manifest, or of what its
     # generator will write).
     capabilities: list | None = None
+    # 'parquet' (written under the sweep's data folder once, reused) or 'memory' (generated into
+    # the worker's memory when a task needs it, never written).
+    store: str = "parquet"
 
     @property
     def generated(self) -> bool:
         return self.generator is not None
 
     @property
+    def in_memory(self) -> bool:
+        return self.store == "memory"
+
+    @property
     def identity(self) -> dict:
-        """What the dataset is, independent of where it lies (for the task hash)."""
+        """What the dataset is, independent of where it lies (for the task hash; the same graph
+        from either store is the same dataset)."""
         if self.generated:
             return {"generator": self.generator, "params": self.params, "seed": self.seed}
         return {"path": self.path}
@@ -99,11 +114,22 @@ class Task:
     verify: bool
     roots: int | None = None   # instances drawn per task (single-source problems), from ``seed``
     seed: int = 0
+    placement: str | None = None   # forced graph placement ('device' or 'host'); None: the planner's
+    # The spec's name when it stands for another kernel per placement (cc.best: cc.streaming on a
+    # host-placed graph, registry.HOST_ALIASES); ``kernel`` is what it stands for on the device.
+    alias: str | None = None
+
+    @property
+    def runs(self) -> str:
+        """The name the harness is asked to run (it resolves an alias by placement)."""
+        return self.alias or self.kernel
 
     @property
     def label(self) -> str:
         params = ",".join(f"{k}={v}" for k, v in self.params.items() if v is not None)
-        return f"{self.kernel}({params}) on {self.dataset.id}"
+        placed = f" [placement {self.placement}]" if self.placement else ""
+        name = f"{self.alias} = {self.kernel}" if self.alias else self.kernel
+        return f"{name}({params}) on {self.dataset.id}{' (in memory)' if self.dataset.in_memory else ''}{placed}"
 
     @property
     def key(self) -> str:
@@ -155,7 +181,7 @@ class Plan:
 
     def describe(self) -> str:
         """The expanded plan as text (what ``run --dry-run`` prints)."""
-        to_make = [d for d in self.datasets if d.generated]
+        to_make = [d for d in self.datasets if d.generated and not d.in_memory]
         lines = [f"sweep {self.name}: {len(self.tasks)} tasks over {len(self.datasets)} datasets "
                  f"({len(to_make)} generated), backend {self.backend}, reps {self.reps}, "
                  f"warmup {self.warmup}, verify {str(self.verify).lower()}, on_failure {self.on_failure}",
@@ -294,8 +320,12 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
         _check_keys(entry, DATASET_KEYS, at)
         if ("generator" in entry) == ("path" in entry):
             raise at.error("give exactly one of 'generator' and 'path'")
+        store = _choice(entry.get("store", "parquet"), STORES, at / "store")
         if "path" in entry:
-            if set(entry) != {"path"}:
+            if store == "memory":
+                raise (at / "store").error("'memory' regenerates a dataset from its generator, and an imported "
+                                           "dataset at 'path' has none to replay (use store: parquet)")
+            if set(entry) - {"store"} != {"path"}:
                 raise at.error("a 'path' dataset takes no params or seed")
             paths = entry["path"] if isinstance(entry["path"], list) else [entry["path"]]
             for j, p in enumerate(paths):
@@ -328,8 +358,9 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
                                         "generator": {"name": name}}))
             for seed in seeds:
                 ident = _dataset_name(name, given, seed)
-                out.append(DatasetRef(id=ident, path=str(data / ident), generator=name, params=params,
-                                      seed=seed, kind=gen.kind, capabilities=caps))
+                out.append(DatasetRef(id=ident, path=f"<memory:{ident}>" if store == "memory" else str(data / ident),
+                                      generator=name, params=params, seed=seed, kind=gen.kind, capabilities=caps,
+                                      store=store))
     ids = [d.path for d in out]
     for d in out:
         if ids.count(d.path) > 1:
@@ -364,7 +395,8 @@ def _why_not(kernel, data: DatasetRef) -> str | None:
 
 
 def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
-    """(kernel, [resolved params, ...], dataset patterns or None) for each kernel entry."""
+    """(kernel, [resolved params, ...], dataset patterns or None, placement or None, alias or None) for
+    each kernel entry."""
     if not isinstance(entries, list) or not entries:
         raise where.error("expected a non-empty list of kernels ({name: ..., params: ...})")
     out = []
@@ -380,7 +412,15 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
         if backend != "auto" and getattr(kernel, backend) is None:
             raise (at / "name").error(f"{kernel.name} has no {backend} implementation (backend: {backend})")
         grid = [_coerce(kernel.params, p, at / "params", kernel.name) for p in _grid(entry.get("params"), at / "params")]
-        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets")))
+        placement = entry.get("placement")
+        if placement is not None:
+            _choice(placement, PLACEMENTS, at / "placement")
+            if kernel.problem.dataset_kind != "graph":
+                raise (at / "placement").error(f"{kernel.name} is not a graph kernel: a list is ranked on the device")
+            if backend == "cpu" and placement == "device":
+                raise (at / "placement").error("'device' needs a GPU backend (backend: cpu keeps graphs in host memory)")
+        alias = entry["name"] if entry["name"] in registry.HOST_ALIASES else None
+        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets"), placement, alias))
     return out
 
 
@@ -423,7 +463,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
         roots = _int(roots, top / "roots", 1)
     tasks, skipped = [], []
     for data in datasets:
-        for kernel, grid, patterns in kernels:
+        for kernel, grid, patterns, placement, alias in kernels:
             if not _named(data, patterns):
                 continue
             why = _why_not(kernel, data)
@@ -435,11 +475,12 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
             for params in grid:
                 ident = {"dataset": data.identity, "kernel": kernel.name, "params": params,
                          "backend": backend, "reps": reps, "warmup": warmup, "verify": verify,
-                         **({"roots": roots, "seed": seed} if sampled else {})}
+                         **({"roots": roots, "seed": seed} if sampled else {}),
+                         **({"placement": placement} if placement else {}), **({"alias": alias} if alias else {})}
                 tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
                                   warmup=warmup, verify=verify, roots=roots if sampled else None,
-                                  seed=seed if sampled else 0))
+                                  seed=seed if sampled else 0, placement=placement, alias=alias))
     if not tasks:
         reasons = sorted({why for _, _, why in skipped})
         raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else

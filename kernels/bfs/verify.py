@@ -12,8 +12,8 @@ ignores self-loops, accepts duplicates, and asserts of ``level`` and ``parent`` 
      (directed: parent[v] -> v);
   4. the number of reached vertices equals the size of the root's component (undirected) or the
      number of vertices reachable from it (directed), counted by a different method: SciPy's
-     connected_components / breadth_first_order on the host, or on the GPU a min-label hooking
-     with pointer jumping over the edge list (cached per graph).
+     connected_components / breadth_first_order on the host, or on the GPU (or for an edge list
+     not in memory whole) the CC verifier's min-label hooking over the edge list (cached per graph).
 
 (3) makes every reached vertex reachable (by induction on level) and (2) closes the reached set
 under edges, so (2)+(3) already pin the reached set; (4) checks it by an unrelated count.
@@ -24,8 +24,9 @@ import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
 
+from ..components.verify import graph_components
+
 CHUNK = 1 << 26          # edges per pass of the edge checks (bounds the temporaries: ~1.3 GB at most)
-HOOK_ROUNDS = 200        # the GPU component count gives up (falls back to SciPy) after this many rounds
 
 
 def verify_bfs(inp, root: int, level, parent) -> dict:
@@ -76,8 +77,7 @@ def _check_values(xp, n, root, level, parent) -> None:
 
 def _edge_chunks(inp):
     """(src, dst) of the non-loop edges, CHUNK at a time."""
-    for start in range(0, inp.m, CHUNK):
-        src, dst = inp.src[start:start + CHUNK], inp.dst[start:start + CHUNK]
+    for src, dst, _ in inp.edge_chunks(CHUNK):
         keep = src != dst
         yield src[keep], dst[keep]
 
@@ -130,13 +130,14 @@ def _reachable_count(inp, root: int) -> int:
 
 
 def component_labels(inp):
-    """A component label per vertex of the undirected graph ``inp`` (cached on it)."""
+    """A component label per vertex of the undirected graph ``inp`` (cached on it): SciPy's when
+    the edge list is in host memory whole, else hooking rounds over its chunks (the CC verifier's)."""
     key = "bfs.verify.components"
     if key not in inp.cache:
-        labels = _gpu_components(inp) if inp.device == "gpu" else None
-        if labels is None:
-            labels = _scipy_components(inp)
-        inp.cache[key] = labels
+        if inp.device == "cpu" and inp.whole:
+            inp.cache[key] = _scipy_components(inp)
+        else:
+            inp.cache[key] = graph_components(inp)
     return inp.cache[key]
 
 
@@ -146,9 +147,9 @@ def _host(arr):
 
 def _scipy_graph(inp):
     from scipy.sparse import coo_matrix
-    src, dst = _host(inp.src), _host(inp.dst)
-    keep = src != dst
-    src, dst = src[keep], dst[keep]
+    chunks = [(_host(src), _host(dst)) for src, dst in _edge_chunks(inp)]
+    src = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0, dtype=np.int64)
+    dst = np.concatenate([c[1] for c in chunks]) if chunks else np.zeros(0, dtype=np.int64)
     return coo_matrix((np.ones(src.shape[0], dtype=np.int8), (src, dst)), shape=(inp.n, inp.n)).tocsr()
 
 
@@ -161,29 +162,3 @@ def _scipy_components(inp):
 def _directed_reachable(inp, root: int) -> int:
     from scipy.sparse.csgraph import breadth_first_order
     return int(breadth_first_order(_scipy_graph(inp), root, directed=True, return_predecessors=False).shape[0])
-
-
-def _gpu_components(inp):
-    """Min-label hooking with full pointer jumping, on CuPy arrays: every root takes the smallest
-    root across its edges (scatter-min), then labels jump to their roots.  None if it has not
-    converged after HOOK_ROUNDS rounds (the caller falls back to SciPy)."""
-    import cupy
-    n = inp.n
-    label = cupy.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
-    for _ in range(HOOK_ROUNDS):
-        changed = False
-        for src, dst in _edge_chunks(inp):
-            lu, lv = label[src], label[dst]
-            differ = lu != lv
-            if bool(differ.any()):
-                lu, lv = lu[differ], lv[differ]
-                cupy.minimum.at(label, cupy.maximum(lu, lv), cupy.minimum(lu, lv))
-                changed = True
-        if not changed:
-            return label
-        while True:
-            jumped = label[label]
-            if bool((jumped == label).all()):
-                break
-            label = jumped
-    return None

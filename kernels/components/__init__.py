@@ -14,7 +14,7 @@ from graphsweep.datasets.gpu import array_module
 
 from ..contract import Problem
 from ..graph import graph_input
-from .verify import verify_labels
+from .verify import verify_graph_labels
 
 
 def prepare(data):
@@ -22,7 +22,7 @@ def prepare(data):
 
 
 def verify_output(inp, params, out) -> dict:
-    return verify_labels(inp.n, inp.src, inp.dst, out["label"])
+    return verify_graph_labels(inp, out["label"])
 
 
 def input_edges(inp) -> int:

@@ -9,7 +9,10 @@ The count comes from SciPy's ``connected_components`` on the CPU, and on the GPU
 method written here with CuPy array operations (no code shared with the kernels, no host copy):
 rounds of min-label hooking (every root takes the smallest root across its edges, a scatter-min)
 and full pointer jumping, dropping the edges that already join one tree, until none is left; the
-count is then the number of roots.  Works on NumPy or CuPy arrays alike.
+count is then the number of roots.  Works on NumPy or CuPy arrays alike.  A graph whose edge
+list is not on the compute device whole (placed in host memory, generated in memory) is checked
+the same way a chunk of edges at a time (``verify_graph_labels``), the count by hooking rounds
+that each stream the edges again (``hooked_labels``).
 """
 
 import numpy as np
@@ -20,25 +23,85 @@ from graphsweep.datasets.gpu import array_module
 
 def verify_labels(n: int, src, dst, label) -> dict:
     """Check ``label`` (see the module doc); returns {"components": count}."""
-    xp = array_module(src)
+    label = _checked(array_module(src), label, n)
+    _one_label_per_edge(label, src, dst)
+    return _as_many_as(distinct_count(label, n), component_count(n, src, dst))
+
+
+def verify_graph_labels(inp, label) -> dict:
+    """``verify_labels`` for a ``GraphInput``, reading its edge list a chunk at a time when it is
+    not on the compute device whole."""
+    if inp.whole:
+        return verify_labels(inp.n, inp.src, inp.dst, label)
+    xp, n = inp.xp, inp.n
+    label = _checked(xp, label, n)
+    for src, dst, _ in inp.edge_chunks():
+        _one_label_per_edge(label, src, dst)
+    roots = graph_components(inp)
+    return _as_many_as(distinct_count(label, n), int(xp.count_nonzero(roots == xp.arange(n, dtype=roots.dtype))))
+
+
+def _checked(xp, label, n: int):
     label = xp.asarray(label)
     if label.shape != (n,):
         raise VerificationError(f"label has shape {label.shape}, expected ({n},)")
     if label.dtype.kind not in "iu":
         raise VerificationError(f"label has dtype {label.dtype}, expected integers")
-    if src.shape[0]:
-        split = label[src] != label[dst]
-        if bool(split.any()):
-            e = int(xp.argmax(split))
-            u, v = int(src[e]), int(dst[e])
-            raise VerificationError(f"edge {e} ({u} - {v}) joins labels {int(label[u])} and {int(label[v])}: "
-                                    "a component must carry one label")
-    labels = distinct_count(label, n)
-    components = component_count(n, src, dst)
+    return label
+
+
+def _one_label_per_edge(label, src, dst) -> None:
+    """Property 1 on the edges (src[e], dst[e]) (edge numbers count within these arrays)."""
+    if not src.shape[0]:
+        return
+    split = label[src] != label[dst]
+    if bool(split.any()):
+        e = int(array_module(split).argmax(split))
+        u, v = int(src[e]), int(dst[e])
+        raise VerificationError(f"edge {e} ({u} - {v}) joins labels {int(label[u])} and {int(label[v])}: "
+                                "a component must carry one label")
+
+
+def _as_many_as(labels: int, components: int) -> dict:
+    """Property 2: as many distinct labels as components."""
     if labels != components:
         raise VerificationError(f"{labels} distinct labels for {components} components: "
                                 "different components share a label")
     return {"components": components}
+
+
+def graph_components(inp):
+    """``hooked_labels`` of the graph ``inp``, computed once and kept on it (the CC verifier and
+    every BFS root's verification share it)."""
+    key = "verify.components"
+    if key not in inp.cache:
+        inp.cache[key] = hooked_labels(inp.n, inp.edge_chunks, inp.xp)
+    return inp.cache[key]
+
+
+def hooked_labels(n: int, edge_chunks, xp):
+    """A component label per vertex (the smallest id of its component) by rounds of min-label
+    hooking and full pointer jumping, each round reading the edges from ``edge_chunks()`` (an
+    iterable of (src, dst, ...) chunks) again: for edge lists that are not in memory whole."""
+    dtype = np.int32 if n < 2**31 else np.int64
+    label = xp.arange(n, dtype=dtype)
+    for _ in range(_rounds_bound(n)):
+        changed = False
+        for src, dst, *_ in edge_chunks():
+            lu, lv = label[src], label[dst]
+            differ = lu != lv
+            if bool(differ.any()):
+                lu, lv = lu[differ], lv[differ]
+                _scatter_min(xp, label, xp.maximum(lu, lv), xp.minimum(lu, lv))
+                changed = True
+        if not changed:
+            return label
+        while True:
+            jumped = label[label]
+            if bool((jumped == label).all()):
+                break
+            label = jumped
+    raise RuntimeError(f"the verifier's component labels did not converge in {_rounds_bound(n)} rounds")
 
 
 def distinct_count(label, n: int) -> int:
@@ -67,24 +130,8 @@ def count_by_hooking(n: int, src, dst) -> int:
     """Components by rounds of min-label hooking and full pointer jumping (the GPU count; it runs
     on NumPy too, which is how it is tested)."""
     xp = array_module(src)
-    dtype = np.int32 if n < 2**31 else np.int64
-    ids = xp.arange(n, dtype=dtype)
-    root = ids.copy()
-    a, b = src.astype(dtype, copy=False), dst.astype(dtype, copy=False)
-    ra, rb = a, b                      # every vertex is its own root at first
-    for _ in range(_rounds_bound(n)):
-        joining = ra != rb             # edges whose ends are still in two trees
-        if not bool(joining.any()):
-            return int(xp.count_nonzero(root == ids))
-        a, b, ra, rb = a[joining], b[joining], ra[joining], rb[joining]
-        _scatter_min(xp, root, xp.maximum(ra, rb), xp.minimum(ra, rb))
-        while True:                    # full pointer jumping: every vertex points at its root
-            up = root[root]
-            if bool((up == root).all()):
-                break
-            root = up
-        ra, rb = root[a], root[b]
-    raise RuntimeError(f"the verifier's component count did not converge in {_rounds_bound(n)} rounds")
+    roots = hooked_labels(n, lambda: [(src, dst)], xp)
+    return int(xp.count_nonzero(roots == xp.arange(n, dtype=roots.dtype)))
 
 
 def _scatter_min(xp, target, index, values) -> None:

@@ -15,6 +15,15 @@ A kernel names what it needs (``Kernel.needs``); the harness calls ``build`` bef
 the build is timed apart (stage ``input``, phase ``csr``/``rcsr``) as Graph500 times graph
 construction apart from the searches.  Builds use sort + bincount + cumsum of the array module
 that holds the data (CuPy's sort is CUB's radix sort).
+
+Placement (``kernels.placement`` decides it): ``device`` keeps the representations in device
+memory; ``host`` keeps their indices and weights in pinned, device-mapped host memory (offsets,
+O(n), stay on the device), so ``csr().indices`` is a CuPy view a kernel reads over the link
+(zero-copy) and ``csr().host`` the NumPy view of the same bytes.  When the edge list is not on
+the compute device whole (a host placement, an edge list too large to sort on the device, or a
+graph generated in memory), the representation is built by slices (``sliced``).
+``edge_chunks()`` gives the edge list as loaded, a chunk at a time, wherever it is: the
+verifiers read it that way.
 """
 
 from dataclasses import dataclass
@@ -22,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module, is_device
+from graphsweep.datasets.gpu import array_module
 
 from ..timing import timer_for
 
@@ -37,6 +46,8 @@ class CSR:
     indices: object      # int32 (n < 2^31) or int64, nnz
     weights: object      # int32, nnz, or None
     n: int
+    placement: str = "device"   # where indices and weights live: device memory, or pinned host memory
+    host: "CSR | None" = None   # host placement: NumPy views of the same arrays (CPU code, bulk copies)
 
     @property
     def nnz(self) -> int:
@@ -47,24 +58,46 @@ class CSR:
 
 
 class GraphInput:
-    """One loaded graph, on the device that holds its arrays (see the module doc)."""
+    """One loaded graph, computed on by ``xp`` (see the module doc).  ``src``/``dst``/``weight``:
+    the edge list as loaded, or None when ``edges`` (an edge source: ``m``, ``weighted``,
+    ``chunks(xp)``) computes it again; ``placement``: where the representations live."""
 
-    def __init__(self, n: int, src, dst, weight=None, *, directed: bool = False, where: str = "graph"):
-        self.n, self.m = int(n), int(src.shape[0])
+    def __init__(self, n: int, src, dst, weight=None, *, directed: bool = False, where: str = "graph",
+                 edges=None, xp=None, placement: str = "device"):
         self.src, self.dst, self.weight = src, dst, weight
+        self.edges = edges if edges is not None else sliced.ArrayEdges(src, dst, weight)
+        self.n, self.m = int(n), int(self.edges.m)
         self.directed, self.where = bool(directed), str(where)
-        self.xp = array_module(src)
+        self.xp = xp if xp is not None else array_module(src)
+        self.placement = placement
         self.cache: dict = {}    # what kernels' setup derived from this graph, by key
         self.builds: dict = {}   # representation -> the row of its timed build
         self._reps: dict = {}
+        self._slices: dict = {}  # representation -> slices its build took (sliced builds)
 
     @property
     def weighted(self) -> bool:
-        return self.weight is not None
+        return self.edges.weighted
 
     @property
     def device(self) -> str:
-        return "gpu" if is_device(self.src) else "cpu"
+        return "cpu" if self.xp is np else "gpu"
+
+    @property
+    def whole(self) -> bool:
+        """Whether the edge list is on the compute device whole (built by one sort, not by slices)."""
+        return self.src is not None and array_module(self.src) is self.xp and self.placement == "device"
+
+    def edge_chunks(self, rows: int = 1 << 26):
+        """(src, dst, weight or None) of the edge list as loaded, ``rows`` edges at a time, on the
+        compute device."""
+        if self.whole:
+            for start in range(0, self.m, rows):
+                yield (self.src[start:start + rows], self.dst[start:start + rows],
+                       None if self.weight is None else self.weight[start:start + rows])
+            return
+        for _, chunk in self.edges.chunks(self.xp, rows):
+            yield chunk["src"], chunk["dst"], chunk.get("weight")
 
     @property
     def index_dtype(self):
@@ -72,17 +105,27 @@ class GraphInput:
 
     def csr(self) -> CSR:
         if "csr" not in self._reps:
-            self._reps["csr"] = _build_csr(self.xp, self.n, self.src, self.dst, self.weight,
-                                           both=not self.directed, index_dtype=self.index_dtype)
+            self._reps["csr"] = self._build("csr")
         return self._reps["csr"]
 
     def rcsr(self) -> CSR:
         if not self.directed:
             return self.csr()
         if "rcsr" not in self._reps:
-            self._reps["rcsr"] = _build_csr(self.xp, self.n, self.dst, self.src, self.weight,
-                                            both=False, index_dtype=self.index_dtype)
+            self._reps["rcsr"] = self._build("rcsr")
         return self._reps["rcsr"]
+
+    def _build(self, name: str) -> CSR:
+        reverse = name == "rcsr"
+        if self.whole:
+            rows, cols = (self.dst, self.src) if reverse else (self.src, self.dst)
+            return _build_csr(self.xp, self.n, rows, cols, self.weight, both=not self.directed and not reverse,
+                              index_dtype=self.index_dtype)
+        edges = sliced.Reversed(self.edges) if reverse else self.edges
+        csr, self._slices[name] = sliced.build(self.xp, edges, self.n, directed=self.directed,
+                                               index_dtype=self.index_dtype, destination=self.placement,
+                                               budget=_slice_budget(self.xp))
+        return csr
 
     def build(self, names) -> list[dict]:
         """Build each representation in ``names`` that is not built yet, timing it; returns one row
@@ -96,8 +139,9 @@ class GraphInput:
         for name in names:
             cached = name in self.builds
             if not cached:
-                _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
-                               index_dtype=self.index_dtype)
+                if self.whole:
+                    _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
+                                   index_dtype=self.index_dtype)
                 timer = timer_for(self.device)
                 with timer.phase(name, **self._build_traffic(name)):
                     getattr(self, name)()
@@ -108,15 +152,26 @@ class GraphInput:
 
     def _build_traffic(self, name: str) -> dict:
         """The build's fewest bytes: the COO read once, the CSR written once (the sort's own passes
-        over the keys show as GB/s below that)."""
-        isz = self.src.itemsize
+        over the keys show as GB/s below that).  A sliced build reads the edge list once per slice
+        and once to count (a generated one is computed, not read); over the link go an edge list
+        held in host memory, once per pass, and a host-placed CSR."""
+        isz = self.index_dtype.itemsize
         wsz = 4 if self.weighted else 0
         nnz = (2 if name == "csr" and not self.directed else 1) * self.m
-        return {"read": self.m * (2 * isz + wsz),
-                "written": nnz * (self.index_dtype.itemsize + wsz) + 8 * (self.n + 1)}
+        coo = self.m * (2 * isz + wsz)
+        csr = nnz * (isz + wsz)
+        written = csr + 8 * (self.n + 1)
+        if self.whole:
+            return {"read": coo, "written": written}
+        passes = lambda: 1 + self._slices.get(name, 0)  # noqa: E731  (known after the build)
+        coo_on_host = isinstance(self.edges, sliced.ArrayEdges) and array_module(self.edges.src) is not self.xp
+        return {"read": lambda: coo * passes() if self.src is not None else 0, "written": written,
+                "link": lambda: (coo * passes() if coo_on_host else 0) + (csr if self.placement == "host" else 0)}
 
     def degree_nonzero(self):
         """Mask of vertices with an edge other than a self-loop (out-edges when directed)."""
+        if not self.whole:  # the CSR's degrees count exactly those edges
+            return self.csr().degree() > 0
         xp, keep = self.xp, self.src != self.dst
         deg = bincount(xp, self.src[keep], self.n)
         if not self.directed:
@@ -176,12 +231,33 @@ def _warm_up_build(xp, rows, weight, *, both: bool, index_dtype) -> None:
     _build_csr(xp, 2, tiny, tiny[::-1].copy(), w, both=both, index_dtype=index_dtype)
 
 
+def _slice_budget(xp) -> int:
+    """Device bytes a slice of a sliced build may take: half of what is free now (the pool's
+    cached blocks included), less what a chunk of edges needs."""
+    if xp is np:
+        from graphsweep.datasets.capacity import available_memory
+        return available_memory() // 4
+    import cupy
+    free = cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes()
+    return max(free // 2 - (1 << 30), 1 << 24)
+
+
 def graph_input(data) -> GraphInput:
-    """The shared ``GraphInput`` of a loaded graph ``Dataset`` (made once, cached on it)."""
-    if "graph-input" not in data.cache:
-        data.cache["graph-input"] = GraphInput(data.n, data.src, data.dst, data.weight,
-                                               directed=data.directed, where=str(data.path))
-    return data.cache["graph-input"]
+    """The shared ``GraphInput`` of a loaded graph ``Dataset`` (made once per placement, cached on
+    it).  ``data.cache["placement"]`` (set by the harness) says where the representations go and
+    which device computes ('device'/'gpu' unless told); a dataset generated in memory without its
+    edge list carries its edge source as ``data.cache["edges"]``."""
+    placement, device = data.cache.get("placement", ("device", data.device))
+    key = ("graph-input", placement, device)
+    if key not in data.cache:
+        xp = np
+        if device == "gpu":
+            import cupy as xp
+        edges = data.cache.get("edges")
+        columns = (None, None, None) if edges is not None else (data.src, data.dst, data.weight)
+        data.cache[key] = GraphInput(data.n, *columns, directed=data.directed, where=str(data.path),
+                                     edges=edges, xp=xp, placement=placement)
+    return data.cache[key]
 
 
 def from_edges(src, dst, n: int, weight=None, *, directed: bool = False, device: str = "cpu") -> GraphInput:
@@ -216,3 +292,6 @@ def root_instances(inp: GraphInput, params: dict, count: int | None, seed: int) 
             raise ParameterError(f"parameter 'root': {root} is not a vertex of {inp.where} (n = {inp.n})")
         return [{"root": int(root)}]
     return [{"root": r} for r in pick_roots(inp, count or 1, seed)]
+
+
+from . import sliced  # noqa: E402  (last: it builds on CSR and bincount above)

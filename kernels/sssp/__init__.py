@@ -12,7 +12,7 @@ counts input edges (GTEPS = m / time, as Graph500's SSSP kernel does).
 
 from ..contract import Param, Problem
 from ..graph import graph_input, root_instances
-from .verify import verify_sssp
+from .verify import verify_sssp_chunks
 
 ROOT_PARAM = {"root": Param(None, int, minimum=0, help="root vertex (default: the sweep's seeded roots of "
                                                        "non-zero degree, or one)")}
@@ -23,8 +23,8 @@ def prepare(data):
 
 
 def verify(inp, params, out) -> dict:
-    return verify_sssp(inp.n, inp.src, inp.dst, inp.weight, inp.directed, params["root"], out["dist"],
-                       out["parent"])
+    return verify_sssp_chunks(inp.n, inp.edge_chunks(), inp.directed, params["root"], out["dist"], out["parent"],
+                              inp.xp)
 
 
 def input_edges(inp) -> int:

@@ -134,8 +134,10 @@ def search_gpu(csr, root: int, delta: int, log_chunk: int, threads: int, blocks,
                              "(use --backend cpu)")
     edges = int(counters[EDGES:EDGES + 2].view(np.uint64)[0])
     entries = int(counters[ENTRIES:ENTRIES + 2].view(np.uint64)[0])
-    # entries: 8 B entry + 8 B word + 16 B offsets; edges: 8 B (index, weight) + an 8 B word at random
-    traffic.add(read=32 * entries + 16 * edges, written=8 * entries, random=entries + edges)
+    # entries: 8 B entry + 8 B word + 16 B offsets; edges: 8 B (index, weight) + an 8 B word at random.
+    # A host-placed CSR's (index, weight) pairs cross the link (zero-copy; whole lines would be more).
+    traffic.add(read=32 * entries + 16 * edges, written=8 * entries, random=entries + edges,
+                link=8 * edges if csr.placement == "host" else 0)
     iterations = int(counters[ITERS])
     facts = {"iterations": iterations, "epochs": int(counters[EPOCHS]), "relaxations": edges,
              "entries": entries, "delta": delta, "blocks": grid}

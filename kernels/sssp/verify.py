@@ -28,7 +28,12 @@ def _edge_row(bad, xp) -> int:
 
 def verify_sssp(n: int, src, dst, weight, directed: bool, root: int, dist, parent) -> dict:
     """Check ``dist`` and ``parent`` from ``root`` against the edges; returns {"reached", "max_dist"}."""
-    xp = array_module(src)
+    return verify_sssp_chunks(n, [(src, dst, weight)], directed, root, dist, parent, array_module(src))
+
+
+def verify_sssp_chunks(n: int, edge_chunks, directed: bool, root: int, dist, parent, xp) -> dict:
+    """``verify_sssp`` reading the edges from ``edge_chunks`` (an iterable of (src, dst, weight or
+    None) chunks on ``xp``'s device), for edge lists that are not in memory whole."""
     dist = xp.asarray(dist)
     parent = xp.asarray(parent)
     for name, arr in (("dist", dist), ("parent", parent)):
@@ -56,25 +61,9 @@ def verify_sssp(n: int, src, dst, weight, directed: bool, root: int, dist, paren
         v = _edge_row(bad, xp)
         raise VerificationError(f"parent[{v}] is {int(parent[v])}, outside [0, n={n})")
 
-    w = xp.ones(src.shape, dtype=xp.int64) if weight is None else weight.astype(xp.int64, copy=False)
-    src = src.astype(xp.int64, copy=False)
-    dst = dst.astype(xp.int64, copy=False)
     has_parent_edge = xp.zeros(n, dtype=bool)
-    for a, b, arrow in ((src, dst, "->"), (dst, src, "<-")) if not directed else ((src, dst, "->"),):
-        ra = reached[a]
-        bad = ra & ~reached[b]
-        if bool(bad.any()):
-            i = _edge_row(bad, xp)
-            raise VerificationError(f"edge row {i} ({int(src[i])} {arrow} {int(dst[i])}): vertex {int(a[i])} is "
-                                    f"reached but its neighbour {int(b[i])} is not")
-        via = dist[a] + w
-        bad = ra & (dist[b] > via)
-        if bool(bad.any()):
-            i = _edge_row(bad, xp)
-            raise VerificationError(f"edge row {i} ({int(src[i])} {arrow} {int(dst[i])}, weight {int(w[i])}): "
-                                    f"dist[{int(b[i])}] = {int(dist[b[i]])} > dist[{int(a[i])}] + w = {int(via[i])}")
-        hit = ra & (a != b) & (parent[b] == a) & (dist[b] == via)
-        has_parent_edge[b[hit]] = True
+    for src, dst, weight in edge_chunks:
+        _check_edges(xp, src, dst, weight, directed, dist, parent, reached, has_parent_edge)
     missing = reached & ~has_parent_edge
     missing[root] = False
     if bool(missing.any()):
@@ -93,3 +82,24 @@ def verify_sssp(n: int, src, dst, weight, directed: bool, root: int, dist, paren
         raise VerificationError(f"the parent pointers from vertex {v} do not lead to the root {root} (a cycle)")
     return {"reached": int(xp.count_nonzero(reached)), "max_dist": int(dist.max())}
 
+
+def _check_edges(xp, src, dst, weight, directed, dist, parent, reached, has_parent_edge) -> None:
+    """Checks 2 and 3 on one chunk of edges (rows numbered within the chunk)."""
+    w = xp.ones(src.shape, dtype=xp.int64) if weight is None else weight.astype(xp.int64, copy=False)
+    src = src.astype(xp.int64, copy=False)
+    dst = dst.astype(xp.int64, copy=False)
+    for a, b, arrow in ((src, dst, "->"), (dst, src, "<-")) if not directed else ((src, dst, "->"),):
+        ra = reached[a]
+        bad = ra & ~reached[b]
+        if bool(bad.any()):
+            i = _edge_row(bad, xp)
+            raise VerificationError(f"edge row {i} ({int(src[i])} {arrow} {int(dst[i])}): vertex {int(a[i])} is "
+                                    f"reached but its neighbour {int(b[i])} is not")
+        via = dist[a] + w
+        bad = ra & (dist[b] > via)
+        if bool(bad.any()):
+            i = _edge_row(bad, xp)
+            raise VerificationError(f"edge row {i} ({int(src[i])} {arrow} {int(dst[i])}, weight {int(w[i])}): "
+                                    f"dist[{int(b[i])}] = {int(dist[b[i]])} > dist[{int(a[i])}] + w = {int(via[i])}")
+        hit = ra & (a != b) & (parent[b] == a) & (dist[b] == via)
+        has_parent_edge[b[hit]] = True

@@ -6,10 +6,11 @@ from graphsweep.datasets.errors import ParameterError
 from graphsweep.kernels import ceilings
 
 KEYS = {"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps", "table_bytes"}
+LINK = {"h2d_gbps", "d2h_gbps", "mapped_sequential_gbps", "mapped_lines_gbps", "mapped_naive_gbps"}
 
 
 def _check(c, backend):
-    assert set(c) == KEYS | ({"sm_count", "l2_bytes"} if backend == "gpu" else set()) and c["backend"] == backend
+    assert set(c) == KEYS | ({"sm_count", "l2_bytes"} | LINK if backend == "gpu" else set()) and c["backend"] == backend
     assert c["copy_gbps"] > 0 and c["gather_gelems"] > 0 and c["chase_gsteps"] > 0
     # every chase step reads at least 4 bytes, so it cannot outrun the copy bandwidth
     assert 4 * c["chase_gsteps"] < c["copy_gbps"]
@@ -24,6 +25,10 @@ def test_gpu():
     c = ceilings.measure("gpu")
     _check(c, "gpu")
     assert c["table_bytes"] >= 256 * 2**20 and c["sm_count"] >= 1 and c["l2_bytes"] >= 2**20
+    # access shape is everything over the link: whole lines a warp at a time beat a line per thread,
+    # and nothing read through mapped memory outruns the bulk copy engine by much
+    assert c["mapped_lines_gbps"] > c["mapped_naive_gbps"] > 0
+    assert 0 < c["mapped_sequential_gbps"] < 1.5 * c["h2d_gbps"] and c["d2h_gbps"] > 0
 
 
 def test_unknown_backend():

@@ -96,3 +96,26 @@ def test_an_option_the_cluster_does_not_take_is_one_clear_error(tmp_path):
     with pytest.raises(GraphsweepError, match="profile x: the cluster did not start .*n_wrokers"):
         with cluster.connect("x", path):
             pass
+
+
+@pytest.mark.gpu
+def test_a_graph_generated_in_memory_and_placed_in_host_memory_runs_through_a_sweep_on_local_gpu(tmp_path, gs_process):
+    spec = tmp_path / "host.yaml"
+    graph = {"generator": "rmat", "params": {"scale": 14, "edge_factor": 8, "weights": "1:40"}, "store": "memory"}
+    spec.write_text(yaml.safe_dump({"name": "host", "results": str(tmp_path / "r"), "reps": 2, "warmup": 1,
+                                    "roots": 3, "datasets": [graph],
+                                    "kernels": [{"name": k, "placement": p} for k in ("cc.best", "bfs.best", "sssp.best")
+                                                for p in ("host", "device")]}))
+    proc = gs_process("run", spec, "--cluster", "local-gpu", cwd=tmp_path)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    rows = pd.read_parquet(tmp_path / "r" / "results.parquet")
+    assert rows["verified"].all() and set(rows["backend"]) == {"gpu"}
+    kernels = rows[rows["stage"] == "kernel"].groupby("placement")["kernel"].agg(set)
+    assert kernels["host"] == {"cc.streaming", "bfs.emogi", "sssp.near-far"}
+    assert kernels["device"] == {"cc.sampled-union-find", "bfs.direction-optimizing", "sssp.near-far"}
+    total = rows[(rows["phase"] == "total") & (rows["stage"] == "kernel")]
+    assert (total.loc[total["placement"] == "host", "bytes_link"] > 0).all()
+    assert (total.loc[total["placement"] == "device", "bytes_link"] == 0).all()
+    assert (total.loc[total["placement"] == "host", "pct_link_ceiling"] > 0).all()
+    assert not (tmp_path / "data").exists()     # store: memory writes no dataset

@@ -246,3 +246,16 @@ def test_on_failure_stop_stops_the_sweep(tmp_path, write_spec, gs, cluster_file)
     state = store.status(tmp_path / "results-stop")
     assert state["stopped"] and len(state["failed"]) == 1 and len(state["done"]) <= 2 and state["pending"]
     assert "(stopped after a failure)" in out
+
+
+def test_a_sweep_over_a_graph_generated_in_memory_runs_and_writes_no_dataset(tmp_path, gs, write_spec, cluster_file):
+    spec = write_spec(tmp_path, "mem", datasets=[{"generator": "rmat", "params": {"scale": 9}, "store": "memory"}],
+                      kernels=["cc.best", "bfs.best"], roots=2, data=str(tmp_path / "data"))
+    rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, out + err
+    rows = reduce.load(tmp_path / "results-mem")
+    kernel_rows = rows[rows["stage"] == "kernel"]
+    assert set(kernel_rows["kernel"]) == {"cc.sampled-union-find", "bfs.direction-optimizing"}
+    assert kernel_rows["verified"].all()
+    assert set(kernel_rows["placement"]) == {"host"}      # the CPU backend's graphs are in host memory
+    assert not (tmp_path / "data").exists()

@@ -118,3 +118,58 @@ def test_default_sweep_and_shipped_sweeps_expand():
     assert shipped, "sweeps/*.yaml missing"
     for path in shipped:
         assert sweep.load(path).tasks, path
+
+
+# --- store: memory and placement (graphs larger than the GPU) --------------------------------
+
+def test_a_memory_dataset_is_the_same_dataset_as_its_parquet_twin_and_is_never_written():
+    graph = {"generator": "rmat", "params": {"scale": 8}}
+    parquet = sweep.expand(spec(datasets=[graph], kernels=["cc.best"]))
+    memory = sweep.expand(spec(datasets=[{**graph, "store": "memory"}], kernels=["cc.best"]))
+    assert memory.datasets[0].in_memory and not parquet.datasets[0].in_memory
+    assert memory.tasks[0].hash == parquet.tasks[0].hash           # the same graph: the same task
+    assert memory.datasets[0].path.startswith("<memory:")
+    assert "generated datasets go to" not in memory.describe()
+    assert "(in memory)" in memory.tasks[0].label
+
+
+def test_memory_store_of_an_imported_dataset_is_refused_in_one_line(tmp_path):
+    path = write_arrays(tmp_path / "g", kind="graph", n=4, columns={"src": [0, 1], "dst": [1, 2]}, source={"test": 1})
+    with pytest.raises(ParameterError, match=r"datasets\[0\]\.store: 'memory' regenerates") as err:
+        sweep.expand(spec(datasets=[{"path": str(path), "store": "memory"}], kernels=["cc.best"]))
+    assert "\n" not in str(err.value)
+    with pytest.raises(ParameterError, match=r"store: 'disk' is not one of parquet, memory"):
+        sweep.expand(spec(datasets=[{"generator": "rmat", "store": "disk"}], kernels=["cc.best"]))
+
+
+def test_a_kernel_entry_can_force_a_placement_and_it_is_part_of_the_task():
+    graph = [{"generator": "rmat", "params": {"scale": 8}}]
+    plain = sweep.expand(spec(datasets=graph, kernels=["cc.best"]))
+    host = sweep.expand(spec(datasets=graph, kernels=[{"name": "cc.best", "placement": "host"}]))
+    assert host.tasks[0].placement == "host" and plain.tasks[0].placement is None
+    assert host.tasks[0].hash != plain.tasks[0].hash and "[placement host]" in host.tasks[0].label
+    with pytest.raises(ParameterError, match=r"kernels\[0\]\.placement: 'disk' is not one of device, host"):
+        sweep.expand(spec(datasets=graph, kernels=[{"name": "cc.best", "placement": "disk"}]))
+    with pytest.raises(ParameterError, match="not a graph kernel"):
+        sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "placement": "host"}]))
+    with pytest.raises(ParameterError, match="'device' needs a GPU backend"):
+        sweep.expand(spec(datasets=graph, backend="cpu", kernels=[{"name": "cc.best", "placement": "device"}]))
+
+
+def test_the_estimate_places_a_graph_larger_than_the_gpu_in_host_memory_and_writes_no_disk():
+    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.pipeline import estimate
+    big = {"generator": "rmat", "params": {"scale": 29, "edge_factor": 20}, "store": "memory"}
+    plan = sweep.expand(spec(datasets=[big], kernels=["cc.best", "bfs.best"], roots=16))
+    GiB = 1 << 30
+    [cost] = estimate.costs(plan, has_gpu=True, memory=(80 * GiB, 128 * GiB))
+    assert cost.placements == ("host",) and cost.disk_bytes == 0 and cost.generate_bytes == 0
+    assert 80 * GiB <= cost.host_bytes < 90 * GiB and cost.task_bytes < 40 * GiB
+    estimate.check(plan, has_gpu=True, host_memory=128 * GiB, device_memory=80 * GiB)
+    with pytest.raises(NoRoomError, match="fits neither the GPU nor the host") as err:
+        estimate.check(plan, has_gpu=True, host_memory=64 * GiB, device_memory=80 * GiB)
+    assert "\n" not in str(err.value) and "64.0 GiB" in str(err.value)
+    forced = sweep.expand(spec(datasets=[{**big, "params": {"scale": 20}}],
+                               kernels=[{"name": "cc.best", "placement": "host"}, "bfs.best"]))
+    [cost] = estimate.costs(forced, has_gpu=True, memory=(80 * GiB, 128 * GiB))
+    assert cost.placements == ("device", "host")

@@ -1,0 +1,107 @@
+"""Datasets that never touch disk (a sweep's ``store: memory``): generated straight into memory
+when a task needs them, as Graph500 and GAPBS generate, and dropped after.
+
+Every part of a generated dataset is a pure function of (plan, row range), so the arrays made
+here are the Parquet dataset's, bit for bit, whatever the chunk size or device:
+
+- ``generate(name, seed=, params=, device=)`` — the whole dataset as a ``Dataset`` whose columns
+  are NumPy or CuPy arrays and whose manifest is the one ``driver.generate`` commits (no parts,
+  ``store: memory``);
+- ``GeneratedEdges`` — a graph's edge list as an edge source: ``chunks(xp, rows)`` computes it
+  again, a chunk at a time, on the device asked for, so a representation larger than the GPU
+  can be built by slices without the edge list ever being held anywhere whole.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.format import FORMAT, VERSION
+from graphsweep.datasets.params import resolve
+from graphsweep.datasets.reader import Dataset
+
+from .driver import GENERATORS
+from .registry import Plan, weight_column
+
+# Rows generated per chunk: large enough to amortise a launch, small enough to keep the
+# temporaries of a chunk (a few arrays of 8 bytes per row) well under a GiB.
+CHUNK_ROWS = 1 << 25
+
+
+def plan(name: str, *, seed: int, params: dict | None = None) -> tuple[dict, Plan]:
+    """(resolved parameters, plan) of generator ``name``: every parameter checked, nothing generated."""
+    if name not in GENERATORS:
+        raise ParameterError(f"unknown generator {name!r} (kinds: {', '.join(GENERATORS)})")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ParameterError(f"seed: {seed!r} is not an integer >= 0")
+    resolved = resolve(f"generator '{name}'", GENERATORS[name].params, params or {})
+    return resolved, GENERATORS[name].plan(resolved, seed)
+
+
+def manifest(name: str, resolved: dict, seed: int, p: Plan) -> dict:
+    """The manifest ``driver.generate`` would commit for this plan, without parts or date."""
+    return {"format": FORMAT, "version": VERSION, "kind": p.kind, "n": p.n, "index_dtype": str(p.index_dtype),
+            "weighted": p.weighted, "directed": False, **({"m": p.rows} if p.kind == "graph" else {}),
+            "generator": {"name": name, "params": resolved, "seed": seed}, "parts": [], "stats": p.stats,
+            "store": "memory"}
+
+
+def _module(device: str):
+    if device == "gpu":
+        import cupy
+        return cupy
+    return np
+
+
+def _rows(name: str, p: Plan, start: int, stop: int, xp) -> dict:
+    """Columns of rows [start, stop) on ``xp``'s device (the GPU where the generator can, else copied)."""
+    generator = GENERATORS[name]
+    compute = xp if generator.gpu else np
+    columns = dict(generator.part(p, start, stop, compute))
+    if p.weighted:
+        columns["weight"] = weight_column(p, start, stop)
+    return {c: xp.asarray(a) for c, a in columns.items()}
+
+
+def generate(name: str, *, seed: int, params: dict | None = None, device: str = "cpu",
+             chunk_rows: int = CHUNK_ROWS) -> Dataset:
+    """Dataset ``name`` generated into memory on ``device`` ('cpu' or 'gpu')."""
+    resolved, p = plan(name, seed=seed, params=params)
+    xp = _module(device)
+    columns = None
+    for start in range(0, max(p.rows, 1), chunk_rows):
+        stop = min(start + chunk_rows, p.rows)
+        chunk = _rows(name, p, start, stop, xp)
+        if columns is None:
+            columns = {c: xp.empty(p.rows, dtype=a.dtype) for c, a in chunk.items()}
+        for c, a in chunk.items():
+            columns[c][start:stop] = a
+    return Dataset(Path(f"<memory:{name} seed {seed}>"), manifest(name, resolved, seed, p), columns)
+
+
+@dataclass(frozen=True)
+class GeneratedEdges:
+    """The edge list of a graph generator's plan, computed again a chunk at a time (an edge source)."""
+    name: str
+    plan: Plan
+
+    @property
+    def m(self) -> int:
+        return self.plan.rows
+
+    @property
+    def weighted(self) -> bool:
+        return self.plan.weighted
+
+    def chunks(self, xp, rows: int = CHUNK_ROWS):
+        """(start, {"src", "dst"[, "weight"]}) of each chunk of ``rows`` edges, on ``xp``'s device."""
+        for start in range(0, self.m, rows):
+            yield start, _rows(self.name, self.plan, start, min(start + rows, self.m), xp)
+
+
+def edges(data: Dataset) -> GeneratedEdges:
+    """The edge source of a generated graph ``data`` (its manifest names generator, params and seed)."""
+    g = data.manifest["generator"]
+    return GeneratedEdges(g["name"], plan(g["name"], seed=g["seed"], params=g["params"])[1])

@@ -1,0 +1,103 @@
+// bfs.emogi: top-down BFS levels that read the adjacency of a graph in host memory as whole,
+// aligned 128-byte lines, a warp reading a line together (EMOGI, Min et al., VLDB 2021), and a
+// streaming level that reads the whole CSR in blocks copied over the link.  Vertex ids and CSR
+// indices are int (GPU BFS holds ids in 32 bits); WIDTH = entries per 128-byte line.
+#define WIDTH 32
+
+// lines[i] = the 128-byte lines that row frontier[i] spans.
+extern "C" __global__ void graphsweep_bfs_emogi_lines(const int* __restrict__ frontier, long long size,
+                                                      const long long* __restrict__ offsets, long long* lines)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < size;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int u = frontier[i];
+        const long long s = offsets[u], e = offsets[u + 1];
+        lines[i] = e > s ? (e + WIDTH - 1) / WIDTH - s / WIDTH : 0;
+    }
+}
+
+// Claims v for the next level from u; appends it to the next frontier with one atomic per warp.
+__device__ __forceinline__ void visit(bool claim, int v, int u, int* level, int* parent, int next_level,
+                                      int* next, unsigned long long* next_size)
+{
+    bool won = claim && level[v] == -1 && atomicCAS(level + v, -1, next_level) == -1;
+    if (won) parent[v] = u;
+    const unsigned mask = __ballot_sync(0xffffffffu, won);
+    if (!mask) return;
+    const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(next_size, (unsigned long long)__popc(mask));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (won) next[base + __popc(mask & ((1u << lane) - 1))] = v;
+}
+
+// One warp per line: line w belongs to frontier[i] with first[i] <= w < first[i + 1] (first is the
+// exclusive scan of lines); lane j reads entry (line start) + j if it lies in the row.
+extern "C" __global__ void graphsweep_bfs_emogi_expand(const int* __restrict__ indices, const long long* __restrict__ offsets,
+                                                       const int* __restrict__ frontier, const long long* __restrict__ first,
+                                                       long long size, long long total, int* level, int* parent,
+                                                       int next_level, int* next, unsigned long long* next_size)
+{
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < total; w += warps) {
+        long long a = 0, b = size - 1;
+        while (a < b) {
+            const long long mid = (a + b + 1) >> 1;
+            if (first[mid] <= w) a = mid; else b = mid - 1;
+        }
+        const int u = frontier[a];
+        const long long s = offsets[u], e = offsets[u + 1];
+        const long long entry = (s / WIDTH + (w - first[a])) * WIDTH + lane;
+        const bool mine = entry >= s && entry < e;
+        const int v = mine ? indices[entry] : 0;
+        visit(mine, v, u, level, parent, next_level, next, next_size);
+    }
+}
+
+// Streaming level: entries [lo, lo + count) of rows [r0, r1) in `block`; an entry of a row on the
+// current level claims its neighbour.  Each thread walks RUN consecutive entries after one binary
+// search for the row of its first (as cc.streaming).
+extern "C" __global__ void graphsweep_bfs_emogi_stream(const int* __restrict__ block, const long long* __restrict__ offsets,
+                                                       long long r0, long long r1, long long lo, long long count,
+                                                       int* level, int* parent, int current, int* next,
+                                                       unsigned long long* next_size)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x * RUN;
+    // The loop test is the warp's first entry, so every lane takes the same trips (visit() is
+    // warp-collective).
+    for (long long first = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * RUN;
+         first - (threadIdx.x & 31) * RUN < count; first += stride) {
+        long long row = 0, end = 0;
+        const bool any = first < count;
+        if (any) {
+            const long long e = lo + first;
+            long long a = r0, b = r1 - 1;
+            while (a < b) {
+                const long long mid = (a + b + 1) >> 1;
+                if (offsets[mid] <= e) a = mid; else b = mid - 1;
+            }
+            row = a;
+            end = offsets[a + 1];
+        }
+        for (int k = 0; k < RUN; ++k) {
+            const long long i = first + k;
+            bool claim = any && i < count;
+            int v = 0;
+            if (claim) {
+                while (lo + i >= end) end = offsets[++row + 1];
+                claim = level[row] == current;
+                v = block[i];
+            }
+            visit(claim, v, (int)row, level, parent, current + 1, next, next_size);
+        }
+    }
+}
+
+extern "C" __global__ void graphsweep_bfs_emogi_init(int* level, int* parent, long long n, int root)
+{
+    for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < n; v += (long long)gridDim.x * blockDim.x) {
+        level[v] = v == root ? 0 : -1;
+        parent[v] = v == root ? root : -1;
+    }
+}

@@ -1,0 +1,158 @@
+"""bfs.emogi — level-synchronous top-down BFS for a graph in host memory, each level reading the
+adjacency in the access shape the link serves best (EMOGI, Min et al., VLDB 2021).
+
+Per level, from the frontier's rows: ``lines``, the 128-byte lines those rows span (offsets are
+on the device, so this costs no link traffic).  The level is then expanded one of two ways,
+whichever the byte model prices lower at the link rates measured in this run
+(``kernels.ceilings``: ``mapped_lines_gbps``, ``h2d_gbps``):
+
+- ``lines``: a warp per line reads it whole from mapped host memory (zero-copy, 32 lanes × 4 bytes,
+  aligned), claiming unvisited neighbours — ``lines × 128`` bytes over the link;
+- ``stream``: the whole CSR copied over the link in blocks (``graph.stream``, copy overlapped
+  with the expansion), every entry of a row on the current level claiming its neighbour —
+  ``nnz × 4`` bytes at the copy bandwidth; it wins on the few middle levels of a small-world
+  graph, whose frontiers touch most lines.
+
+Claims are CAS on the level array; the next frontier is appended with one atomic per warp.  On
+a device-placed graph every level is ``lines`` (the same kernel reading device memory).  The
+row's ``floor_ms`` statistic is the cheaper of the two per level, summed: the time the link
+needs for the traversal's bytes; ``line_bytes`` is the bytes of all lines the frontiers span.
+
+CPU twin: the same top-down levels over the CSR in host memory, frontier vertices in parallel.
+"""
+
+import numba
+import numpy as np
+
+from ..contract import Kernel, Param
+from ..cuda import GRID_PARAMS, check_threads, launch, module
+from ..graph.stream import BLOCK_ENTRIES, CsrBlocks
+from . import BFS, ROOT_PARAM
+from ..components.cpu import cas
+from .gpu import check_gpu_graph
+
+RUN = 8          # entries per thread in a streamed block
+LINE = 128       # bytes per line read by a warp
+MODES = ("auto", "lines", "stream")
+
+PARAMS = {**ROOT_PARAM, **GRID_PARAMS,
+          "mode": Param("auto", str, choices=MODES, help="how each level reads the adjacency: by the byte "
+                                                          "model (auto), always whole lines, always streamed"),
+          "block_entries": Param(BLOCK_ENTRIES, minimum=1, help="CSR entries per streamed block")}
+
+
+def setup(inp, params):
+    """The CSR's blocks and the link rates the per-level choice uses (measured once per process)."""
+    key = ("bfs.emogi.blocks", params["block_entries"])
+    if key not in inp.cache:
+        inp.cache[key] = CsrBlocks(inp.csr(), params["block_entries"])
+    if "bfs.emogi.rates" not in inp.cache and inp.device == "gpu":
+        from ..ceilings import ceilings
+        c = ceilings("gpu")
+        inp.cache["bfs.emogi.rates"] = (c.get("mapped_lines_gbps", 0.0) * 1e9, c.get("h2d_gbps", 0.0) * 1e9)
+
+
+def choose(mode: str, placement: str, line_bytes: int, stream_bytes: int, rates) -> str:
+    """The level's way to read: forced, or the one the link moves faster (lines on the device)."""
+    if mode != "auto":
+        return mode
+    if placement != "host":
+        return "lines"
+    lines_rate, copy_rate = rates
+    return "lines" if line_bytes / lines_rate <= stream_bytes / copy_rate else "stream"
+
+
+def run_gpu(inp, params, timer):
+    import cupy
+    csr = inp.csr()
+    check_gpu_graph(csr)
+    n, root, nnz = csr.n, params["root"], csr.nnz
+    threads = check_threads(params["threads"])
+    blocks = inp.cache[("bfs.emogi.blocks", params["block_entries"])]
+    rates = inp.cache.get("bfs.emogi.rates", (1.0, 1.0))
+    host = csr.placement == "host"
+    mod = module("bfs/emogi.cu", (f"-DRUN={RUN}",))
+    init, count_lines, expand, stream = (mod.get_function(f"graphsweep_bfs_emogi_{k}")
+                                         for k in ("init", "lines", "expand", "stream"))
+    level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
+    frontier, following = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
+    first = cupy.empty(n + 1, dtype=np.int64)
+    next_size = cupy.zeros(1, dtype=np.uint64)
+    with timer.phase("init", written=8 * n + 4):
+        launch(init, n, threads, params["blocks"], level, parent, np.int64(n), np.int32(root))
+        frontier[:1] = root
+    size, depth, floor_s, line_total, modes = 1, 0, 0.0, 0, []
+    stream_bytes = nnz * 4
+    while size:
+        with timer.phase("level", step=depth, info={"frontier": size}) as traffic:
+            first[0] = 0
+            launch(count_lines, size, threads, params["blocks"], frontier, np.int64(size), csr.offsets, first[1:])
+            first[1:size + 1] = cupy.cumsum(first[1:size + 1])
+            total = int(first[size].get())
+            line_bytes = total * LINE
+            way = choose(params["mode"], csr.placement, line_bytes, stream_bytes, rates)
+            next_size.fill(0)
+            if way == "lines":
+                warps_per_block = threads // 32
+                grid = min(-(-total // warps_per_block), 1 << 20) if total else 1
+                expand((grid,), (threads,), (csr.indices, csr.offsets, frontier, first, np.int64(size),
+                                             np.int64(total), level, parent, np.int32(depth + 1), following, next_size))
+                traffic.add(read=line_bytes + 20 * size, random=total, link=line_bytes if host else 0)
+            else:
+                def work(block, r0, r1, lo, count):
+                    launch(stream, (count + RUN - 1) // RUN, threads, params["blocks"], block, csr.offsets,
+                           np.int64(r0), np.int64(r1), np.int64(lo), np.int64(count), level, parent,
+                           np.int32(depth), following, next_size)
+                blocks.each(work)
+                traffic.add(read=stream_bytes + 4 * n, random=0, link=blocks.link_bytes)
+            size = int(next_size.get()[0])
+        floor_s += min(line_bytes / rates[0], stream_bytes / rates[1]) if host else 0.0
+        line_total += line_bytes
+        modes.append(way)
+        frontier, following = following, frontier
+        depth += 1
+    timer.stat("levels", depth)
+    timer.stat("stream_levels", modes.count("stream"))
+    timer.stat("line_bytes", line_total)
+    timer.stat("floor_ms", floor_s * 1e3)
+    return {"level": level, "parent": parent}
+
+
+@numba.njit(parallel=True, cache=True)
+def _expand(offsets, indices, frontier, size, level, parent, depth, marks):
+    for i in numba.prange(size):
+        u = frontier[i]
+        for e in range(offsets[u], offsets[u + 1]):
+            v = indices[e]
+            if level[v] == -1 and cas(level, v, -1, depth + 1) == -1:
+                parent[v] = u
+                marks[v] = 1
+
+
+def run_cpu(inp, params, timer):
+    csr = inp.csr()
+    offsets, indices = (csr.host.offsets, csr.host.indices) if csr.host is not None else (csr.offsets, csr.indices)
+    n, root = csr.n, params["root"]
+    level = np.full(n, -1, dtype=np.int32)
+    parent = np.full(n, -1, dtype=np.int32 if n < 2**31 else np.int64)
+    marks = np.zeros(n, dtype=np.uint8)
+    with timer.phase("init", written=8 * n):
+        level[root], parent[root] = 0, root
+    frontier, depth = np.array([root], dtype=np.int64), 0
+    while frontier.shape[0]:
+        with timer.phase("level", step=depth, info={"frontier": int(frontier.shape[0])}) as traffic:
+            _expand(offsets, indices, frontier, frontier.shape[0], level, parent, depth, marks)
+            following = np.flatnonzero(marks)
+            marks[following] = 0
+            edges = int((offsets[frontier + 1] - offsets[frontier]).sum())
+            traffic.add(read=4 * edges + 16 * frontier.shape[0], random=edges, written=8 * following.shape[0])
+        frontier = following
+        depth += 1
+    timer.stat("levels", depth)
+    return {"level": level, "parent": parent}
+
+
+KERNEL = Kernel(name="bfs.emogi", problem=BFS,
+                summary="top-down BFS reading a host-placed CSR as whole 128-byte lines, a warp per line, or "
+                        "streaming it over the link, per level by the byte model (EMOGI, VLDB 2021)",
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",), setup=setup)
