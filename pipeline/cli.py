@@ -32,7 +32,15 @@ def _terminate(signum, frame):
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
 @click.version_option(version("graphsweep"), prog_name="graphsweep")
 def cli():
-    """graphsweep: generate graph datasets, run GPU kernels over them on Dask, reduce the results."""
+    """graphsweep: generate graph datasets, run GPU kernels over them on Dask, reduce the results.
+
+    \b
+    Exit codes of every command:
+      0    done
+      2    bad input, or refused before any work (one line on stderr says why)
+      130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
+    run, status, kernel and compare have more (see their --help).
+    """
 
 
 for command in (generate, datasets, kernel, run, submit, status, reduce, report):

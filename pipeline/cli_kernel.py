@@ -10,9 +10,11 @@ from pathlib import Path
 import click
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, registry, throughput
 from graphsweep.kernels.ceilings import ceilings
 
+from . import estimate
 from .paths import prepare_output_file
 
 
@@ -94,7 +96,15 @@ def _list_kernels() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
 def kernel(name, dataset, backend, reps, warmup, params, roots, seed, save_output, no_verify, as_json, list_kernels):
-    """Run kernel NAME on DATASET and report per-phase times against the device's ceilings."""
+    """Run kernel NAME on DATASET and report per-phase times against the device's ceilings.
+
+    \b
+    Exit codes:
+      0  verified (or --no-verify)
+      1  the verifier rejected the output
+      2  bad input, or refused before any work (the dataset does not fit in memory,
+         --save-output cannot be written)
+    """
     if list_kernels:
         _list_kernels()
         return 0
@@ -102,6 +112,9 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, save_outpu
         raise ParameterError("kernel needs NAME and DATASET (or --list)")
     if save_output is not None:
         save_output = prepare_output_file(save_output, "--save-output")
+    # The memory check a sweep makes for each task, before anything is loaded.
+    on_gpu = harness.resolve_backend(backend, registry.get(name)) == "gpu"
+    estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}")
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                          instances=roots, instance_seed=seed, **_params(params))
     ceiling = ceilings(result.backend)

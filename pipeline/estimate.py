@@ -151,3 +151,13 @@ def worker_capacity() -> dict:
     device's memory (the total: the worker's pool hands cached blocks back for a larger dataset)."""
     return {"gpu": gpu.available(), "memory": capacity.available_memory(),
             "device": capacity.device_memory(total=True)}
+
+
+def check_kernel(manifest: dict, *, on_gpu: bool, subject: str) -> None:
+    """The memory check a sweep makes for each of its kernel tasks (``check``), for one kernel run
+    outside a sweep (``graphsweep kernel``): NoRoomError when the dataset of ``manifest`` would not
+    fit the GPU's free memory (``on_gpu``) or the host's available memory."""
+    need = _task_bytes(manifest["kind"], manifest["n"], manifest.get("m") or 0)
+    have = capacity.device_memory() if on_gpu else capacity.available_memory()
+    capacity.check(subject, [("GPU memory for a kernel task" if on_gpu else "memory for a CPU kernel task",
+                              need, have)])

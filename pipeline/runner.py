@@ -31,7 +31,7 @@ from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.generators.progress import Progress
 
-from . import cluster, config, estimate, launched, logs, paths, store, worker
+from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
 from . import report as reporter
 from .sweep import Plan
 
@@ -201,6 +201,12 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
     members = _Membership()
+    clock = eta.Eta(eta.task_seconds(plan, todo, has_gpu="GPU" in resources),
+                    workers=len(client.scheduler_info(n_workers=-1)["workers"]))
+
+    def left() -> str:
+        return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
+
     try:
         ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
         affinity = Affinity(ordered)
@@ -222,7 +228,7 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
 
         running = as_completed()
         top_up(running)
-        bar = Progress(plan.name, len(todo), "tasks", enabled=progress)
+        bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
         for future in running:
             task = by_key[future.key]
             in_flight[sent_to[task.key]] -= 1
@@ -244,10 +250,13 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
                 bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
             else:
                 log.info("%s: %s", outcome["status"], task.label)
-            bar.step(extra=f", {counts['failed']} failed" if counts["failed"] else "")
+            clock.done(task.hash)
+            bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
             top_up(running)
     except KeyboardInterrupt:
-        log.warning("interrupted after %d of %d tasks", sum(counts.values()), len(todo))
+        # Counted in the store: a task may have stored its result before its future was read here.
+        stored = len(store.finished(plan.results).keys() & {t.hash for t in todo})
+        log.warning("interrupted with %d of the %d tasks of this run stored", stored, len(todo))
         raise
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
@@ -264,14 +273,35 @@ def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
                    device_memory=capacity.device_memory(total=True) if has_gpu else None)
 
 
-def _check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool) -> None:
-    """Everything that can be refused before a cluster starts: the results directory (writable,
-    free, the same sweep when resuming) and the room the sweep needs."""
+def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
+    """Everything that can be refused before a cluster starts (``run --dry-run`` too): the results
+    directory (writable and, with ``claim``, free and the same sweep when resuming) and the room
+    the sweep needs."""
     paths.check_writable(plan.results, "results directory")
     if any(d.generated for d in plan.datasets):
         paths.check_writable(plan.data, "data directory")
-    store.check_claim(plan, resume=resume)
+    if claim:
+        store.check_claim(plan, resume=resume)
     check_room(plan, profile, cluster_file)
+
+
+def reuse(plan: Plan, *, dry_run: bool = False) -> tuple[bool, str | None]:
+    """For a sweep run again and again into one folder (``run --default``): (resume, what was done).
+
+    An unfinished run of the same sweep is resumed; a finished one, or another sweep's results,
+    are set aside whole as ``NAME-RUN_ID`` beside the folder (``dry_run``: only said), so every
+    run starts afresh and earlier results are kept."""
+    results = plan.results
+    if not (results / store.PLAN).is_file() or store.lock_holder(results) is not None:
+        return False, None  # a fresh folder; or one in use, which check_claim refuses
+    earlier = store.read_plan(results)
+    if earlier.fingerprint == plan.fingerprint:
+        state = store.status(results)
+        if state["pending"]:
+            return True, f"finishing the unfinished run in {results} ({len(state['pending'])} tasks to go)"
+    if dry_run:
+        return False, f"earlier results in {results} would be set aside as {results.name}-RUN_ID"
+    return False, f"earlier results set aside: {store.set_aside(results)}"
 
 
 def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> None:
@@ -279,7 +309,7 @@ def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> Non
     still run, and with ``retry_failed`` forget the failed tasks so they run again."""
     store.init(plan, resume=resume)
     if store.submissions(plan.results):
-        active = launched.classify(plan.results, store.status(plan.results)["pending"], client=client)
+        active, _ = launched.classify(plan.results, store.status(plan.results)["pending"], client=client)
         busy = active["running"] + active["queued"]
         if busy:
             raise GraphsweepError(f"{plan.results}: {len(busy)} tasks an earlier submit launched are still "
@@ -309,7 +339,7 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
     Returns the exit code for batch use: 0 only when every task succeeded (and verified, unless
     the spec says ``verify: false``), else 1.
     """
-    _check_before_connecting(plan, profile, cluster_file, resume=resume)
+    check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
     held = logs.attach()  # records from here on wait in memory for the run's log file
     try:
@@ -342,7 +372,7 @@ def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = F
     if not cluster.is_long_lived(chosen):
         raise GraphsweepError(f"--cluster {name}: submit needs a cluster that outlives this command "
                               "(a scheduler-file or address profile); use `graphsweep run` for this one")
-    _check_before_connecting(plan, profile, cluster_file, resume=resume)
+    check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
     held = logs.attach()
     try:
