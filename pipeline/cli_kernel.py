@@ -5,6 +5,7 @@ rejected it, 2 on bad input (any GraphsweepError, turned into one line by the ``
 """
 
 import json
+import math
 from pathlib import Path
 
 import click
@@ -40,6 +41,10 @@ def phase_table(result, ceiling: dict) -> list[dict]:
     return rows
 
 
+def _cell(value, form: str) -> str:
+    return "-" if isinstance(value, float) and math.isnan(value) else form.format(value)
+
+
 def _print_table(result, rows, ceiling) -> None:
     element = registry.get(result.kernel).problem.element
     rate = "GTEPS" if element == "edge" else f"G {element}s/s"
@@ -50,14 +55,19 @@ def _print_table(result, rows, ceiling) -> None:
                f"chase {ceiling['chase_gsteps']:.2f} G steps/s")
     if len(result.instances) > 1 or result.instances[0]:
         click.echo("instances: " + ", ".join(" ".join(f"{k} {v}" for k, v in i.items()) for i in result.instances))
-    click.echo(f"{'phase':<12} {'mean ms':>10} {'± std':>9} {'calls':>6} {'GB/s':>8} {'% copy':>7} "
-               f"{'rand G/s':>9} {'% gath':>7} {'% chase':>8} {rate:>10}")
-    for r in rows:
-        name = r["phase"] + (" (input)" if r["stage"] == "input" else "")
-        random = r["random_per_s"] / 1e9
-        click.echo(f"{name:<12} {r['mean_ms']:>10.3f} {r['std_ms']:>9.3f} {r['calls']:>6} {r['gbps']:>8.1f} "
-                   f"{r['pct_copy_ceiling']:>6.1f}% {random:>9.3f} {r['pct_gather_ceiling']:>6.1f}% "
-                   f"{r['pct_chase_ceiling']:>7.1f}% {r['gelems_per_s'] if r['phase'] == 'total' else float('nan'):>10.3f}")
+    names = [r["phase"] + (" (input)" if r["stage"] == "input" else "") for r in rows]
+    width = max(len("phase"), *map(len, names))
+    columns = [("mean ms", 10, "mean_ms", "{:.3f}"), ("± std", 9, "std_ms", "{:.3f}"), ("calls", 6, "calls", "{}"),
+               ("GB/s", 8, "gbps", "{:.1f}"), ("% copy", 7, "pct_copy_ceiling", "{:.1f}%"),
+               ("rand G/s", 9, "random_per_s", "{:.3f}"), ("% gath", 7, "pct_gather_ceiling", "{:.1f}%"),
+               ("% chase", 8, "pct_chase_ceiling", "{:.1f}%"), (rate, 10, "gelems_per_s", "{:.3f}")]
+    click.echo(f"{'phase':<{width}}" + "".join(f" {title:>{w}}" for title, w, _, _ in columns))
+    for name, r in zip(names, rows):
+        # A rate the phase has no basis for (no random accesses; elements per second of a part of
+        # a run) is '-', not nan.
+        values = {**r, "random_per_s": r["random_per_s"] / 1e9,
+                  "gelems_per_s": r["gelems_per_s"] if r["phase"] == "total" else float("nan")}
+        click.echo(f"{name:<{width}}" + "".join(f" {_cell(values[key], form):>{w}}" for _, w, key, form in columns))
     for key, value in result.stats.items():
         click.echo(f"{key}: {value}")
     if result.verified is None:
