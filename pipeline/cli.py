@@ -17,6 +17,7 @@ import click
 from graphsweep.datasets.errors import GraphsweepError
 
 from .cli_data import datasets, generate
+from .cli_history import compare, history, results
 from .cli_kernel import kernel
 from .cli_sweep import reduce, report, run, status, submit
 
@@ -43,7 +44,7 @@ def cli():
     """
 
 
-for command in (generate, datasets, kernel, run, submit, status, reduce, report):
+for command in (generate, datasets, kernel, run, submit, status, reduce, report, compare, history, results):
     cli.add_command(command)
 
 
