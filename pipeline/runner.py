@@ -207,57 +207,51 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
-    try:
-        ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
-        affinity = Affinity(ordered)
-        by_key = {t.key: t for t in todo}
-        sent_to, in_flight = {}, {}
+    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
+    affinity = Affinity(ordered)
+    by_key = {t.key: t for t in todo}
+    sent_to, in_flight = {}, {}
 
-        def top_up(running):
-            # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
-            # all at once would split the work by task count, not time: keep two per worker in flight,
-            # each from a dataset that worker owns (see Affinity).
-            workers = client.scheduler_info(n_workers=-1)["workers"]
-            members.update(workers)
-            affinity.forget(set(in_flight) - set(workers))
-            for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
-                while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
-                    running.add(send(task, address))
-                    sent_to[task.key] = address
-                    in_flight[address] = in_flight.get(address, 0) + 1
+    def top_up(running):
+        # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
+        # all at once would split the work by task count, not time: keep two per worker in flight,
+        # each from a dataset that worker owns (see Affinity).
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        members.update(workers)
+        affinity.forget(set(in_flight) - set(workers))
+        for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
+            while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
+                running.add(send(task, address))
+                sent_to[task.key] = address
+                in_flight[address] = in_flight.get(address, 0) + 1
 
-        running = as_completed()
+    running = as_completed()
+    top_up(running)
+    bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
+    for future in running:
+        task = by_key[future.key]
+        in_flight[sent_to[task.key]] -= 1
+        try:
+            outcome = future.result()
+        except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
+            log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
+            outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
+                task, run_id, f"{type(exc).__name__}: {exc}")])
+            if not outcome["stored"]:  # it had stored its own result after all
+                state, error = store.outcome(store.task_file(plan.results, task.hash))
+                outcome.update(status=state, error=error)
+            if outcome["status"] == "failed" and plan.on_failure == "stop":
+                store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
+        counts[outcome["status"]] += 1
+        if outcome["status"] == "failed":
+            error = (outcome["error"] or "verification failed").strip()
+            log.warning("failed: %s: %s", task.label, error)
+            bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
+        else:
+            log.info("%s: %s", outcome["status"], task.label)
+        clock.done(task.hash)
+        bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
         top_up(running)
-        bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
-        for future in running:
-            task = by_key[future.key]
-            in_flight[sent_to[task.key]] -= 1
-            try:
-                outcome = future.result()
-            except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
-                log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
-                outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
-                    task, run_id, f"{type(exc).__name__}: {exc}")])
-                if not outcome["stored"]:  # it had stored its own result after all
-                    state, error = store.outcome(store.task_file(plan.results, task.hash))
-                    outcome.update(status=state, error=error)
-                if outcome["status"] == "failed" and plan.on_failure == "stop":
-                    store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
-            counts[outcome["status"]] += 1
-            if outcome["status"] == "failed":
-                error = (outcome["error"] or "verification failed").strip()
-                log.warning("failed: %s: %s", task.label, error)
-                bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
-            else:
-                log.info("%s: %s", outcome["status"], task.label)
-            clock.done(task.hash)
-            bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
-            top_up(running)
-    except KeyboardInterrupt:
-        # Counted in the store: a task may have stored its result before its future was read here.
-        stored = len(store.finished(plan.results).keys() & {t.hash for t in todo})
-        log.warning("interrupted with %d of the %d tasks of this run stored", stored, len(todo))
-        raise
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
@@ -342,11 +336,13 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
     check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
     held = logs.attach()  # records from here on wait in memory for the run's log file
+    before = None  # the tasks finished before this run, once it claimed the folder
     try:
         with cluster.connect(profile, cluster_file, plan.backend) as client:
             resources = _placement(client, plan)
             with store.hold(plan.results, "run"):
                 _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+                before = store.finished(plan.results).keys()
                 run_id = new_run_id()
                 path = _log_path(plan, run_id)
                 held = logs.open_file(held, path)
@@ -361,6 +357,13 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
                     log.info(line)
                     echo(line)
                 return code
+    except KeyboardInterrupt:
+        if before is not None:
+            # Counted once the cluster is left: a task executing at the interrupt may still store its result.
+            stored = len(store.finished(plan.results).keys() - before)
+            log.warning("interrupted with %d of the %d tasks of this run stored", stored,
+                        len(plan.tasks) - len(before))
+        raise
     finally:
         logs.detach(held)
 
