@@ -16,7 +16,7 @@ import click
 
 from graphsweep.datasets.errors import GraphsweepError
 
-from . import config, launched, paths, runner, store, sweep
+from . import config, estimate, launched, paths, runner, store, sweep
 from . import reduce as reducer
 from . import report as reporter
 
@@ -100,6 +100,7 @@ def run(spec, use_default, dry_run, resume, retry_failed, results, profile, clus
         if done:
             click.echo(f"resuming: {len(done & {t.hash for t in plan.tasks})} of {len(plan.tasks)} tasks "
                        "already finished (not estimated above)")
+        click.echo(estimate.needs(plan, has_gpu=runner.uses_gpu(plan, profile, cluster_file)))
         if plan.warnings:
             raise GraphsweepError(f"{len(plan.warnings)} datasets patterns name no dataset (see the warnings above)")
         runner.check_before_connecting(plan, profile, cluster_file, resume=resume, claim=claim)

@@ -257,6 +257,15 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     return counts
 
 
+def uses_gpu(plan: Plan, profile=None, cluster_file=None) -> bool:
+    """Whether the sweep's kernels run on GPUs on the cluster ``profile`` names (assumed for a
+    cluster elsewhere unless the sweep says ``backend: cpu``)."""
+    _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
+    if chosen["kind"] in LOCAL_KINDS:
+        return chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    return plan.backend != "cpu"
+
+
 def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
     """Refuse a sweep whose new datasets do not fit the disk, or (for a cluster on this host)
     whose largest generation or kernel task does not fit this host's or GPU's memory."""
