@@ -1,13 +1,15 @@
 """Every command of README.md's Examples runs, in order, as written — sizes scaled down so the
 suite stays fast (a list of 2^15 nodes for 2^26, R-MAT scale 9 for 22, 2 reps for 20; the sweep
 a copy of sweeps/listrank-time-vs-n.yaml with lists of 2^10 … 2^13 nodes, its kernels and patterns
-unchanged).  `submit` is the alternative to `run`, so it starts from an empty results folder.
+unchanged).  `submit` is the alternative to `run`, so it starts from an empty results folder;
+the nights that `compare` compares are copies of the sweep's results.
 The reports are written without their figures (rendering them takes ~9 s a report; test_run
 renders a whole report in Chromium).  The two set-up commands are what CI (.ci/run) runs on a
 fresh clone."""
 
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import yaml
@@ -25,9 +27,9 @@ SWEEP_SIZES = {"{pow2: [20, 30]}": "{pow2: [10, 13]}", "{pow2: [20, 30, 2]}": "{
 
 def readme_examples() -> list[list[str]]:
     text = (ROOT / "README.md").read_text()
-    block = re.search(r"## Examples\n\n```sh\n(.*?)```", text, re.S).group(1)
-    commands = [shlex.split(line, comments=True) for line in block.splitlines()]
-    return [argv for argv in commands if argv]
+    section = re.search(r"\n## Examples\n(.*?)\n## ", text, re.S).group(1)
+    lines = [line for block in re.findall(r"```sh\n(.*?)```", section, re.S) for line in block.splitlines()]
+    return [argv for argv in (shlex.split(line, comments=True) for line in lines) if argv]
 
 
 def scaled(argv: list[str]) -> list[str]:
@@ -48,14 +50,15 @@ def test_every_readme_example_runs(tmp_path, gs, cluster, monkeypatch, wait_for)
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(
         {"profiles": {"shared": {"kind": "address", "address": cluster.scheduler_address}}}))
     examples = readme_examples()
-    assert len(examples) == 16 and all(argv[0] == "graphsweep" for argv in examples)
+    assert len(examples) == 19 and all(argv[0] == "graphsweep" for argv in examples)
     for argv in examples:
         args = scaled(argv[1:])
+        results = tmp_path / "results" / "listrank-time-vs-n"
         if args[0] == "submit":
-            results = tmp_path / "results" / "listrank-time-vs-n"
-            for path in sorted(results.rglob("*"), reverse=True):
-                path.rmdir() if path.is_dir() else path.unlink()
-            results.rmdir()
+            shutil.rmtree(results)
+        if args[0] == "compare":  # two nights of the sweep: copies of its results
+            for night in args[1:]:
+                shutil.copytree(results, night)
         rc, out, err = gs(*args)
         assert rc == 0, f"{shlex.join(argv)}: exit {rc}\n{err[-3000:]}"
         if args[0] == "submit":
