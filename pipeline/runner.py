@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+import dask
 from distributed import as_completed, fire_and_forget, span
 
 from graphsweep.datasets import capacity
@@ -411,5 +412,24 @@ def submit(plan: Plan, client, *, run_id: str, resources: dict | None = None) ->
     store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: t.key for t in ordered})
     futures = [send(task) for task in ordered]
     fire_and_forget(futures)
+    _taken(plan, client, ordered)
     log.info("submitted %d tasks (fire and forget)", len(futures))
     return len(futures)
+
+
+def _taken(plan: Plan, client, tasks: list, poll: float = 0.05) -> None:
+    """Wait until the scheduler knows every task just sent (or it already stored its result), so
+    that a ``status`` right after ``submit`` never calls a task in flight to the scheduler lost."""
+    timeout = config.get("cluster.worker-timeout")
+    deadline = time.monotonic() + dask.utils.parse_timedelta(timeout)
+    waiting = {t.key: t for t in tasks}
+    while True:
+        states = client.sync(client.scheduler.get_task_status, keys=list(waiting))
+        waiting = {k: t for k, t in waiting.items()
+                   if states.get(k) is None and not store.task_file(plan.results, t.hash).exists()}
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            raise GraphsweepError(f"the scheduler did not take {len(waiting)} of the {len(tasks)} tasks sent "
+                                  f"within {timeout}")
+        time.sleep(poll)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from graphsweep.datasets import capacity
-from graphsweep.pipeline import cli_sweep, history, store, sweep
+from graphsweep.pipeline import cli_sweep, eta, history, store, sweep
 
 from .test_user_defects import one_error_line, read_only
 
@@ -88,7 +88,8 @@ def test_run_default_works_every_time_and_keeps_earlier_results(tmp_path, gs, wr
         {"generator": "list", "params": {"n": 1024}}], kernels=["listrank.sequential", "listrank.wyllie"]))
     results = tmp_path / "gr" / "default"
     args = ("run", "--default", "--results", results, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
-    assert gs(*args)[0] == 0
+    rc, out, err = gs(*args)
+    assert rc == 0 and re.search(r"default: 0/2 tasks, ~\S+ (s|min|h) left \(", err), err  # the ETA
     first = store.last_run_id(results)
     rc, out, err = gs(*args)
     assert rc == 0, err
@@ -154,3 +155,19 @@ def test_the_sweep_reference_names_every_key_and_its_example_expands(tmp_path):
     assert plan.tasks and plan.warnings == []
     assert f"expands to {len(plan.tasks)} tasks" in text
 
+
+
+# --- the ETA ------------------------------------------------------------------------------------------
+
+def test_the_eta_starts_from_the_estimate_and_learns_from_finished_tasks():
+    now = [0.0]
+    clock = eta.Eta({"a": 10.0, "b": 10.0, "c": 20.0}, workers=2, clock=lambda: now[0])
+    assert clock.left() == 20.0  # 40 s of estimates shared by two workers
+    now[0] = 5.0
+    clock.done("a")  # estimated 10 s, done after 5: the rest will take half their estimate
+    assert clock.left() == pytest.approx(15.0)
+    now[0] = 20.0
+    clock.done("b")  # 20 s of estimates took 20 s
+    assert clock.left() == pytest.approx(20.0)
+    clock.done("c")
+    assert clock.left() == 0.0

@@ -61,8 +61,10 @@ def test_every_readme_example_runs(tmp_path, gs, cluster, monkeypatch, wait_for)
                 shutil.copytree(results, night)
         rc, out, err = gs(*args)
         assert rc == 0, f"{shlex.join(argv)}: exit {rc}\n{err[-3000:]}"
-        if args[0] == "submit":
-            wait_for(lambda: gs("status", "results/listrank-time-vs-n")[0] == 0, timeout=120,
+        if args[0] == "submit":  # until no task runs or waits (exit 3); then all done
+            wait_for(lambda: gs("status", "results/listrank-time-vs-n")[0] != 3, timeout=300,
                      what="the submitted sweep")
+            rc, out, err = gs("status", "results/listrank-time-vs-n")
+            assert rc == 0, out + err
     assert (tmp_path / "results" / "listrank-time-vs-n" / "report.html").is_file()
     assert {"labels.parquet", "d.parquet"} <= {p.name for p in tmp_path.iterdir()}

@@ -203,7 +203,9 @@ def test_a_sweep_prints_its_costs_and_refuses_what_does_not_fit(tmp_path, write_
     assert rc == 0, err
     # 3001 int32 nodes and one part: 15.7 KiB on disk; 48 B per node for a kernel task
     assert re.search(r"list_n=3001_seed=1 +15.7 KiB on disk \(to generate: .*\); 2 tasks, 140.7 KiB each", out)
-    assert out.strip().splitlines()[-1].startswith("estimate: 31.4 KiB of datasets (31.4 KiB new, ")
+    estimate, needs = out.strip().splitlines()[-2:]
+    assert estimate.startswith("estimate: 31.4 KiB of datasets (31.4 KiB new, ")
+    assert needs.startswith("needs: 140.7 KiB of host memory for its largest CPU kernel task; ")
     monkeypatch.setattr(capacity, "free_disk", lambda path: 1000)
     for argv in (["--dry-run"], []):
         rc, out, err = gs("run", spec, *argv)
