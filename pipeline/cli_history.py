@@ -4,6 +4,7 @@ Each validates its arguments and hands off to compare or history; tables go to s
 """
 
 import json
+import math
 from pathlib import Path
 
 import click
@@ -40,7 +41,9 @@ def compare(base, new, threshold, as_json):
     results, only = comparer.compare(_results_dir(base), _results_dir(new), threshold=threshold)
     regressed = [c for c in results if c.regressed]
     if as_json:
-        click.echo(json.dumps({"threshold": threshold, "compared": [vars(c) for c in results],
+        compared = [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in vars(c).items()}
+                    for c in results]  # a failed side has no time: null, not NaN (not JSON)
+        click.echo(json.dumps({"threshold": threshold, "compared": compared,
                                "regressed": len(regressed),
                                **{k.replace(" ", "_"): [dict(zip(comparer.KEY, key)) for key in keys]
                                   for k, keys in only.items()}}, default=str))

@@ -109,6 +109,11 @@ def test_failed_tasks_and_tasks_on_one_side(tmp_path, gs):
     assert len(only["base only"]) == len(only["new only"]) == len(names) // 2  # the 2048 vs 4096 lists
     rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new")
     assert rc == 1 and "1 regressed" in out and f"{len(names) // 2} only in BASE" in out
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new", "--json")
+    doc = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    [lost] = [c for c in doc["compared"] if c["verdict"] == "failed in NEW"]
+    assert rc == 1 and lost["new_ms"] is None and lost["base_ms"] == pytest.approx(5.0)
+    assert len(doc["base_only"]) == len(names) // 2
     rc, out, err = gs("compare", tmp_path / "base", tmp_path / "nothing")
     assert rc == 2 and err.startswith("graphsweep: error: ") and "not a graphsweep results directory" in err
     rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new", "--threshold", "-1")
