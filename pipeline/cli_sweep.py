@@ -7,7 +7,6 @@ tasks a submit launched were lost (none failed), 3 when tasks are running or que
 or lost); 2 for bad input or a refusal (any command); 130 / 143 when interrupted / terminated.
 """
 
-import dataclasses
 import json
 import shlex
 from pathlib import Path
@@ -16,7 +15,7 @@ import click
 
 from graphsweep.datasets.errors import GraphsweepError
 
-from . import config, estimate, launched, paths, runner, store, sweep
+from . import config, launched, paths, runner, store, sweep
 from . import reduce as reducer
 from . import report as reporter
 
@@ -81,37 +80,28 @@ def run(spec, use_default, dry_run, resume, retry_failed, results, profile, clus
     """
     if bool(spec) == use_default:
         raise GraphsweepError("run: give a sweep SPEC or --default (not both)")
+    given_results = results
     if use_default:
         spec, results = DEFAULT_SPEC, results or config.get("run.default-results")
     plan = sweep.load(spec, results=results)
     retry_failed = _retrying(resume, retry_failed)
     claim = True
     if use_default and not resume:
-        resume, note = runner.reuse(plan, dry_run=dry_run)
+        resume, note = runner.reuse(plan, say_only=dry_run)
         claim = not (dry_run and note and not resume)  # a folder that would be set aside is no obstacle
         if note:
             click.echo(note)
     for warning in plan.warnings:
         click.echo(f"graphsweep: warning: {warning}", err=True)
     if dry_run:
-        done = store.finished(plan.results).keys() if resume else set()
-        click.echo(dataclasses.replace(plan, tasks=[t for t in plan.tasks if t.hash not in done]).describe()
-                   if done else plan.describe())
-        if done:
-            click.echo(f"resuming: {len(done & {t.hash for t in plan.tasks})} of {len(plan.tasks)} tasks "
-                       "already finished (not estimated above)")
-        click.echo(estimate.needs(plan, has_gpu=runner.uses_gpu(plan, profile, cluster_file)))
-        if plan.warnings:
-            raise GraphsweepError(f"{len(plan.warnings)} datasets patterns name no dataset (see the warnings above)")
-        runner.check_before_connecting(plan, profile, cluster_file, resume=resume, claim=claim)
-        return 0
+        return runner.dry_run(plan, profile, cluster_file, resume=resume, claim=claim)
     try:
         return runner.run_plan(plan, profile=profile, cluster_file=cluster_file, resume=resume,
                                retry_failed=retry_failed, progress=not no_progress, report=not no_report)
     except KeyboardInterrupt:
         if (plan.results / store.PLAN).is_file():
-            again = "--default" if use_default else f"{shlex.quote(str(spec))} --resume" + (
-                f" --results {shlex.quote(results)}" if results else "")
+            again = ("--default" if use_default else f"{shlex.quote(str(spec))} --resume") + (
+                f" --results {shlex.quote(given_results)}" if given_results else "")
             click.echo(f"finished tasks are kept; finish the sweep with: graphsweep run {again}", err=True)
         raise
 

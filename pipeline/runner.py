@@ -16,6 +16,7 @@ folder: lock it for the run's life, write plan.json and the log.  A run that can
 cluster leaves nothing behind, so a retry is not refused.
 """
 
+import dataclasses
 import logging
 import time
 import uuid
@@ -289,11 +290,26 @@ def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, 
     check_room(plan, profile, cluster_file)
 
 
-def reuse(plan: Plan, *, dry_run: bool = False) -> tuple[bool, str | None]:
+def dry_run(plan: Plan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True, echo=click.echo) -> int:
+    """``run --dry-run``: print the plan (with ``resume``, only its unfinished tasks) with its costs
+    and what it needs, then refuse (GraphsweepError) whatever the run would refuse before starting,
+    and a datasets pattern that names nothing; 0 when none."""
+    done = store.finished(plan.results).keys() & {t.hash for t in plan.tasks} if resume else set()
+    echo(dataclasses.replace(plan, tasks=[t for t in plan.tasks if t.hash not in done]).describe())
+    if done:
+        echo(f"resuming: {len(done)} of {len(plan.tasks)} tasks already finished (not estimated above)")
+    echo(estimate.needs(plan, has_gpu=uses_gpu(plan, profile, cluster_file)))
+    if plan.warnings:
+        raise GraphsweepError(f"{len(plan.warnings)} datasets patterns name no dataset (see the warnings above)")
+    check_before_connecting(plan, profile, cluster_file, resume=resume, claim=claim)
+    return 0
+
+
+def reuse(plan: Plan, *, say_only: bool = False) -> tuple[bool, str | None]:
     """For a sweep run again and again into one folder (``run --default``): (resume, what was done).
 
     An unfinished run of the same sweep is resumed; a finished one, or another sweep's results,
-    are set aside whole as ``NAME-RUN_ID`` beside the folder (``dry_run``: only said), so every
+    are set aside whole as ``NAME-RUN_ID`` beside the folder (``say_only``: only said), so every
     run starts afresh and earlier results are kept."""
     results = plan.results
     if not (results / store.PLAN).is_file() or store.lock_holder(results) is not None:
@@ -303,7 +319,7 @@ def reuse(plan: Plan, *, dry_run: bool = False) -> tuple[bool, str | None]:
         state = store.status(results)
         if state["pending"]:
             return True, f"finishing the unfinished run in {results} ({len(state['pending'])} tasks to go)"
-    if dry_run:
+    if say_only:
         return False, f"earlier results in {results} would be set aside as {results.name}-RUN_ID"
     return False, f"earlier results set aside: {store.set_aside(results)}"
 
