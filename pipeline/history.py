@@ -22,6 +22,7 @@ from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
 from . import compare, store
+from .figures import phase_colours
 from .report import STYLE, _png, _table, compact_params
 
 HISTORY = "history.html"
@@ -104,13 +105,14 @@ def _figure(kernel: str, history: list[Run]) -> Figure | None:
     kept = sorted(series.items(), key=lambda item: -max(ms for _, ms in item[1]))[:MAX_SERIES]
     fig = Figure(figsize=(9, 4.2))
     ax = fig.add_subplot()
-    for (dataset, params), points in kept:
+    labels = [f"{dataset} {compact_params(params)}".strip() for (dataset, params), _ in kept]
+    colours = phase_colours(labels)  # never the same colour twice
+    for label, (_, points) in zip(labels, kept):
         x, y = zip(*points)
-        label = f"{dataset} {compact_params(params)}".strip()
-        ax.plot(x, y, marker="o", label=label)
+        ax.plot(x, y, marker="o", label=label, color=colours[label])
     ax.set_yscale("log")
-    ax.set_xticks(range(len(history)), [f"{r.when:%Y-%m-%d %H:%M}" for r in history], rotation=30, ha="right",
-                  fontsize=7)
+    ax.set_xticks(range(len(history)), [f"{r.path.name}\n{r.when:%Y-%m-%d %H:%M}" for r in history],
+                  rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("median kernel time (ms)")
     ax.set_title(f"{kernel}: median kernel time per run"
                  + (f" ({MAX_SERIES} slowest of {len(series)} series)" if len(series) > MAX_SERIES else ""),
