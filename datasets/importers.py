@@ -17,7 +17,7 @@ Formats:
 Text formats are parsed with pyarrow (a line per row, split on whitespace, cast to int64 in
 C), so tens of millions of edges take seconds, not a Python loop per line.  Vertex ids keep
 their values: n = max id + 1 (the ``gr`` and ``mtx`` headers give n), unless ``relabel=True``
-numbers the ids that occur densely from 0 in increasing order.  Every fault is one
+numbers the ids that occur densely from 0 in increasing order; ``stats.n_from`` says which.  Every fault is one
 ``DatasetError`` naming the file and, where there is one, the line; a file without edges is
 refused in every format (an empty edge list cannot even say n).  The manifest records
 ``source: {format, file, sha256, ...options}``.
@@ -228,9 +228,12 @@ def import_file(fmt: str, file, out, *, part_rows: int = 1 << 20, overwrite: boo
         ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
         src, dst = inverse[:len(src)], inverse[len(src):]
         n = len(ids)
-        stats["relabelled_from_max_id"] = int(ids[-1])
+        stats.update(relabelled_from_max_id=int(ids[-1]), n_from="distinct ids")
     elif n is None:
         n = int(max(src.max(), dst.max())) + 1
+        stats["n_from"] = "largest id + 1"
+    else:
+        stats["n_from"] = "header"
     columns = {"src": src, "dst": dst, **({"weight": weight} if weight is not None else {})}
     source = {"format": fmt, "file": file.name, "sha256": sha256_file(file), "relabel": relabel,
               **({"base": base} if fmt in ("edgelist", "wel") else {})}

@@ -13,11 +13,11 @@ class Progress:
     """``label: done/total unit (elapsed)``; ``note`` prints a line without garbling the bar."""
 
     def __init__(self, label: str, total: int, unit: str = "parts", *, enabled: bool = True,
-                 stream=None, interval: float = 10.0):
+                 stream=None, interval: float = 10.0, extra: str = ""):
         self.label, self.total, self.unit, self.enabled = label, total, unit, enabled
         self.stream = stream or sys.stderr
         self.tty = enabled and self.stream.isatty()
-        self.interval, self.done, self.extra = interval, 0, ""
+        self.interval, self.done, self.extra = interval, 0, extra
         self.start = self.shown = time.perf_counter()
         self._show(force=True)
 

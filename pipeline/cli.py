@@ -17,6 +17,7 @@ import click
 from graphsweep.datasets.errors import GraphsweepError
 
 from .cli_data import datasets, generate
+from .cli_history import compare, history, results
 from .cli_kernel import kernel
 from .cli_sweep import reduce, report, run, status, submit
 
@@ -32,10 +33,18 @@ def _terminate(signum, frame):
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
 @click.version_option(version("graphsweep"), prog_name="graphsweep")
 def cli():
-    """graphsweep: generate graph datasets, run GPU kernels over them on Dask, reduce the results."""
+    """graphsweep: generate graph datasets, run GPU kernels over them on Dask, reduce the results.
+
+    \b
+    Exit codes of every command:
+      0    done
+      2    bad input, or refused before any work (one line on stderr says why)
+      130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
+    run, status, kernel and compare have more (see their --help).
+    """
 
 
-for command in (generate, datasets, kernel, run, submit, status, reduce, report):
+for command in (generate, datasets, kernel, run, submit, status, reduce, report, compare, history, results):
     cli.add_command(command)
 
 

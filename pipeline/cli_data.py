@@ -38,6 +38,11 @@ _ROWS = Param(1 << 20, int, minimum=1)
 # again (ids as 4-8 binary bytes instead of their digits and separators).
 IMPORT_MEMORY_PER_FILE_BYTE = 8
 IMPORT_DISK_PER_FILE_BYTE = 1
+# How the importer arrived at n (the manifest's stats.n_from), as the import command says it.
+N_FROM = {"header": "as the file's header gives it",
+          "largest id + 1": "inferred as the largest vertex id + 1 (ids keep their values; "
+                            "--relabel numbers the ids that occur densely from 0)",
+          "distinct ids": "the distinct vertex ids, numbered densely from 0 (--relabel)"}
 
 
 def parse_rows(name: str, text: str) -> int:
@@ -205,4 +210,5 @@ def import_command(fmt, file, out, part_rows, overwrite, directed, base, relabel
                f"{'directed' if manifest['directed'] else 'undirected'}, "
                f"{'weighted' if manifest['weighted'] else 'unweighted'} "
                f"({time.perf_counter() - start:.2f} s)")
+    click.echo(f"n = {manifest['n']:,}: {N_FROM[manifest['stats']['n_from']]}")
 

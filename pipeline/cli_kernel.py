@@ -5,14 +5,17 @@ rejected it, 2 on bad input (any GraphsweepError, turned into one line by the ``
 """
 
 import json
+import math
 from pathlib import Path
 
 import click
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
 from graphsweep.kernels.ceilings import ceilings
 
+from . import estimate
 from .paths import prepare_output_file
 
 
@@ -39,6 +42,10 @@ def phase_table(result, ceiling: dict) -> list[dict]:
     return rows
 
 
+def _cell(value, form: str) -> str:
+    return "-" if isinstance(value, float) and math.isnan(value) else form.format(value)
+
+
 def _print_table(result, rows, ceiling) -> None:
     element = registry.get(result.kernel).problem.element
     rate = "GTEPS" if element == "edge" else f"G {element}s/s"
@@ -49,14 +56,19 @@ def _print_table(result, rows, ceiling) -> None:
                f"chase {ceiling['chase_gsteps']:.2f} G steps/s")
     if len(result.instances) > 1 or result.instances[0]:
         click.echo("instances: " + ", ".join(" ".join(f"{k} {v}" for k, v in i.items()) for i in result.instances))
-    click.echo(f"{'phase':<12} {'mean ms':>10} {'± std':>9} {'calls':>6} {'GB/s':>8} {'% copy':>7} "
-               f"{'rand G/s':>9} {'% gath':>7} {'% chase':>8} {rate:>10}")
-    for r in rows:
-        name = r["phase"] + (" (input)" if r["stage"] == "input" else "")
-        random = r["random_per_s"] / 1e9
-        click.echo(f"{name:<12} {r['mean_ms']:>10.3f} {r['std_ms']:>9.3f} {r['calls']:>6} {r['gbps']:>8.1f} "
-                   f"{r['pct_copy_ceiling']:>6.1f}% {random:>9.3f} {r['pct_gather_ceiling']:>6.1f}% "
-                   f"{r['pct_chase_ceiling']:>7.1f}% {r['gelems_per_s'] if r['phase'] == 'total' else float('nan'):>10.3f}")
+    names = [r["phase"] + (" (input)" if r["stage"] == "input" else "") for r in rows]
+    width = max(len("phase"), *map(len, names))
+    columns = [("mean ms", 10, "mean_ms", "{:.3f}"), ("± std", 9, "std_ms", "{:.3f}"), ("calls", 6, "calls", "{}"),
+               ("GB/s", 8, "gbps", "{:.1f}"), ("% copy", 7, "pct_copy_ceiling", "{:.1f}%"),
+               ("rand G/s", 9, "random_per_s", "{:.3f}"), ("% gath", 7, "pct_gather_ceiling", "{:.1f}%"),
+               ("% chase", 8, "pct_chase_ceiling", "{:.1f}%"), (rate, 10, "gelems_per_s", "{:.3f}")]
+    click.echo(f"{'phase':<{width}}" + "".join(f" {title:>{w}}" for title, w, _, _ in columns))
+    for name, r in zip(names, rows):
+        # A rate the phase has no basis for (no random accesses; elements per second of a part of
+        # a run) is '-', not nan.
+        values = {**r, "random_per_s": r["random_per_s"] / 1e9,
+                  "gelems_per_s": r["gelems_per_s"] if r["phase"] == "total" else float("nan")}
+        click.echo(f"{name:<{width}}" + "".join(f" {_cell(values[key], form):>{w}}" for _, w, key, form in columns))
     for key, value in result.stats.items():
         click.echo(f"{key}: {value}")
     if result.verified is None:
@@ -99,7 +111,15 @@ def _list_kernels() -> None:
 @click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
 def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement, save_output, no_verify, as_json,
            list_kernels):
-    """Run kernel NAME on DATASET and report per-phase times against the device's ceilings."""
+    """Run kernel NAME on DATASET and report per-phase times against the device's ceilings.
+
+    \b
+    Exit codes:
+      0  verified (or --no-verify)
+      1  the verifier rejected the output
+      2  bad input, or refused before any work (the graph fits neither the GPU nor the host,
+         the dataset does not fit in memory, --save-output cannot be written)
+    """
     if list_kernels:
         _list_kernels()
         return 0
@@ -107,6 +127,10 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
         raise ParameterError("kernel needs NAME and DATASET (or --list)")
     if save_output is not None:
         save_output = prepare_output_file(save_output, "--save-output")
+    # The memory check a sweep makes for each task, before anything is loaded.
+    on_gpu = harness.resolve_backend(backend, registry.get(name)) == "gpu"
+    estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
+                          graph=registry.get(name).problem.dataset_kind == "graph", forced=placement)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                          instances=roots, instance_seed=seed, placement=placement, **_params(params))
     ceiling = ceilings(result.backend)

@@ -1,12 +1,14 @@
 """``graphsweep run | submit | status | reduce | report``: the sweep commands.
 
 Each validates its arguments, builds the plan and hands off to runner, store, reduce or report.
-Exit codes for batch use: ``run`` 0 only when every task succeeded and verified, 1 otherwise;
-``status`` 0 when all done, 1 when any task failed, 4 when tasks a submit launched were lost
-(none failed), 3 when tasks are pending (none failed or lost); 2 for bad input (any command).
+Exit codes for batch use (each command's --help lists its own): ``run`` 0 only when every task
+succeeded and verified, 1 otherwise; ``status`` 0 when all done, 1 when any task failed, 4 when
+tasks a submit launched were lost (none failed), 3 when tasks are running or queued (none failed
+or lost); 2 for bad input or a refusal (any command); 130 / 143 when interrupted / terminated.
 """
 
 import json
+import shlex
 from pathlib import Path
 
 import click
@@ -54,7 +56,8 @@ def _retrying(resume: bool, retry_failed: bool) -> bool:
 @click.command()
 @click.argument("spec", required=False, type=click.Path(dir_okay=False))
 @click.option("--default", "use_default", is_flag=True,
-              help=f"run the small built-in sweep (results in ./{config.get('run.default-results')})")
+              help=f"run the small built-in sweep (results in ./{config.get('run.default-results')}; "
+                   "an unfinished run there is finished, a finished one set aside beside it)")
 @click.option("--dry-run", is_flag=True, help="print the expanded plan with its costs, check there is room, and exit")
 @_resume_option
 @_retry_option
@@ -65,21 +68,42 @@ def _retrying(resume: bool, retry_failed: bool) -> bool:
 def run(spec, use_default, dry_run, resume, retry_failed, results, profile, cluster_file, no_report, no_progress):
     """Run the sweep SPEC to the end on a cluster, then reduce and report.
 
-    Exit code 0 only when every task succeeded and verified; a log per run is kept in
-    RESULTS/logs/.
+    A log per run is kept in RESULTS/logs/.  --dry-run refuses (exit 2) what a run would refuse
+    before starting, and a kernel's datasets pattern that names no dataset.
+
+    \b
+    Exit codes:
+      0    every task succeeded and verified
+      1    a task failed or is still pending
+      2    bad input, or refused before any work (no room, results folder in use or not writable)
+      130  interrupted (Ctrl-C); 143 terminated (SIGTERM): finish with --resume
     """
     if bool(spec) == use_default:
         raise GraphsweepError("run: give a sweep SPEC or --default (not both)")
+    given_results = results
     if use_default:
         spec, results = DEFAULT_SPEC, results or config.get("run.default-results")
     plan = sweep.load(spec, results=results)
+    retry_failed = _retrying(resume, retry_failed)
+    claim = True
+    if use_default and not resume:
+        resume, note = runner.reuse(plan, say_only=dry_run)
+        claim = not (dry_run and note and not resume)  # a folder that would be set aside is no obstacle
+        if note:
+            click.echo(note)
+    for warning in plan.warnings:
+        click.echo(f"graphsweep: warning: {warning}", err=True)
     if dry_run:
-        click.echo(plan.describe())
-        runner.check_room(plan, profile, cluster_file)
-        return 0
-    return runner.run_plan(plan, profile=profile, cluster_file=cluster_file, resume=resume,
-                           retry_failed=_retrying(resume, retry_failed), progress=not no_progress,
-                           report=not no_report)
+        return runner.dry_run(plan, profile, cluster_file, resume=resume, claim=claim)
+    try:
+        return runner.run_plan(plan, profile=profile, cluster_file=cluster_file, resume=resume,
+                               retry_failed=retry_failed, progress=not no_progress, report=not no_report)
+    except KeyboardInterrupt:
+        if (plan.results / store.PLAN).is_file():
+            again = ("--default" if use_default else f"{shlex.quote(str(spec))} --resume") + (
+                f" --results {shlex.quote(given_results)}" if given_results else "")
+            click.echo(f"finished tasks are kept; finish the sweep with: graphsweep run {again}", err=True)
+        raise
 
 
 @click.command()
@@ -89,8 +113,17 @@ def run(spec, use_default, dry_run, resume, retry_failed, results, profile, clus
 @_results_option
 @_cluster_options
 def submit(spec, resume, retry_failed, results, profile, cluster_file):
-    """Send the sweep SPEC to a long-lived cluster and return; tasks store their own results."""
+    """Send the sweep SPEC to a long-lived cluster and return; tasks store their own results.
+
+    \b
+    Exit codes:
+      0    the tasks were sent (watch them with graphsweep status RESULTS)
+      2    bad input, or refused before sending (no room, results folder in use, no cluster)
+      130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
+    """
     plan = sweep.load(spec, results=results)
+    for warning in plan.warnings:
+        click.echo(f"graphsweep: warning: {warning}", err=True)
     return runner.submit_plan(plan, profile=profile, cluster_file=cluster_file, resume=resume,
                               retry_failed=_retrying(resume, retry_failed))
 
@@ -100,11 +133,21 @@ def submit(spec, resume, retry_failed, results, profile, cluster_file):
 @click.option("--json", "as_json", is_flag=True, help="print the state as one JSON object")
 def status(results, as_json):
     """Show the sweep's tasks: done, failed (and why), and of the rest which are running, queued
-    or lost on the cluster a submit sent them to, and which were never launched."""
+    or lost on the cluster a submit sent them to, and which were never launched.
+
+    \b
+    Exit codes (a cron loop acts on them):
+      0  every task done
+      1  a task failed (run again with --resume --retry-failed)
+      2  bad input: RESULTS is not a results folder
+      3  tasks still running or queued, none failed or lost (ask again later)
+      4  tasks lost, none failed: launched, no result, and their scheduler does not know them or
+         does not answer (run again with --resume)
+    """
     results = _results_dir(results)
     state = store.status(results)
     plan = state["plan"]
-    where = launched.classify(results, state["pending"])
+    where, why_lost = launched.classify(results, state["pending"])
     holder = store.lock_holder(results)
     code = 1 if state["failed"] else 4 if where["lost"] else 3 if state["pending"] else 0
     if as_json:
@@ -112,7 +155,8 @@ def status(results, as_json):
             "sweep": plan.name, "results": str(results), "tasks": len(plan.tasks),
             "done": len(state["done"]), "stopped": state["stopped"], "in_use": holder,
             "failed": [{"task": t.hash, "label": t.label, "error": e} for t, e in state["failed"].values()],
-            "pending": {s: [{"task": t.hash, "label": t.label} for t in tasks] for s, tasks in where.items()},
+            "pending": {s: [{"task": t.hash, "label": t.label, **({"why": why_lost[t.hash]} if s == "lost" else {})}
+                            for t in tasks] for s, tasks in where.items()},
             "exit_code": code}, indent=1))
         return code
     click.echo(f"sweep {plan.name}: {len(plan.tasks)} tasks: {len(state['done'])} done, "
@@ -125,7 +169,7 @@ def status(results, as_json):
     for task, error in state["failed"].values():
         click.echo(f"  failed  {task.hash}  {task.label}: {(error or 'verification failed').splitlines()[0]}")
     for task in where["lost"]:
-        click.echo(f"  lost    {task.hash}  {task.label} (launched, unknown to its scheduler, no result: "
+        click.echo(f"  lost    {task.hash}  {task.label} (launched, no result, {why_lost[task.hash]}: "
                    f"run again with --resume)")
     return code
 
@@ -133,7 +177,9 @@ def status(results, as_json):
 @click.command()
 @click.argument("results", type=click.Path(file_okay=False))
 def reduce(results):
-    """Gather the task results into RESULTS/results.parquet and RESULTS/summary.csv."""
+    """Gather the task results into RESULTS/results.parquet and RESULTS/summary.csv.
+
+    Exit codes: 0 written; 2 bad input (not a results folder, no task results, not writable)."""
     results = _results_dir(results, writing=True)
     rows, summary = reducer.reduce(results)
     click.echo(f"{len(rows)} rows -> {results / reducer.RESULTS}")
@@ -144,6 +190,8 @@ def reduce(results):
 @click.command()
 @click.argument("results", type=click.Path(file_okay=False))
 def report(results):
-    """Reduce, then write RESULTS/report.html (self-contained, plots embedded)."""
+    """Reduce, then write RESULTS/report.html (self-contained, plots embedded).
+
+    Exit codes: 0 written; 2 bad input (not a results folder, no task results, not writable)."""
     click.echo(f"report: {reporter.report(_results_dir(results, writing=True))}")
     return 0

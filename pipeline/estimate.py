@@ -182,3 +182,43 @@ def worker_capacity() -> dict:
     device's memory (the total: the worker's pool hands cached blocks back for a larger dataset)."""
     return {"gpu": gpu.available(), "memory": capacity.available_memory(),
             "device": capacity.device_memory(total=True)}
+
+
+def check_kernel(manifest: dict, *, on_gpu: bool, subject: str, graph: bool = False,
+                 forced: str | None = None) -> None:
+    """The memory check a sweep makes for each of its kernel tasks (``check``), for one kernel run
+    outside a sweep (``graphsweep kernel``): NoRoomError when the dataset of ``manifest`` would not
+    fit the GPU's free memory (``on_gpu``) or the host's available memory; a graph kernel on the
+    GPU asks the placement planner, which puts a graph the GPU cannot hold in host memory."""
+    if graph and on_gpu:
+        device, host = placement.machine_memory("gpu")
+        placement.decide(placement.GraphSize.of(manifest), backend="gpu", device_bytes=device, host_bytes=host,
+                         forced=forced, what=subject)
+        return
+    need = _task_bytes(manifest["kind"], manifest["n"], manifest.get("m") or 0)
+    have = capacity.device_memory() if on_gpu else capacity.available_memory()
+    capacity.check(subject, [("GPU memory for a kernel task" if on_gpu else "memory for a CPU kernel task",
+                              need, have)])
+
+
+def needs(plan, *, has_gpu: bool) -> str:
+    """One line saying what the sweep needs of the machine that runs it (for ``--dry-run``, before
+    a sweep is scheduled): a GPU or not, memory for its largest kernel task and generation, disk."""
+    items = costs(plan, has_gpu=has_gpu)
+    on_gpu = max((c.task_bytes for c in items if True in c.on_gpu), default=0)
+    on_host = max((c.task_bytes for c in items if False in c.on_gpu), default=0)
+    pinned = max((c.host_bytes for c in items), default=0)
+    generate = max((c.generate_bytes for c in items), default=0)
+    parts = []
+    if plan.backend == "gpu" or on_gpu:
+        parts.append(f"a CUDA GPU{' (backend: gpu)' if plan.backend == 'gpu' else ''} with "
+                     f"{format_bytes(on_gpu)} of memory for its largest kernel task")
+    if pinned:
+        parts.append(f"{format_bytes(pinned)} of host memory for a graph placed there (kernels.placement)")
+    if on_host:
+        parts.append(f"{format_bytes(on_host)} of host memory for its largest CPU kernel task")
+    if generate:
+        parts.append(f"{format_bytes(generate)} of host memory to generate a dataset")
+    parts.append(f"{format_bytes(sum(c.disk_bytes for c in items if not c.exists))} of disk for new datasets "
+                 f"under {plan.data}")
+    return "needs: " + "; ".join(parts)

@@ -2,12 +2,13 @@
 OS error's traceback after minutes of computing.
 
 ``check_writable(path, what)`` accepts a path whose nearest existing ancestor is a folder this
-process may create entries in (and, for an existing ``path``, that is writable itself);
+process may create entries in (checked by creating one) (and, for an existing ``path``, that is writable itself);
 ``prepare_output_file(path, what)`` also creates the file's missing folders.
 """
 
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 from graphsweep.datasets.capacity import nearest_existing
@@ -23,7 +24,20 @@ def check_writable(path, what: str) -> Path:
     if not os.access(existing, os.W_OK | (os.X_OK if existing.is_dir() else 0)):
         reason = "is on a read-only file system" if _read_only(existing) else "is not writable"
         raise GraphsweepError(f"{what} {path}: {existing} {reason}")
+    if existing.is_dir():
+        _probe(existing, f"{what} {path}")
     return path
+
+
+def _probe(folder: Path, what: str) -> None:
+    """Create and remove a file in ``folder``: file systems such as /proc and /sys pass the access
+    check (for root) yet take no new files."""
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".graphsweep-probe-")
+    except OSError as exc:
+        raise GraphsweepError(f"{what}: cannot create files in {folder} ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(name)
 
 
 def prepare_output_file(path, what: str) -> Path:

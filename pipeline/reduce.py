@@ -48,6 +48,18 @@ def load(results) -> pd.DataFrame:
                               f"({str(exc).splitlines()[0]})") from None
 
 
+def rows_of(results) -> pd.DataFrame:
+    """The rows of the sweep in ``results``: its task files, or the results.parquet of a folder
+    without them (a published sweep)."""
+    results = Path(results)
+    if not store.finished(results) and (results / RESULTS).is_file():
+        try:
+            return pd.read_parquet(results / RESULTS)
+        except (pa.ArrowException, OSError) as exc:
+            raise GraphsweepError(f"{results / RESULTS}: unreadable ({str(exc).splitlines()[0]})") from None
+    return load(results)
+
+
 def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per (task, stage, phase) of the timed rows (per-step rows left out): ms statistics
     over reps and instances, rates from the mean time (``kernels.throughput``), and per-instance

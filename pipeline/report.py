@@ -185,29 +185,9 @@ table.data td, table.data th { padding: 2px 6px; border-bottom: 1px solid #ddd; 
 """
 
 
-def _state_from_rows(results, rows: pd.DataFrame) -> dict:
-    """store.status's answer for a results directory without task files (a published one): done
-    and failed from the rows, every other task of the plan pending."""
-    plan = store.read_plan(results)
-    by_task = rows.groupby("task").agg(error=("error", "first"), verified=("verified", "min")) \
-        if not rows.empty else pd.DataFrame(columns=["error", "verified"])
-    done, failed, pending = [], {}, []
-    for task in plan.tasks:
-        if task.hash not in by_task.index:
-            pending.append(task)
-            continue
-        error, verified = by_task.loc[task.hash, "error"], by_task.loc[task.hash, "verified"]
-        if (isinstance(error, str) and error) or verified is False or verified == 0:
-            failed[task.hash] = (task, error if isinstance(error, str) else "verification failed")
-        else:
-            done.append(task)
-    return {"plan": plan, "done": done, "failed": failed, "pending": pending,
-            "stopped": (Path(results) / store.STOP).exists()}
-
-
 def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
     """The report's HTML for the sweep in ``results`` from its rows and summary."""
-    state = store.status(results) if store.finished(results) else _state_from_rows(results, rows)
+    state = store.status(results)
     plan = state["plan"]
     title = f"graphsweep report: {plan.name}"
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
@@ -225,7 +205,8 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
         for ident, caption, table in papers.tables(summary):
             parts += [f"<h2 id='{ident}'>{html.escape(caption)}</h2>", _table(table)]
     if state["failed"]:
-        failed = pd.DataFrame([{"task": h, "kernel": t.label, "error": e} for h, (t, e) in state["failed"].items()])
+        failed = pd.DataFrame([{"task": h, "kernel": t.label, "error": e or "verification failed"}
+                               for h, (t, e) in state["failed"].items()])
         parts += ["<h2 class='failed'>Failed tasks</h2>", _table(failed)]
     if plan.skipped:
         skipped = pd.DataFrame(plan.skipped, columns=["dataset", "kernel", "why"])
@@ -256,7 +237,7 @@ def report(results) -> Path:
     directory without task files but with results.parquet (a published sweep) is rendered from it."""
     results = Path(results)
     if not store.finished(results) and (results / reducer.RESULTS).is_file():
-        rows = pd.read_parquet(results / reducer.RESULTS)
+        rows = reducer.rows_of(results)
         page = render(results, rows, reducer.summarize(rows))
     else:
         page = render(results, *reducer.reduce(results))

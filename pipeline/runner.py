@@ -16,6 +16,7 @@ folder: lock it for the run's life, write plan.json and the log.  A run that can
 cluster leaves nothing behind, so a retry is not refused.
 """
 
+import dataclasses
 import logging
 import time
 import uuid
@@ -24,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+import dask
 from distributed import as_completed, fire_and_forget, span
 
 from graphsweep.datasets import capacity
@@ -31,7 +33,7 @@ from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.generators.progress import Progress
 
-from . import cluster, config, estimate, launched, logs, paths, store, worker
+from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
 from . import report as reporter
 from .sweep import Plan
 
@@ -201,57 +203,69 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
     members = _Membership()
-    try:
-        ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
-        affinity = Affinity(ordered)
-        by_key = {t.key: t for t in todo}
-        sent_to, in_flight = {}, {}
+    clock = eta.Eta(eta.task_seconds(plan, todo, has_gpu="GPU" in resources),
+                    workers=len(client.scheduler_info(n_workers=-1)["workers"]))
 
-        def top_up(running):
-            # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
-            # all at once would split the work by task count, not time: keep two per worker in flight,
-            # each from a dataset that worker owns (see Affinity).
-            workers = client.scheduler_info(n_workers=-1)["workers"]
-            members.update(workers)
-            affinity.forget(set(in_flight) - set(workers))
-            for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
-                while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
-                    running.add(send(task, address))
-                    sent_to[task.key] = address
-                    in_flight[address] = in_flight.get(address, 0) + 1
+    def left() -> str:
+        return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
-        running = as_completed()
+    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
+    affinity = Affinity(ordered)
+    by_key = {t.key: t for t in todo}
+    sent_to, in_flight = {}, {}
+
+    def top_up(running):
+        # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
+        # all at once would split the work by task count, not time: keep two per worker in flight,
+        # each from a dataset that worker owns (see Affinity).
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        members.update(workers)
+        affinity.forget(set(in_flight) - set(workers))
+        for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
+            while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
+                running.add(send(task, address))
+                sent_to[task.key] = address
+                in_flight[address] = in_flight.get(address, 0) + 1
+
+    running = as_completed()
+    top_up(running)
+    bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
+    for future in running:
+        task = by_key[future.key]
+        in_flight[sent_to[task.key]] -= 1
+        try:
+            outcome = future.result()
+        except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
+            log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
+            outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
+                task, run_id, f"{type(exc).__name__}: {exc}")])
+            if not outcome["stored"]:  # it had stored its own result after all
+                state, error = store.outcome(store.task_file(plan.results, task.hash))
+                outcome.update(status=state, error=error)
+            if outcome["status"] == "failed" and plan.on_failure == "stop":
+                store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
+        counts[outcome["status"]] += 1
+        if outcome["status"] == "failed":
+            error = (outcome["error"] or "verification failed").strip()
+            log.warning("failed: %s: %s", task.label, error)
+            bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
+        else:
+            log.info("%s: %s", outcome["status"], task.label)
+        clock.done(task.hash)
+        bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
         top_up(running)
-        bar = Progress(plan.name, len(todo), "tasks", enabled=progress)
-        for future in running:
-            task = by_key[future.key]
-            in_flight[sent_to[task.key]] -= 1
-            try:
-                outcome = future.result()
-            except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
-                log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
-                outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
-                    task, run_id, f"{type(exc).__name__}: {exc}")])
-                if not outcome["stored"]:  # it had stored its own result after all
-                    state, error = store.outcome(store.task_file(plan.results, task.hash))
-                    outcome.update(status=state, error=error)
-                if outcome["status"] == "failed" and plan.on_failure == "stop":
-                    store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
-            counts[outcome["status"]] += 1
-            if outcome["status"] == "failed":
-                error = (outcome["error"] or "verification failed").strip()
-                log.warning("failed: %s: %s", task.label, error)
-                bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
-            else:
-                log.info("%s: %s", outcome["status"], task.label)
-            bar.step(extra=f", {counts['failed']} failed" if counts["failed"] else "")
-            top_up(running)
-    except KeyboardInterrupt:
-        log.warning("interrupted after %d of %d tasks", sum(counts.values()), len(todo))
-        raise
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
+
+
+def uses_gpu(plan: Plan, profile=None, cluster_file=None) -> bool:
+    """Whether the sweep's kernels run on GPUs on the cluster ``profile`` names (assumed for a
+    cluster elsewhere unless the sweep says ``backend: cpu``)."""
+    _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
+    if chosen["kind"] in LOCAL_KINDS:
+        return chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    return plan.backend != "cpu"
 
 
 def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
@@ -264,14 +278,50 @@ def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
                    device_memory=capacity.device_memory(total=True) if has_gpu else None)
 
 
-def _check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool) -> None:
-    """Everything that can be refused before a cluster starts: the results directory (writable,
-    free, the same sweep when resuming) and the room the sweep needs."""
+def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
+    """Everything that can be refused before a cluster starts (``run --dry-run`` too): the results
+    directory (writable and, with ``claim``, free and the same sweep when resuming) and the room
+    the sweep needs."""
     paths.check_writable(plan.results, "results directory")
     if any(d.generated and not d.in_memory for d in plan.datasets):
         paths.check_writable(plan.data, "data directory")
-    store.check_claim(plan, resume=resume)
+    if claim:
+        store.check_claim(plan, resume=resume)
     check_room(plan, profile, cluster_file)
+
+
+def dry_run(plan: Plan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True, echo=click.echo) -> int:
+    """``run --dry-run``: print the plan (with ``resume``, only its unfinished tasks) with its costs
+    and what it needs, then refuse (GraphsweepError) whatever the run would refuse before starting,
+    and a datasets pattern that names nothing; 0 when none."""
+    done = store.finished(plan.results).keys() & {t.hash for t in plan.tasks} if resume else set()
+    echo(dataclasses.replace(plan, tasks=[t for t in plan.tasks if t.hash not in done]).describe())
+    if done:
+        echo(f"resuming: {len(done)} of {len(plan.tasks)} tasks already finished (not estimated above)")
+    echo(estimate.needs(plan, has_gpu=uses_gpu(plan, profile, cluster_file)))
+    if plan.warnings:
+        raise GraphsweepError(f"{len(plan.warnings)} datasets patterns name no dataset (see the warnings above)")
+    check_before_connecting(plan, profile, cluster_file, resume=resume, claim=claim)
+    return 0
+
+
+def reuse(plan: Plan, *, say_only: bool = False) -> tuple[bool, str | None]:
+    """For a sweep run again and again into one folder (``run --default``): (resume, what was done).
+
+    An unfinished run of the same sweep is resumed; a finished one, or another sweep's results,
+    are set aside whole as ``NAME-RUN_ID`` beside the folder (``say_only``: only said), so every
+    run starts afresh and earlier results are kept."""
+    results = plan.results
+    if not (results / store.PLAN).is_file() or store.lock_holder(results) is not None:
+        return False, None  # a fresh folder; or one in use, which check_claim refuses
+    earlier = store.read_plan(results)
+    if earlier.fingerprint == plan.fingerprint:
+        state = store.status(results)
+        if state["pending"]:
+            return True, f"finishing the unfinished run in {results} ({len(state['pending'])} tasks to go)"
+    if say_only:
+        return False, f"earlier results in {results} would be set aside as {results.name}-RUN_ID"
+    return False, f"earlier results set aside: {store.set_aside(results)}"
 
 
 def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> None:
@@ -279,7 +329,7 @@ def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> Non
     still run, and with ``retry_failed`` forget the failed tasks so they run again."""
     store.init(plan, resume=resume)
     if store.submissions(plan.results):
-        active = launched.classify(plan.results, store.status(plan.results)["pending"], client=client)
+        active, _ = launched.classify(plan.results, store.status(plan.results)["pending"], client=client)
         busy = active["running"] + active["queued"]
         if busy:
             raise GraphsweepError(f"{plan.results}: {len(busy)} tasks an earlier submit launched are still "
@@ -309,14 +359,16 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
     Returns the exit code for batch use: 0 only when every task succeeded (and verified, unless
     the spec says ``verify: false``), else 1.
     """
-    _check_before_connecting(plan, profile, cluster_file, resume=resume)
+    check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
     held = logs.attach()  # records from here on wait in memory for the run's log file
+    before = None  # the tasks finished before this run, once it claimed the folder
     try:
         with cluster.connect(profile, cluster_file, plan.backend) as client:
             resources = _placement(client, plan)
             with store.hold(plan.results, "run"):
                 _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+                before = store.finished(plan.results).keys()
                 run_id = new_run_id()
                 path = _log_path(plan, run_id)
                 held = logs.open_file(held, path)
@@ -331,6 +383,13 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
                     log.info(line)
                     echo(line)
                 return code
+    except KeyboardInterrupt:
+        if before is not None:
+            # Counted once the cluster is left: a task executing at the interrupt may still store its result.
+            stored = len(store.finished(plan.results).keys() - before)
+            log.warning("interrupted with %d of the %d tasks of this run stored", stored,
+                        len(plan.tasks) - len(before))
+        raise
     finally:
         logs.detach(held)
 
@@ -342,7 +401,7 @@ def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = F
     if not cluster.is_long_lived(chosen):
         raise GraphsweepError(f"--cluster {name}: submit needs a cluster that outlives this command "
                               "(a scheduler-file or address profile); use `graphsweep run` for this one")
-    _check_before_connecting(plan, profile, cluster_file, resume=resume)
+    check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
     held = logs.attach()
     try:
@@ -369,5 +428,24 @@ def submit(plan: Plan, client, *, run_id: str, resources: dict | None = None) ->
     store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: t.key for t in ordered})
     futures = [send(task) for task in ordered]
     fire_and_forget(futures)
+    _taken(plan, client, ordered)
     log.info("submitted %d tasks (fire and forget)", len(futures))
     return len(futures)
+
+
+def _taken(plan: Plan, client, tasks: list, poll: float = 0.05) -> None:
+    """Wait until the scheduler knows every task just sent (or it already stored its result), so
+    that a ``status`` right after ``submit`` never calls a task in flight to the scheduler lost."""
+    timeout = config.get("cluster.worker-timeout")
+    deadline = time.monotonic() + dask.utils.parse_timedelta(timeout)
+    waiting = {t.key: t for t in tasks}
+    while True:
+        states = client.sync(client.scheduler.get_task_status, keys=list(waiting))
+        waiting = {k: t for k, t in waiting.items()
+                   if states.get(k) is None and not store.task_file(plan.results, t.hash).exists()}
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            raise GraphsweepError(f"the scheduler did not take {len(waiting)} of the {len(tasks)} tasks sent "
+                                  f"within {timeout}")
+        time.sleep(poll)

@@ -230,23 +230,63 @@ def finished(results) -> dict:
     return {p.stem: p for p in folder.glob("*.parquet")} if folder.is_dir() else {}
 
 
+def _published(results) -> dict:
+    """task hash -> (state, error) from ``results.parquet`` of a results folder without task files
+    (a published sweep: plan.json and results.parquet only); empty when there is none."""
+    path = Path(results) / "results.parquet"
+    if (Path(results) / TASKS).is_dir() or not path.is_file():
+        return {}
+    try:
+        rows = pq.read_table(path, columns=["task", "verified", "error"]).to_pylist()
+    except (pa.ArrowException, OSError, KeyError) as exc:
+        raise GraphsweepError(f"{path}: unreadable ({str(exc).splitlines()[0]})") from None
+    out = {}
+    for row in rows:  # as store_rows decides: an error, or any row not verified, fails the task
+        state, error = out.get(row["task"], ("ok", None))
+        if row["error"] or row["verified"] is False:
+            state, error = "failed", error or row["error"]
+        out[row["task"]] = (state, error)
+    return out
+
+
 def status(results) -> dict:
-    """The plan's tasks sorted into done, failed (hash -> error) and pending; and whether stopped."""
+    """The plan's tasks sorted into done, failed (hash -> error) and pending; and whether stopped.
+    A published sweep (no task files) is read from its results.parquet."""
     plan = read_plan(results)
     files = finished(results)
+    published = _published(results)
     done, failed, pending = [], {}, []
     for task in plan.tasks:
         path = files.get(task.hash)
-        if path is None:
+        if path is None and task.hash not in published:
             pending.append(task)
             continue
-        state, error = outcome(path)
+        state, error = outcome(path) if path is not None else published[task.hash]
         if state == "ok":
             done.append(task)
         else:
             failed[task.hash] = (task, error)
     return {"plan": plan, "done": done, "failed": failed, "pending": pending,
             "stopped": (Path(results) / STOP).exists()}
+
+
+def last_run_id(results) -> str | None:
+    """The id of the latest run or submit that wrote a log into ``results`` (ids sort by time)."""
+    ids = sorted(p.stem for p in (Path(results) / LOGS).glob("*.log"))
+    return ids[-1] if ids else None
+
+
+def set_aside(results) -> Path:
+    """Rename the results folder ``results`` to ``NAME-RUN_ID`` beside it (its latest run's id, or
+    plan.json's time), keeping it whole; returns the new path."""
+    results = Path(results)
+    stamp = last_run_id(results) or datetime.fromtimestamp((results / PLAN).stat().st_mtime).strftime("%Y%m%dT%H%M%S")
+    target = results.with_name(f"{results.name}-{stamp}")
+    suffix = 1
+    while target.exists():
+        target, suffix = results.with_name(f"{results.name}-{stamp}.{suffix}"), suffix + 1
+    results.rename(target)
+    return target
 
 
 def stop(results, reason: str) -> None:

@@ -36,7 +36,8 @@ included).  The plan is datasets × kernels × each kernel's grid, ordered datas
 worker's consecutive tasks reuse the dataset it has loaded.  A kernel meets only the datasets
 it can run on (kind and capabilities: an undirected or weighted graph, an ordered list) and
 that its ``datasets`` patterns name; every other pair is skipped with a note (``Plan.skipped``,
-printed by ``--dry-run``, kept in plan.json).  Every fault in a spec is one ``ParameterError``
+printed by ``--dry-run``, kept in plan.json).  A pattern that names no dataset is a likely typo:
+``Plan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec is one ``ParameterError``
 naming the file, the key and what is allowed.
 """
 
@@ -153,6 +154,9 @@ class Plan:
     spec: dict = field(repr=False, default_factory=dict)
     # (dataset id, kernel, why) of every pair the plan leaves out.
     skipped: list = field(default_factory=list)
+    # What in the spec looks like a mistake but still expands (a datasets pattern naming nothing):
+    # ``run`` prints each as a warning, ``run --dry-run`` refuses.
+    warnings: list = field(default_factory=list)
 
     @property
     def fingerprint(self) -> str:
@@ -461,6 +465,10 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
     roots = spec.get("roots")
     if roots is not None:
         roots = _int(roots, top / "roots", 1)
+    warnings = [(top / "kernels" / i / "datasets").error(
+                     f"{pattern!r} names no dataset of this sweep ({kernel.name} gets no tasks from it)").args[0]
+                 for i, (kernel, _, patterns) in enumerate(kernels) for pattern in patterns or ()
+                 if not any(_named(d, [pattern]) for d in datasets)]
     tasks, skipped = [], []
     for data in datasets:
         for kernel, grid, patterns, placement, alias in kernels:
@@ -492,4 +500,4 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
         seen.add(t.hash)
     return Plan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
                 warmup=warmup, verify=verify, on_failure=on_failure, part_rows=part_rows,
-                datasets=datasets, tasks=tasks, spec=spec, skipped=skipped)
+                datasets=datasets, tasks=tasks, spec=spec, skipped=skipped, warnings=warnings)

@@ -365,11 +365,16 @@ def run_cpu(inp, params, timer):
     mode, alpha, beta = params["direction"], params["alpha"], params["beta"]
     rcsr = csr if mode == "top-down" else inp.rcsr()
     n, nnz, root = csr.n, csr.nnz, params["root"]
-    level = np.full(n, -1, dtype=np.int32)
-    parent = np.full(n, -1, dtype=csr.indices.dtype)
+    level, parent = np.empty(n, dtype=np.int32), np.empty(n, dtype=csr.indices.dtype)
     queue, spare = np.empty(n, dtype=csr.indices.dtype), np.empty(n, dtype=csr.indices.dtype)
-    front, nxt = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
-    with timer.phase("init", written=12 * n):
+    front, nxt = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    # What init moves: level and parent set to -1, both frontier bitmaps cleared (the queues are
+    # written as they fill).
+    with timer.phase("init", written=level.nbytes + parent.nbytes + front.nbytes + nxt.nbytes):
+        level.fill(-1)
+        parent.fill(-1)
+        front.fill(0)
+        nxt.fill(0)
         level[root], parent[root], queue[0] = 0, root, root
     depth, count, reached, edges_to_check = 0, 1, 1, nnz
     scout = int(csr.offsets[root + 1] - csr.offsets[root])

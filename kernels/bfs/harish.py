@@ -111,13 +111,15 @@ def _update(frontier, visited, updating):
 def run_cpu(inp, params, timer):
     csr = inp.csr()
     n, root = csr.n, params["root"]
-    frontier, visited, updating = (np.zeros(n, dtype=np.uint8) for _ in range(3))
+    frontier, visited, updating = (np.empty(n, dtype=np.uint8) for _ in range(3))
     cost = np.empty(n, dtype=np.int32)
     parent = np.empty(n, dtype=csr.indices.dtype)
     sizes = LevelSizes(cost, csr)
-    with timer.phase("init", written=(11 if n < 2**31 else 15) * n):
+    with timer.phase("init", written=sum(a.nbytes for a in (cost, parent, frontier, visited, updating))):
         cost.fill(-1)
         parent.fill(-1)
+        for flags in (frontier, visited, updating):
+            flags.fill(0)
         cost[root], parent[root], frontier[root], visited[root] = 0, root, 1, 1
     depth = 0
     while True:

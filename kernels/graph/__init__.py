@@ -271,13 +271,14 @@ def from_edges(src, dst, n: int, weight=None, *, directed: bool = False, device:
 
 def pick_roots(inp: GraphInput, count: int, seed: int) -> list[int]:
     """``count`` roots drawn from ``seed`` among the vertices with an edge (GAPBS's SourcePicker
-    skips degree 0), without repeats while there are enough; any vertex when none has an edge."""
+    skips degree 0), never repeated: fewer when fewer vertices qualify (a repeated root would be
+    timed twice and weigh twice in the GTEPS mean); any vertex when none has an edge."""
     candidates = inp.xp.flatnonzero(inp.degree_nonzero())
     total = int(candidates.shape[0])
     if total == 0:
         candidates, total = None, inp.n
     rng = np.random.default_rng(seed)
-    picks = rng.choice(total, size=count, replace=count > total)
+    picks = rng.choice(total, size=min(count, total), replace=False)
     if candidates is None:
         return [int(p) for p in picks]
     return [int(v) for v in candidates[inp.xp.asarray(picks)].tolist()]

@@ -69,3 +69,18 @@ def test_bad_input_is_a_graphsweep_error(dataset, args, message):
     out = CliRunner().invoke(kernel, [str(dataset) if a == "DATA" else a for a in args] + ["--backend", "cpu"])
     assert isinstance(out.exception, ParameterError) and out.exception.exit_code == 2
     assert message in str(out.exception)
+
+
+def test_the_phase_table_is_aligned_and_prints_no_nan(tmp_path):
+    from graphsweep.generators import generate
+    graph = generate("uniform", tmp_path / "g", seed=3, params={"n": "3000", "degree": "4"}, progress=False)
+    out = CliRunner().invoke(kernel, ["bfs.best", str(graph), "--backend", "cpu", "--reps", "2", "--warmup", "0",
+                                      "--roots", "2"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("phase "))
+    table = lines[start:next(i for i in range(start, len(lines)) if ":" in lines[i])]
+    # Long phase names (queue-to-bitmap, csr (input)) widen the first column; every row is as long as the header.
+    assert any(line.startswith("queue-to-bitmap ") for line in table) or any("(input)" in line for line in table)
+    assert len({len(line) for line in table}) == 1 and "nan" not in out.output
+    assert table[-2].split()[-1] != "-" and all(line.split()[-1] == "-" for line in table[1:-2])

@@ -153,3 +153,15 @@ def test_persistent_grid_refuses_blocks_that_cannot_be_resident(make_dataset, gr
 
 def test_best_is_registered():
     assert registry.get("bfs.best").name == registry.ALIASES["bfs.best"][0]
+
+
+@pytest.mark.parametrize("name, per_vertex", [("bfs.direction-optimizing", 4 + 4 + 1 + 1),   # level, parent, 2 bitmaps
+                                              ("bfs.harish", 4 + 4 + 3)])                 # cost, parent, 3 flag arrays
+def test_cpu_init_credits_the_bytes_it_writes(name, per_vertex, graphs, make_dataset):
+    # The init phase once credited 12n bytes to three scalar stores (700+ GB/s on a CPU): its
+    # byte model now counts the arrays it fills, and it fills them inside the phase.
+    graph = graphs["uniform-d6"]()
+    res = run(name, make_dataset(graph), "cpu")
+    n = graph[0]
+    [init] = [row for row in res.summary() if row["phase"] == "init"]
+    assert init["bytes_written"] == per_vertex * n and init["bytes_read"] == 0

@@ -57,7 +57,7 @@ def test_csr_rules(directed, dtype, packed, monkeypatch):
 def test_empty_and_single_vertex():
     g = from_edges(np.array([], np.int32), np.array([], np.int32), 1)
     assert g.csr().nnz == 0 and list(g.csr().offsets) == [0, 0]
-    assert pick_roots(g, 2, seed=3) == [0, 0]         # no vertex has an edge: any vertex
+    assert pick_roots(g, 2, seed=3) == [0]            # no vertex has an edge: any vertex, never twice
 
 
 def test_builds_are_timed_once_and_shared_between_problems():
@@ -81,6 +81,9 @@ def test_roots_are_seeded_and_have_edges():
     assert roots == pick_roots(g, 10, seed=4) != pick_roots(g, 10, seed=5)
     nonzero = g.degree_nonzero()
     assert all(nonzero[r] for r in roots) and len(set(roots)) == 10
+    # A tiny graph has fewer vertices with an edge than roots asked for: each once, no repeats.
+    tiny = from_edges(np.array([0, 3], np.int32), np.array([3, 0], np.int32), 6)
+    assert sorted(pick_roots(tiny, 4, seed=1)) == [0, 3]
     assert root_instances(g, {"root": 7}, 10, 4) == [{"root": 7}]
     with pytest.raises(ParameterError, match="parameter 'root': 500 is not a vertex of <memory> \\(n = 500\\)"):
         root_instances(g, {"root": 500}, None, 0)

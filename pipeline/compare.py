@@ -1,0 +1,130 @@
+"""Is NEW slower than BASE?  Two results folders of a sweep compared task by task.
+
+For each (kernel, dataset, params) present in both, the timed runs' kernel times (phase
+``total``, every rep of every instance) give the ratio of medians NEW / BASE and a 95% confidence
+interval for it: a two-sample percentile bootstrap of the ratio of medians over the reps
+(``scipy.stats.bootstrap``, seeded, so a comparison prints the same every time).
+
+A task is a regression when the ratio exceeds 1 + ``threshold`` *and* the interval lies wholly
+above 1 — as asv's ``compare`` flags a benchmark only when the ratio passes its factor and the
+two sample sets differ significantly, so the noise of a few reps does not raise alarms.  An
+improvement is the mirror image (ratio below 1 / (1 + threshold), interval wholly below 1).  With
+a single rep on a side there is no interval, and, like asv without samples, the threshold alone
+decides.  A task that failed in NEW and succeeded in BASE is a regression too.
+"""
+
+import json
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from graphsweep.datasets.errors import GraphsweepError
+
+from . import reduce as reducer
+
+KEY = ("kernel", "dataset", "params")
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+
+
+@dataclass
+class Comparison:
+    kernel: str
+    dataset: str
+    params: str
+    base_ms: float          # median kernel time (nan when the task failed)
+    new_ms: float
+    base_reps: int
+    new_reps: int
+    ratio: float            # new_ms / base_ms
+    low: float | None       # the ratio's confidence interval (None: a side has one rep)
+    high: float | None
+    verdict: str            # "slower", "faster", "same", "failed in NEW", "failed in both", "fixed in NEW"
+
+    @property
+    def regressed(self) -> bool:
+        return self.verdict in ("slower", "failed in NEW")
+
+
+def kernel_times(results) -> dict:
+    """(kernel, dataset, params) -> (kernel times in ms of every timed rep, or None when the task
+    failed) of the sweep in ``results``."""
+    rows = reducer.rows_of(results)
+    out = {}
+    for key, task in rows.groupby(list(KEY), sort=False, dropna=False):
+        failed = task["error"].notna().any() or task["verified"].eq(False).any()
+        timed = task[(task["phase"] == "total") & (task["stage"].fillna("kernel") == "kernel")]
+        if "step" in timed:
+            timed = timed[timed["step"].isna()]
+        out[key] = None if failed or timed.empty else timed["ms"].to_numpy(dtype=float)
+    return out
+
+
+def _ratio_of_medians(base, new, axis=-1):
+    return np.median(new, axis=axis) / np.median(base, axis=axis)
+
+
+def interval(base: np.ndarray, new: np.ndarray, seed: int) -> tuple[float, float] | None:
+    """The bootstrap confidence interval of median(new) / median(base), or None with one rep on a
+    side (or reps that never vary, where the interval is the ratio itself)."""
+    if len(base) < 2 or len(new) < 2:
+        return None
+    if np.ptp(base) == 0 and np.ptp(new) == 0:
+        ratio = float(_ratio_of_medians(base, new))
+        return ratio, ratio
+    res = stats.bootstrap((base, new), _ratio_of_medians, vectorized=True, paired=False,
+                          confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
+                          rng=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def _verdict(ratio: float, low, high, threshold: float) -> str:
+    if ratio > 1 + threshold and (low is None or low > 1):
+        return "slower"
+    if ratio < 1 / (1 + threshold) and (high is None or high < 1):
+        return "faster"
+    return "same"
+
+
+def compare(base, new, *, threshold: float = 0.10) -> tuple[list[Comparison], dict]:
+    """Each task present in both folders compared (BASE's order), and the keys present in only one
+    (``{"base only": [...], "new only": [...]}``)."""
+    if threshold < 0:
+        raise GraphsweepError(f"--threshold {threshold}: must be >= 0")
+    old, now = kernel_times(base), kernel_times(new)
+    out = []
+    for key in (k for k in old if k in now):
+        a, b = old[key], now[key]
+        seed = zlib.crc32(json.dumps([str(k) for k in key]).encode())
+        if a is None or b is None:
+            verdict = ("failed in both" if a is None and b is None else
+                       "failed in NEW" if b is None else "fixed in NEW")
+            out.append(Comparison(*key, _median(a), _median(b), _len(a), _len(b), float("nan"), None, None, verdict))
+            continue
+        ratio = float(_ratio_of_medians(a, b))
+        ci = interval(a, b, seed)
+        low, high = ci if ci is not None else (None, None)
+        out.append(Comparison(*key, _median(a), _median(b), len(a), len(b), ratio, low, high,
+                              _verdict(ratio, low, high, threshold)))
+    return out, {"base only": [k for k in old if k not in now], "new only": [k for k in now if k not in old]}
+
+
+def _median(times) -> float:
+    return float(np.median(times)) if times is not None else float("nan")
+
+
+def _len(times) -> int:
+    return 0 if times is None else len(times)
+
+
+def table(comparisons: list[Comparison]) -> pd.DataFrame:
+    """The comparisons as a table (what ``graphsweep compare`` prints)."""
+    from .report import compact_params
+    return pd.DataFrame([{
+        "kernel": c.kernel, "dataset": c.dataset, "params": compact_params(c.params),
+        "base ms": c.base_ms, "new ms": c.new_ms, "ratio": c.ratio,
+        "95% CI": "" if c.low is None else f"{c.low:.3f}-{c.high:.3f}", "reps": f"{c.base_reps}/{c.new_reps}",
+        "verdict": c.verdict} for c in comparisons])

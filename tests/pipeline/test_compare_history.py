@@ -1,0 +1,153 @@
+"""``graphsweep compare | history | results`` on results folders made here with known kernel times:
+regressions flagged only beyond the threshold and outside the noise, exit codes, failed tasks,
+tasks on one side only; the runs of a folder over time and its history page; folder states."""
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from graphsweep.pipeline import compare, history, store, sweep
+
+KERNELS = ["listrank.sequential", "listrank.wyllie", {"name": "listrank.random-splitter", "params": {"packing": [48, 64]}}]
+
+
+def nightly(folder, n=(1024, 2048)):
+    """The plan of a small sweep into ``folder``: 4 list-ranking kernel variants on lists of sizes ``n``."""
+    return sweep.expand({"name": "nightly", "results": str(folder), "data": str(folder.parent / "data"),
+                         "datasets": [{"generator": "list", "params": {"n": list(n)}}], "kernels": KERNELS})
+
+
+def make_results(folder, times: dict, *, run_id: str = "20260101T000000-aaaaaa", failed=(), n=(1024, 2048)):
+    """A results folder of that sweep whose tasks' kernel times are ``times[label]`` (ms of each
+    rep, kernel phase ``total``); tasks whose label is in ``failed`` store an error row."""
+    plan = nightly(folder, n)
+    store.init(plan, resume=False)
+    (folder / store.LOGS / f"{run_id}.log").write_text("")
+    for task in plan.tasks:
+        base = {"task": task.hash, "kernel": task.kernel, "dataset": task.dataset.id,
+                "params": json.dumps(task.params, sort_keys=True), "stage": "kernel"}
+        if task.label in failed:
+            rows = [{**base, "phase": None, "rep": None, "ms": None, "verified": False, "error": "RuntimeError: boom"}]
+        else:
+            rows = [{**base, "phase": phase, "rep": rep, "ms": ms * share, "verified": True, "error": None}
+                    for rep, ms in enumerate(times[task.label]) for phase, share in (("total", 1.0), ("walk", 0.9))]
+        store.write_task(folder, task.hash, pa.Table.from_pylist(rows), failed=task.label in failed,
+                         error="RuntimeError: boom" if task.label in failed else None)
+    return plan
+
+
+def noisy(ms: float, reps: int, spread: float, rng) -> list:
+    return list(ms * rng.lognormal(0.0, spread, reps))
+
+
+def labels(tmp_path):
+    return [t.label for t in nightly(tmp_path / "r").tasks]
+
+
+def test_slower_faster_and_same_are_told_apart_and_set_the_exit_code(tmp_path, gs):
+    rng = np.random.default_rng(7)
+    names = labels(tmp_path)
+    slow, fast = names[0], names[1]
+    base_times = {label: noisy(10.0, 5, 0.02, rng) for label in names}
+    new_times = {label: noisy(10.0 * (1.5 if label == slow else 0.5 if label == fast else 1.0), 5, 0.02, rng)
+                 for label in names}
+    plan = make_results(tmp_path / "base", base_times)
+    make_results(tmp_path / "new", new_times)
+    found, only = compare.compare(tmp_path / "base", tmp_path / "new")
+    assert len(found) == len(names) and only == {"base only": [], "new only": []}
+    by_label = {t.label: next(c for c in found if (c.kernel, c.dataset, c.params) ==
+                              (t.kernel, t.dataset.id, json.dumps(t.params, sort_keys=True))) for t in plan.tasks}
+    assert by_label[slow].verdict == "slower" and by_label[fast].verdict == "faster"
+    assert sum(c.verdict == "same" for c in found) == len(names) - 2
+    for c in found:  # the interval holds the point estimate, which is the ratio of the medians
+        assert c.low <= c.ratio <= c.high
+        assert c.ratio == pytest.approx(c.new_ms / c.base_ms)
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new")
+    assert rc == 1 and f"{len(names)} tasks compared (threshold 10%): 1 regressed, 1 faster" in out
+    # A threshold above the slowdown: nothing regressed.
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new", "--threshold", "0.6")
+    assert rc == 0 and "0 regressed" in out
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "base", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["regressed"] == 0 and all(c["ratio"] == 1.0 for c in doc["compared"])
+
+
+def test_noise_is_not_a_regression_and_a_real_slowdown_is_found(tmp_path):
+    # Same distribution on both sides, 5 reps with 5% noise, 40 comparisons: false alarms are rare;
+    # a 30% slowdown under the same noise is found every time.
+    rng = np.random.default_rng(11)
+    alarms = found = 0
+    for trial in range(40):
+        base, same, slower = (np.array(noisy(4.0 * f, 5, 0.05, rng)) for f in (1.0, 1.0, 1.3))
+        ci = compare.interval(base, same, seed=trial)
+        alarms += compare._verdict(float(compare._ratio_of_medians(base, same)), *ci, 0.10) == "slower"
+        ci = compare.interval(base, slower, seed=trial)
+        found += compare._verdict(float(compare._ratio_of_medians(base, slower)), *ci, 0.10) == "slower"
+    assert alarms <= 1 and found >= 38
+
+
+def test_a_wide_interval_keeps_a_large_ratio_from_being_flagged():
+    base = np.array([10.0, 10.2, 9.8, 30.0, 3.0])
+    new = np.array([12.0, 13.0, 4.0, 40.0, 9.0])  # median 12 vs 10: 20% slower, but the reps scatter
+    low, high = compare.interval(base, new, seed=1)
+    assert low < 1 < high and compare._verdict(1.2, low, high, 0.10) == "same"
+    assert compare.interval(base[:1], new, seed=1) is None  # one rep: no interval ...
+    assert compare._verdict(1.2, None, None, 0.10) == "slower"  # ... the threshold alone decides
+
+
+def test_failed_tasks_and_tasks_on_one_side(tmp_path, gs):
+    names = labels(tmp_path)
+    times = {label: [5.0, 5.1, 4.9] for label in names}
+    make_results(tmp_path / "base", times, failed={names[2]})
+    make_results(tmp_path / "new", {t.label: [5.0, 5.1, 4.9] for t in nightly(tmp_path / "x", (1024, 4096)).tasks},
+                 failed={names[0]}, n=(1024, 4096))
+    found, only = compare.compare(tmp_path / "base", tmp_path / "new")
+    verdicts = sorted(c.verdict for c in found)
+    assert "failed in NEW" in verdicts and all(v in ("same", "failed in NEW", "fixed in NEW") for v in verdicts)
+    assert len(only["base only"]) == len(only["new only"]) == len(names) // 2  # the 2048 vs 4096 lists
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new")
+    assert rc == 1 and "1 regressed" in out and f"{len(names) // 2} only in BASE" in out
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new", "--json")
+    doc = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    [lost] = [c for c in doc["compared"] if c["verdict"] == "failed in NEW"]
+    assert rc == 1 and lost["new_ms"] is None and lost["base_ms"] == pytest.approx(5.0)
+    assert len(doc["base_only"]) == len(names) // 2
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "nothing")
+    assert rc == 2 and err.startswith("graphsweep: error: ") and "not a graphsweep results directory" in err
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new", "--threshold", "-1")
+    assert rc == 2
+
+
+def test_history_lists_the_runs_oldest_first_and_plots_each_kernel(tmp_path, gs):
+    names = labels(tmp_path)
+    root = tmp_path / "nightly"
+    for day, factor in ((3, 1.2), (1, 1.0), (2, 1.1)):
+        make_results(root / f"nightly-2026-01-0{day}", {label: [10.0 * factor] * 3 for label in names},
+                     run_id=f"2026010{day}T023000-00000{day}")
+    (root / "data").mkdir()  # not a results folder: left out
+    rc, out, err = gs("history", root)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert [line.split()[2] for line in lines[1:4]] == [f"nightly-2026-01-0{d}" for d in (1, 2, 3)]
+    assert [float(line.split()[-1]) for line in lines[1:4]] == pytest.approx([10.0, 11.0, 12.0])
+    page = (root / history.HISTORY).read_text()
+    assert page.count("<img") == 3 and all(k in page for k in ("listrank.sequential", "listrank.wyllie"))
+    rc, out, err = gs("history", tmp_path / "empty-or-not-there")
+    assert rc == 2
+
+
+def test_results_lists_folders_with_their_state(tmp_path, gs):
+    names = labels(tmp_path)
+    times = {label: [1.0, 1.0] for label in names}
+    make_results(tmp_path / "r" / "done", times)
+    make_results(tmp_path / "r" / "failed", times, failed={names[0]})
+    partial = make_results(tmp_path / "r" / "pending", times)
+    store.task_file(partial.results, partial.tasks[0].hash).unlink()
+    make_results(tmp_path / "r" / "busy", times)
+    with store.hold(tmp_path / "r" / "busy", "run"):
+        rc, out, err = gs("results", tmp_path)
+    assert rc == 0, err
+    states = {line.split()[0].rsplit("/", 1)[-1]: line.split()[2] for line in out.splitlines()[1:]}
+    assert states == {"done": "done", "failed": "failed", "pending": "pending", "busy": "running"}
