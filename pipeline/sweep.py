@@ -467,7 +467,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
         roots = _int(roots, top / "roots", 1)
     warnings = [(top / "kernels" / i / "datasets").error(
                      f"{pattern!r} names no dataset of this sweep ({kernel.name} gets no tasks from it)").args[0]
-                 for i, (kernel, _, patterns) in enumerate(kernels) for pattern in patterns or ()
+                 for i, (kernel, _, patterns, *_) in enumerate(kernels) for pattern in patterns or ()
                  if not any(_named(d, [pattern]) for d in datasets)]
     tasks, skipped = [], []
     for data in datasets:
