@@ -94,6 +94,53 @@ extern "C" __global__ void graphsweep_bfs_emogi_stream(const int* __restrict__ b
     }
 }
 
+// The vertices not reached yet that have an edge (the candidates of a bottom-up level).
+extern "C" __global__ void graphsweep_bfs_emogi_unvisited(const int* __restrict__ level, const long long* __restrict__ offsets,
+                                                          long long n, int* out, unsigned long long* size)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = blockIdx.x * (long long)blockDim.x; base < n; base += stride) {
+        const long long v = base + threadIdx.x;
+        const bool mine = v < n && level[v] == -1 && offsets[v + 1] > offsets[v];
+        const unsigned mask = __ballot_sync(0xffffffffu, mine);
+        if (!mask) continue;
+        const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+        unsigned long long at = 0;
+        if (lane == leader) at = atomicAdd(size, (unsigned long long)__popc(mask));
+        at = __shfl_sync(0xffffffffu, at, leader);
+        if (mine) out[at + __popc(mask & ((1u << lane) - 1))] = (int)v;
+    }
+}
+
+// Bottom-up level: a warp per candidate v reads v's row a whole aligned line at a time and stops at
+// the first line holding a vertex of the current level, which becomes v's parent.  A row is read
+// only as far as its first parent: on the big middle levels of a small-world graph that is one line.
+extern "C" __global__ void graphsweep_bfs_emogi_bottom_up(const int* __restrict__ indices, const long long* __restrict__ offsets,
+                                                          const int* __restrict__ candidates, long long size, int* level,
+                                                          int* parent, int current, int* next,
+                                                          unsigned long long* next_size, unsigned long long* lines)
+{
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    unsigned long long read = 0;
+    for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < size; w += warps) {
+        const int v = candidates[w];
+        const long long s = offsets[v], e = offsets[v + 1];
+        for (long long base = s / WIDTH * WIDTH; base < e; base += WIDTH) {
+            const long long entry = base + lane;
+            const int u = entry >= s && entry < e ? indices[entry] : -1;
+            const bool hit = u >= 0 && level[u] == current;
+            const unsigned mask = __ballot_sync(0xffffffffu, hit);
+            ++read;
+            if (mask) {
+                visit(lane == __ffs(mask) - 1, v, u, level, parent, current + 1, next, next_size);
+                break;
+            }
+        }
+    }
+    if (lane == 0 && read) atomicAdd(lines, read);
+}
+
 extern "C" __global__ void graphsweep_bfs_emogi_init(int* level, int* parent, long long n, int root)
 {
     for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < n; v += (long long)gridDim.x * blockDim.x) {

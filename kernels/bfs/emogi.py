@@ -2,23 +2,30 @@
 adjacency in the access shape the link serves best (EMOGI, Min et al., VLDB 2021).
 
 Per level, from the frontier's rows: ``lines``, the 128-byte lines those rows span (offsets are
-on the device, so this costs no link traffic).  The level is then expanded one of two ways,
-whichever the byte model prices lower at the link rates measured in this run
-(``kernels.ceilings``: ``mapped_lines_gbps``, ``h2d_gbps``):
+on the device, so this costs no link traffic), and the candidates of a bottom-up step (vertices
+not reached yet that have an edge).  The level is then expanded one of three ways, whichever the
+byte model prices lowest at the link rates measured in this run (``kernels.ceilings``:
+``mapped_lines_gbps``, ``h2d_gbps``):
 
 - ``lines``: a warp per line reads it whole from mapped host memory (zero-copy, 32 lanes × 4 bytes,
   aligned), claiming unvisited neighbours — ``lines × 128`` bytes over the link;
 - ``stream``: the whole CSR copied over the link in blocks (``graph.stream``, copy overlapped
   with the expansion), every entry of a row on the current level claiming its neighbour —
-  ``nnz × 4`` bytes at the copy bandwidth; it wins on the few middle levels of a small-world
-  graph, whose frontiers touch most lines.
+  ``nnz × 4`` bytes at the copy bandwidth;
+- ``bottom-up``: a warp per candidate reads its row a line at a time and stops at the first line
+  holding a vertex of the current level — at least a line per candidate, priced so, and chosen
+  only when there are fewer candidates than frontier lines; on the big middle levels of a
+  small-world graph most candidates find a parent in their first line.
 
 Claims are CAS on the level array; the next frontier is appended with one atomic per warp.  On
-a device-placed graph every level is ``lines`` (the same kernel reading device memory).  The
-row's ``floor_ms`` statistic is the cheaper of the two per level, summed: the time the link
-needs for the traversal's bytes; ``line_bytes`` is the bytes of all lines the frontiers span.
+a device-placed graph every level is ``lines`` (the same kernels reading device memory).  The
+row's ``floor_ms`` statistic sums, per level, the lines the level needed (those the frontier
+spans, or those the bottom-up step read) at the line rate, or the whole CSR at the copy rate,
+whichever is less: the time the link needs for the traversal's bytes; ``line_bytes`` sums those
+lines' bytes.
 
-CPU twin: the same top-down levels over the CSR in host memory, frontier vertices in parallel.
+CPU twin: the same three ways of expanding a level over the CSR in host memory (parallel over
+frontier vertices, rows, or candidates), chosen by the same byte model with equal rates.
 """
 
 import numba
@@ -33,11 +40,13 @@ from .gpu import check_gpu_graph
 
 RUN = 8          # entries per thread in a streamed block
 LINE = 128       # bytes per line read by a warp
-MODES = ("auto", "lines", "stream")
+WIDTH = 32       # int32 entries per line
+MODES = ("auto", "lines", "stream", "bottom-up")
 
 PARAMS = {**ROOT_PARAM, **GRID_PARAMS,
           "mode": Param("auto", str, choices=MODES, help="how each level reads the adjacency: by the byte "
-                                                          "model (auto), always whole lines, always streamed"),
+                                                          "model (auto), always whole lines top-down, always "
+                                                          "streamed, always bottom-up by lines"),
           "block_entries": Param(BLOCK_ENTRIES, minimum=1, help="CSR entries per streamed block")}
 
 
@@ -52,14 +61,14 @@ def setup(inp, params):
         inp.cache["bfs.emogi.rates"] = (c.get("mapped_lines_gbps", 0.0) * 1e9, c.get("h2d_gbps", 0.0) * 1e9)
 
 
-def choose(mode: str, placement: str, line_bytes: int, stream_bytes: int, rates) -> str:
-    """The level's way to read: forced, or the one the link moves faster (lines on the device)."""
+def choose(mode: str, placement: str, seconds: dict) -> str:
+    """The level's way to read: forced, or the one the link serves fastest by ``seconds`` (the
+    byte model of each way at the measured rates); whole lines top-down on a device-placed graph."""
     if mode != "auto":
         return mode
     if placement != "host":
         return "lines"
-    lines_rate, copy_rate = rates
-    return "lines" if line_bytes / lines_rate <= stream_bytes / copy_rate else "stream"
+    return min(seconds, key=seconds.get)
 
 
 def run_gpu(inp, params, timer):
@@ -69,15 +78,19 @@ def run_gpu(inp, params, timer):
     n, root, nnz = csr.n, params["root"], csr.nnz
     threads = check_threads(params["threads"])
     blocks = inp.cache[("bfs.emogi.blocks", params["block_entries"])]
-    rates = inp.cache.get("bfs.emogi.rates", (1.0, 1.0))
+    lines_rate, copy_rate = inp.cache.get("bfs.emogi.rates", (1.0, 1.0))
     host = csr.placement == "host"
     mod = module("bfs/emogi.cu", (f"-DRUN={RUN}",))
-    init, count_lines, expand, stream = (mod.get_function(f"graphsweep_bfs_emogi_{k}")
-                                         for k in ("init", "lines", "expand", "stream"))
+    init, count_lines, expand, stream, unvisited, bottom_up = (
+        mod.get_function(f"graphsweep_bfs_emogi_{k}")
+        for k in ("init", "lines", "expand", "stream", "unvisited", "bottom_up"))
     level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
     frontier, following = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
+    candidates = cupy.empty(max(n, 1), dtype=np.int32)
     first = cupy.empty(n + 1, dtype=np.int64)
-    next_size = cupy.zeros(1, dtype=np.uint64)
+    counters = cupy.zeros(3, dtype=np.uint64)     # next frontier size, candidates, lines read bottom-up
+    next_size, candidate_count, lines_read = counters[0:1], counters[1:2], counters[2:3]
+    warps_per_block = threads // 32
     with timer.phase("init", written=8 * n + 4):
         launch(init, n, threads, params["blocks"], level, parent, np.int64(n), np.int32(root))
         frontier[:1] = root
@@ -88,16 +101,29 @@ def run_gpu(inp, params, timer):
             first[0] = 0
             launch(count_lines, size, threads, params["blocks"], frontier, np.int64(size), csr.offsets, first[1:])
             first[1:size + 1] = cupy.cumsum(first[1:size + 1])
+            counters.fill(0)
+            if (depth and params["mode"] == "auto") or params["mode"] == "bottom-up":
+                launch(unvisited, n, threads, params["blocks"], level, csr.offsets, np.int64(n), candidates,
+                       candidate_count)
             total = int(first[size].get())
+            candidate_total = int(candidate_count.get()[0])
             line_bytes = total * LINE
-            way = choose(params["mode"], csr.placement, line_bytes, stream_bytes, rates)
-            next_size.fill(0)
+            seconds = {"lines": line_bytes / lines_rate, "stream": stream_bytes / copy_rate}
+            if candidate_total and candidate_total <= total:  # each candidate reads at least one line
+                seconds["bottom-up"] = candidate_total * LINE / lines_rate
+            way = choose(params["mode"], csr.placement, seconds)
             if way == "lines":
-                warps_per_block = threads // 32
                 grid = min(-(-total // warps_per_block), 1 << 20) if total else 1
                 expand((grid,), (threads,), (csr.indices, csr.offsets, frontier, first, np.int64(size),
                                              np.int64(total), level, parent, np.int32(depth + 1), following, next_size))
                 traffic.add(read=line_bytes + 20 * size, random=total, link=line_bytes if host else 0)
+            elif way == "bottom-up":
+                grid = min(-(-candidate_total // warps_per_block), 1 << 20) if candidate_total else 1
+                bottom_up((grid,), (threads,), (csr.indices, csr.offsets, candidates, np.int64(candidate_total),
+                                                level, parent, np.int32(depth), following, next_size, lines_read))
+                read = lambda lines=lines_read: int(lines.get()[0]) * LINE  # noqa: E731  (after timing)
+                traffic.add(read=lambda: read() + 20 * n, random=lambda: read() // LINE,
+                            link=lambda: read() if host else 0)
             else:
                 def work(block, r0, r1, lo, count):
                     launch(stream, (count + RUN - 1) // RUN, threads, params["blocks"], block, csr.offsets,
@@ -106,27 +132,54 @@ def run_gpu(inp, params, timer):
                 blocks.each(work)
                 traffic.add(read=stream_bytes + 4 * n, random=0, link=blocks.link_bytes)
             size = int(next_size.get()[0])
-        floor_s += min(line_bytes / rates[0], stream_bytes / rates[1]) if host else 0.0
-        line_total += line_bytes
+        touched = int(lines_read.get()[0]) * LINE if way == "bottom-up" else line_bytes
+        floor_s += min(touched / lines_rate, stream_bytes / copy_rate) if host else 0.0
+        line_total += touched
         modes.append(way)
         frontier, following = following, frontier
         depth += 1
     timer.stat("levels", depth)
     timer.stat("stream_levels", modes.count("stream"))
+    timer.stat("bottom_up_levels", modes.count("bottom-up"))
     timer.stat("line_bytes", line_total)
     timer.stat("floor_ms", floor_s * 1e3)
     return {"level": level, "parent": parent}
 
 
 @numba.njit(parallel=True, cache=True)
-def _expand(offsets, indices, frontier, size, level, parent, depth, marks):
-    for i in numba.prange(size):
+def _top_down(offsets, indices, frontier, level, parent, depth, marks):
+    for i in numba.prange(frontier.shape[0]):
         u = frontier[i]
         for e in range(offsets[u], offsets[u + 1]):
             v = indices[e]
             if level[v] == -1 and cas(level, v, -1, depth + 1) == -1:
                 parent[v] = u
                 marks[v] = 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _stream(offsets, indices, level, parent, depth, marks):
+    for u in numba.prange(level.shape[0]):
+        if level[u] != depth:
+            continue
+        for e in range(offsets[u], offsets[u + 1]):
+            v = indices[e]
+            if level[v] == -1 and cas(level, v, -1, depth + 1) == -1:
+                parent[v] = u
+                marks[v] = 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _bottom_up(offsets, indices, candidates, level, parent, depth, marks):
+    for i in numba.prange(candidates.shape[0]):
+        v = candidates[i]
+        for e in range(offsets[v], offsets[v + 1]):
+            u = indices[e]
+            if level[u] == depth:
+                level[v] = depth + 1
+                parent[v] = u
+                marks[v] = 1
+                break
 
 
 def run_cpu(inp, params, timer):
@@ -136,15 +189,31 @@ def run_cpu(inp, params, timer):
     level = np.full(n, -1, dtype=np.int32)
     parent = np.full(n, -1, dtype=np.int32 if n < 2**31 else np.int64)
     marks = np.zeros(n, dtype=np.uint8)
+    has_edge = offsets[1:] > offsets[:-1]
     with timer.phase("init", written=8 * n):
         level[root], parent[root] = 0, root
     frontier, depth = np.array([root], dtype=np.int64), 0
     while frontier.shape[0]:
         with timer.phase("level", step=depth, info={"frontier": int(frontier.shape[0])}) as traffic:
-            _expand(offsets, indices, frontier, frontier.shape[0], level, parent, depth, marks)
+            starts, ends = offsets[frontier], offsets[frontier + 1]
+            lines = int(np.where(ends > starts, (ends + WIDTH - 1) // WIDTH - starts // WIDTH, 0).sum())
+            wanted = (depth and params["mode"] == "auto") or params["mode"] == "bottom-up"
+            candidates = np.flatnonzero((level == -1) & has_edge) if wanted else np.zeros(0, dtype=np.int64)
+            seconds = {"lines": lines, "stream": indices.shape[0] / WIDTH}
+            if candidates.shape[0] and candidates.shape[0] <= lines:
+                seconds["bottom-up"] = candidates.shape[0]
+            way = choose(params["mode"], "host", seconds)
+            if way == "lines":
+                _top_down(offsets, indices, frontier, level, parent, depth, marks)
+                edges = int((ends - starts).sum())
+            elif way == "stream":
+                _stream(offsets, indices, level, parent, depth, marks)
+                edges = indices.shape[0]
+            else:
+                _bottom_up(offsets, indices, candidates, level, parent, depth, marks)
+                edges = int((offsets[candidates + 1] - offsets[candidates]).sum())   # at most
             following = np.flatnonzero(marks)
             marks[following] = 0
-            edges = int((offsets[frontier + 1] - offsets[frontier]).sum())
             traffic.add(read=4 * edges + 16 * frontier.shape[0], random=edges, written=8 * following.shape[0])
         frontier = following
         depth += 1

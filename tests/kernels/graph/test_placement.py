@@ -175,7 +175,7 @@ def test_host_placement_on_the_gpu_verifies_and_counts_link_bytes(tmp_path, name
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mode", ["lines", "stream"])
+@pytest.mark.parametrize("mode", ["auto", "lines", "stream", "bottom-up"])
 def test_emogi_levels_by_either_read_agree(mode):
     data = memory.generate("uniform", seed=4, params={"n": 20000, "degree": 6})
     ref = harness.run("bfs.best", data, backend="gpu", reps=1, warmup=0, root=17)
@@ -207,3 +207,14 @@ def test_the_wide_id_sort_of_a_slice_orders_as_the_packed_one():
         if w is not None:   # the same multiset of weights per (row, column), here in the same order too
             assert np.array_equal(wide_w[np.lexsort((wide_w, wide_cols, np.sort(rows)))],
                                   packed_w[np.lexsort((packed_w, packed_cols, np.sort(rows)))])
+
+
+@pytest.mark.parametrize("mode", ["auto", "lines", "stream", "bottom-up"])
+def test_every_way_of_expanding_an_emogi_level_verifies_on_the_cpu(mode):
+    for name, params in (("rmat", {"scale": 11, "edge_factor": 8}), ("uniform", {"n": 3000, "degree": 3}),
+                         ("tree", {"n": 2000, "count": 4}), ("list-graph", {"n": 1500, "count": 2})):
+        data = memory.generate(name, seed=6, params=params)
+        ref = harness.run("bfs.best", data, backend="cpu", reps=1, warmup=0, instances=2)
+        got = harness.run("bfs.emogi", data, backend="cpu", reps=1, warmup=0, instances=2, mode=mode)
+        assert got.verified, (name, got.verify_error)
+        assert np.array_equal(ref.output["level"], got.output["level"]), name
