@@ -16,19 +16,26 @@ extern "C" __global__ void graphsweep_bfs_emogi_lines(const int* __restrict__ fr
     }
 }
 
-// Claims v for the next level from u; appends it to the next frontier with one atomic per warp.
-__device__ __forceinline__ void visit(bool claim, int v, int u, int* level, int* parent, int next_level,
-                                      int* next, unsigned long long* next_size)
+// Appends the value of every lane that has one to out[*size...] with one atomic per warp; all 32
+// lanes must call it.
+__device__ __forceinline__ void append(bool mine, int value, int* out, unsigned long long* size)
 {
-    bool won = claim && level[v] == -1 && atomicCAS(level + v, -1, next_level) == -1;
-    if (won) parent[v] = u;
-    const unsigned mask = __ballot_sync(0xffffffffu, won);
+    const unsigned mask = __ballot_sync(0xffffffffu, mine);
     if (!mask) return;
     const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
     unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(next_size, (unsigned long long)__popc(mask));
+    if (lane == leader) base = atomicAdd(size, (unsigned long long)__popc(mask));
     base = __shfl_sync(0xffffffffu, base, leader);
-    if (won) next[base + __popc(mask & ((1u << lane) - 1))] = v;
+    if (mine) out[base + __popc(mask & ((1u << lane) - 1))] = value;
+}
+
+// Claims v for the next level from u and appends it to the next frontier (warp-collective).
+__device__ __forceinline__ void visit(bool claim, int v, int u, int* level, int* parent, int next_level,
+                                      int* next, unsigned long long* next_size)
+{
+    const bool won = claim && level[v] == -1 && atomicCAS(level + v, -1, next_level) == -1;
+    if (won) parent[v] = u;
+    append(won, v, next, next_size);
 }
 
 // One warp per line: line w belongs to frontier[i] with first[i] <= w < first[i + 1] (first is the
@@ -101,14 +108,7 @@ extern "C" __global__ void graphsweep_bfs_emogi_unvisited(const int* __restrict_
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = blockIdx.x * (long long)blockDim.x; base < n; base += stride) {
         const long long v = base + threadIdx.x;
-        const bool mine = v < n && level[v] == -1 && offsets[v + 1] > offsets[v];
-        const unsigned mask = __ballot_sync(0xffffffffu, mine);
-        if (!mask) continue;
-        const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
-        unsigned long long at = 0;
-        if (lane == leader) at = atomicAdd(size, (unsigned long long)__popc(mask));
-        at = __shfl_sync(0xffffffffu, at, leader);
-        if (mine) out[at + __popc(mask & ((1u << lane) - 1))] = (int)v;
+        append(v < n && level[v] == -1 && offsets[v + 1] > offsets[v], (int)v, out, size);
     }
 }
 

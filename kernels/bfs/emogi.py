@@ -146,27 +146,27 @@ def run_gpu(inp, params, timer):
     return {"level": level, "parent": parent}
 
 
+@numba.njit(cache=True, inline="always")
+def _claim_row(offsets, indices, u, level, parent, depth, marks):
+    """Every unreached neighbour of u joins the next level with parent u (CAS on its level)."""
+    for e in range(offsets[u], offsets[u + 1]):
+        v = indices[e]
+        if level[v] == -1 and cas(level, v, -1, depth + 1) == -1:
+            parent[v] = u
+            marks[v] = 1
+
+
 @numba.njit(parallel=True, cache=True)
 def _top_down(offsets, indices, frontier, level, parent, depth, marks):
     for i in numba.prange(frontier.shape[0]):
-        u = frontier[i]
-        for e in range(offsets[u], offsets[u + 1]):
-            v = indices[e]
-            if level[v] == -1 and cas(level, v, -1, depth + 1) == -1:
-                parent[v] = u
-                marks[v] = 1
+        _claim_row(offsets, indices, frontier[i], level, parent, depth, marks)
 
 
 @numba.njit(parallel=True, cache=True)
 def _stream(offsets, indices, level, parent, depth, marks):
     for u in numba.prange(level.shape[0]):
-        if level[u] != depth:
-            continue
-        for e in range(offsets[u], offsets[u + 1]):
-            v = indices[e]
-            if level[v] == -1 and cas(level, v, -1, depth + 1) == -1:
-                parent[v] = u
-                marks[v] = 1
+        if level[u] == depth:
+            _claim_row(offsets, indices, u, level, parent, depth, marks)
 
 
 @numba.njit(parallel=True, cache=True)
