@@ -186,8 +186,10 @@ class Plan:
     def describe(self) -> str:
         """The expanded plan as text (what ``run --dry-run`` prints)."""
         to_make = [d for d in self.datasets if d.generated and not d.in_memory]
+        kept = sum(d.in_memory for d in self.datasets)
+        in_memory = f", {kept} generated in memory by their tasks" if kept else ""
         lines = [f"sweep {self.name}: {len(self.tasks)} tasks over {len(self.datasets)} datasets "
-                 f"({len(to_make)} generated), backend {self.backend}, reps {self.reps}, "
+                 f"({len(to_make)} generated{in_memory}), backend {self.backend}, reps {self.reps}, "
                  f"warmup {self.warmup}, verify {str(self.verify).lower()}, on_failure {self.on_failure}",
                  f"results: {self.results}"]
         if to_make:
