@@ -32,6 +32,10 @@ MODULES = [
     "graphsweep.kernels.apsp.floyd_warshall",
     "graphsweep.kernels.apsp.blocked",
     "graphsweep.kernels.apsp.repeated_sssp",
+    "graphsweep.kernels.pagerank.pull",
+    "graphsweep.kernels.pagerank.pull_warp",
+    "graphsweep.kernels.pagerank.spmv",
+    "graphsweep.kernels.tc.search",
 ]
 
 # name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.
@@ -47,6 +51,8 @@ ALIASES = {
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
                                              "bfs.harish up to 110x slower (R-MAT 24)"),
+    "pagerank.best": ("pagerank.pull-warp", "benchmarks/gap.py (H200): see docs/results.md, GAP suite"),
+    "tc.best": ("tc.search", "the one TC design; benchmarks/gap.py (H200): see docs/results.md, GAP suite"),
 }
 
 _kernels: dict[str, Kernel] = {}

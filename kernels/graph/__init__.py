@@ -18,6 +18,7 @@ that holds the data (CuPy's sort is CUB's radix sort).
 """
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -29,6 +30,23 @@ from ..timing import timer_for
 REPRESENTATIONS = ("csr", "rcsr")
 # Graphs of fewer vertices sort one packed (row << 32 | col) key per edge; larger ones lexsort.
 PACK_LIMIT = 2**31
+
+
+@dataclass(frozen=True)
+class Builder:
+    """A representation another module adds by name (``register``): ``build(inp)`` makes it,
+    ``traffic(inp)`` is its build's byte model (``read``, ``written``), ``warm_up(inp)`` compiles
+    what the build uses on a tiny graph so the timed build does not include it."""
+    build: Callable
+    traffic: Callable
+    warm_up: Callable
+
+
+BUILDERS: dict[str, Builder] = {}
+
+
+def register(name: str, builder: Builder) -> None:
+    BUILDERS[name] = builder
 
 
 @dataclass(frozen=True)
@@ -84,23 +102,37 @@ class GraphInput:
                                             both=False, index_dtype=self.index_dtype)
         return self._reps["rcsr"]
 
+    def representation(self, name: str):
+        """The representation ``name`` (``csr``, ``rcsr`` or a registered one), built once."""
+        if name in REPRESENTATIONS:
+            return getattr(self, name)()
+        if name not in self._reps:
+            self._reps[name] = BUILDERS[name].build(self)
+        return self._reps[name]
+
     def build(self, names) -> list[dict]:
         """Build each representation in ``names`` that is not built yet, timing it; returns one row
         per name (phase, ms, byte model, ``cached``: True when an earlier run built it)."""
-        unknown = [name for name in names if name not in REPRESENTATIONS]
+        unknown = [name for name in names if name not in REPRESENTATIONS and name not in BUILDERS]
         if unknown:
-            raise ParameterError(f"unknown graph representation {unknown[0]!r} (known: {', '.join(REPRESENTATIONS)})")
+            known = ", ".join([*REPRESENTATIONS, *BUILDERS])
+            raise ParameterError(f"unknown graph representation {unknown[0]!r} (known: {known})")
         # An undirected graph's reverse is its CSR: one build, one row.
         names = dict.fromkeys("csr" if name == "rcsr" and not self.directed else name for name in names)
         rows = []
         for name in names:
             cached = name in self.builds
             if not cached:
-                _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
-                               index_dtype=self.index_dtype)
+                if name in BUILDERS:
+                    BUILDERS[name].warm_up(self)
+                    traffic = BUILDERS[name].traffic(self)
+                else:
+                    _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
+                                   index_dtype=self.index_dtype)
+                    traffic = self._build_traffic(name)
                 timer = timer_for(self.device)
-                with timer.phase(name, **self._build_traffic(name)):
-                    getattr(self, name)()
+                with timer.phase(name, **traffic):
+                    self.representation(name)
                 timer.finish()
                 self.builds[name] = timer.rows()[0]
             rows.append({**self.builds[name], "cached": cached})
@@ -216,3 +248,6 @@ def root_instances(inp: GraphInput, params: dict, count: int | None, seed: int) 
             raise ParameterError(f"parameter 'root': {root} is not a vertex of {inp.where} (n = {inp.n})")
         return [{"root": int(root)}]
     return [{"root": r} for r in pick_roots(inp, count or 1, seed)]
+
+
+from . import simple  # noqa: E402,F401  (registers "simple" and "oriented"; it imports this module's names)
