@@ -36,6 +36,7 @@ MODULES = [
     "graphsweep.kernels.pagerank.pull_warp",
     "graphsweep.kernels.pagerank.spmv",
     "graphsweep.kernels.tc.search",
+    "graphsweep.kernels.bc.brandes",
 ]
 
 # name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.
@@ -52,6 +53,7 @@ ALIASES = {
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
                                              "bfs.harish up to 110x slower (R-MAT 24)"),
     "pagerank.best": ("pagerank.pull-warp", "benchmarks/gap.py (H200): see docs/results.md, GAP suite"),
+    "bc.best": ("bc.brandes", "the one BC design; benchmarks/gap.py (H200): see docs/results.md, GAP suite"),
     "tc.best": ("tc.search", "the one TC design; benchmarks/gap.py (H200): see docs/results.md, GAP suite"),
 }
 
