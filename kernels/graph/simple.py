@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import CSR, PACK_LIMIT, Builder, GraphInput, bincount, register
+import graphsweep.kernels.graph as layer
+
+from . import CSR, Builder, GraphInput, bincount, register
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ def build_simple(inp) -> CSR:
     keep = rows != cols
     rows, cols = rows[keep], cols[keep]
     del keep
-    if n >= PACK_LIMIT:
+    if n >= layer.PACK_LIMIT:  # ids too wide to pack two in a word
         order = xp.lexsort(xp.stack([cols, rows]))
         rows, cols = rows[order], cols[order]
         del order
