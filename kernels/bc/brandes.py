@@ -10,7 +10,11 @@ their path counts sigma to every neighbour at level d + 1; backward, each vertex
 no atomics (GAPBS pushes along a successor bitmap instead).
 
 GPU (``brandes.cu``): a warp per vertex of the level, lanes striding over its row; claims by CAS
-on the level array and warp-aggregated queue appends; path counts added by double atomics.  One
+on the level array and warp-aggregated queue appends; path counts added by double atomics.  Rows
+longer than ``split`` edges (a Kronecker graph's hubs) are cut in chunks of ``split`` edges, a warp
+each, every level (a chunk whose vertex is not on the level returns at once); backward, the chunks'
+sums meet by atomics and a thread per long row settles it (the chunk list: ``graph.simple.long_rows``,
+made once per graph by ``setup``).  One
 launch per level and direction; the host reads the queue's length after each forward level.
 CPU twin: the same levels with Numba prange, race-free by pulling: forward, every unreached
 vertex sums sigma over its neighbours at level d; backward, as on the GPU.  Each level of each
@@ -22,9 +26,12 @@ import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
 
-from ..contract import Kernel
+from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
+from ..graph.simple import long_rows
 from . import BC, ROOT_PARAM
+
+NO_SPLIT = np.iinfo(np.int64).max
 
 
 def _level_traffic(xp, csr, queue, bounds, depth: int, forward: bool) -> dict:
@@ -52,7 +59,14 @@ def run_gpu(inp, params, timer):
     threads = check_threads(params["threads"])
     most = params["blocks"] or resident_blocks(threads)
     mod = module("bc/brandes.cu")
-    forward, backward = mod.get_function("graphsweep_bc_forward"), mod.get_function("graphsweep_bc_backward")
+    fn = {name: mod.get_function(f"graphsweep_bc_{name}")
+          for name in ("forward", "forward_long", "backward", "backward_long_sums", "backward_long_settle")}
+    split = params["split"]
+    rows, chunk_vertex, chunk_begin = long_rows(inp, split) if split else (None, None, None)
+    chunks = 0 if rows is None else int(chunk_vertex.shape[0])
+    chunk_blocks = min(most, -(-chunks // (threads // 32))) if chunks else 0
+    row_split = np.int64(split if chunks else NO_SPLIT)
+    partial = cupy.zeros(n, dtype=np.float64) if chunks else None
     level = cupy.full(n, -1, dtype=np.int32)
     sigma = cupy.zeros(n, dtype=np.float64)
     coef = cupy.empty(n, dtype=np.float64)
@@ -69,8 +83,12 @@ def run_gpu(inp, params, timer):
         blocks = min(most, -(-size // warps_per_block))
         with timer.phase("forward", step=depth, info={"frontier": size},
                          **_level_traffic(cupy, csr, queue, bounds, depth, True)):
-            forward((blocks,), (threads,), (csr.offsets, csr.indices, level, sigma, queue, tail,
-                                            np.int32(bounds[-2]), np.int32(bounds[-1]), np.int32(depth)))
+            fn["forward"]((blocks,), (threads,), (csr.offsets, csr.indices, level, sigma, queue, tail,
+                                                  np.int32(bounds[-2]), np.int32(bounds[-1]), np.int32(depth), row_split))
+            if chunks:
+                fn["forward_long"]((chunk_blocks,), (threads,), (csr.offsets, csr.indices, level, sigma, queue, tail,
+                                                                 chunk_vertex, chunk_begin, np.int64(chunks),
+                                                                 row_split, np.int32(depth)))
         end = int(tail.get()[0])          # the next level's size: a host read per level
         if end == bounds[-1]:
             break
@@ -80,12 +98,26 @@ def run_gpu(inp, params, timer):
         blocks = min(most, -(-size // warps_per_block))
         with timer.phase("backward", step=depth, info={"frontier": size},
                          **_level_traffic(cupy, csr, queue, bounds, depth, False)):
-            backward((blocks,), (threads,), (csr.offsets, csr.indices, level, sigma, coef, centrality, queue,
-                                             np.int32(bounds[depth]), np.int32(bounds[depth + 1]), np.int32(depth),
-                                             np.int32(root)))
+            if chunks:
+                fn["backward_long_sums"]((chunk_blocks,), (threads,), (csr.offsets, csr.indices, level, coef,
+                                                                       chunk_vertex, chunk_begin, np.int64(chunks),
+                                                                       row_split, np.int32(depth), partial))
+            fn["backward"]((blocks,), (threads,), (csr.offsets, csr.indices, level, sigma, coef, centrality, queue,
+                                                   np.int32(bounds[depth]), np.int32(bounds[depth + 1]),
+                                                   np.int32(depth), np.int32(root), row_split))
+            if chunks:
+                fn["backward_long_settle"]((-(-int(rows.shape[0]) // threads),), (threads,),
+                                           (rows, np.int32(rows.shape[0]), level, sigma, coef, centrality, partial,
+                                            np.int32(depth), np.int32(root)))
     timer.stat("levels", len(bounds) - 1)
     timer.stat("reached", bounds[-1])
+    timer.stat("split_rows", 0 if rows is None else int(rows.shape[0]))
     return {"centrality": centrality}
+
+
+def setup(inp, params) -> None:
+    if inp.device == "gpu" and params["split"]:
+        long_rows(inp, params["split"])
 
 
 # --- CPU twin: the same levels, pulling (race-free under prange).
@@ -153,4 +185,7 @@ def run_cpu(inp, params, timer):
 KERNEL = Kernel(name="bc.brandes", problem=BC,
                 summary="Brandes betweenness from each root: level-synchronous forward path counts, backward "
                         "dependency pulls, a warp per vertex of the level (GAPBS bc)",
-                gpu=run_gpu, cpu=run_cpu, params={**ROOT_PARAM, **GRID_PARAMS}, needs=("simple",))
+                gpu=run_gpu, cpu=run_cpu, setup=setup, needs=("simple",),
+                params={**ROOT_PARAM, **GRID_PARAMS,
+                        "split": Param(4096, minimum=0, help="rows longer than this are cut in chunks of this many "
+                                                             "edges, a warp each (0: never; GPU only)")})

@@ -83,6 +83,26 @@ def build_oriented(inp) -> OrientedCSR:
     return OrientedCSR(offsets, cols, None, n, sources=rows)
 
 
+def long_rows(inp, split: int):
+    """The simple graph's rows longer than ``split`` edges and their chunks of ``split`` edges, for
+    kernels that give a hub's row to many warps: (long-row vertices int32, each chunk's vertex int32,
+    each chunk's first edge int64).  Made once per graph and split (cached on the input)."""
+    key = ("simple.long-rows", split)
+    if key not in inp.cache:
+        xp, csr = inp.xp, inp.representation("simple")
+        degree = csr.degree()
+        heavy = xp.flatnonzero(degree > split).astype(np.int32)
+        counts = (degree[heavy] + split - 1) // split
+        ends = xp.cumsum(counts)
+        chunks = int(ends[-1]) if heavy.shape[0] else 0
+        chunk = xp.arange(chunks, dtype=np.int64)
+        owner = xp.searchsorted(ends, chunk, side="right")
+        vertex = heavy[owner]
+        begin = csr.offsets[vertex] + (chunk - (ends - counts)[owner]) * split
+        inp.cache[key] = (heavy, vertex, begin.astype(np.int64))
+    return inp.cache[key]
+
+
 def _simple_traffic(inp) -> dict:
     """The COO read once, the simple CSR written once (at most 2m entries; the sort's own passes
     over the keys show as GB/s below that)."""

@@ -20,6 +20,7 @@ from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
+from ..graph.simple import long_rows
 from . import DAMPING, PAGERANK, PARAMS
 
 
@@ -45,7 +46,12 @@ def lanes_for(csr, lanes: int | None) -> int:
     return int(min(32, max(1, 2 ** round(np.log2(max(average / 2, 1))))))
 
 
-def run_gpu_lanes(inp, params, timer, lanes: int):
+NO_SPLIT = np.iinfo(np.int64).max
+
+
+def run_gpu_lanes(inp, params, timer, lanes: int, split: int | None = None):
+    """The pull iterations with ``lanes`` threads per vertex; rows longer than ``split`` edges (None:
+    none) are summed in chunks of ``split`` edges by a warp each, then updated by a thread each."""
     import cupy
     csr = inp.representation("simple")
     check_gpu_graph(csr)
@@ -54,6 +60,10 @@ def run_gpu_lanes(inp, params, timer, lanes: int):
     blocks = params["blocks"] or min(resident_blocks(threads), -(-n * lanes // threads))
     mod = module("pagerank/pull.cu", name_expressions=(f"graphsweep_pagerank_pull<{lanes}>",))
     pull = mod.get_function(f"graphsweep_pagerank_pull<{lanes}>")
+    heavy_sums, heavy_update = (mod.get_function(f"graphsweep_pagerank_heavy_{k}") for k in ("sums", "update"))
+    heavy, chunk_vertex, chunk_begin = long_rows(inp, split) if split else (None, None, None)
+    chunks = 0 if heavy is None else int(chunk_vertex.shape[0])
+    partial = cupy.zeros(n, dtype=np.float32) if chunks else None
     iterations = params["max_iterations"]
     score = cupy.empty(n, dtype=np.float32)
     contrib = [cupy.empty(n, dtype=np.float32), cupy.empty(n, dtype=np.float32)]
@@ -65,13 +75,24 @@ def run_gpu_lanes(inp, params, timer, lanes: int):
     errors = []
     for it in range(iterations):
         with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]}, **iteration_traffic(n, nnz)):
-            pull((blocks,), (threads,), (csr.offsets, csr.indices, contrib[it % 2], contrib[1 - it % 2], score,
-                                         sums[it], sums[it + 1], np.int32(n), base, np.float32(DAMPING), spread))
+            c_in, c_out = contrib[it % 2], contrib[1 - it % 2]
+            if chunks:
+                heavy_sums((min(resident_blocks(threads), -(-chunks * 32 // threads)),), (threads,),
+                           (csr.offsets, csr.indices, c_in, chunk_vertex, chunk_begin, np.int64(chunks),
+                            np.int64(split), partial))
+            pull((blocks,), (threads,), (csr.offsets, csr.indices, c_in, c_out, score, sums[it], sums[it + 1],
+                                         np.int32(n), base, np.float32(DAMPING), spread,
+                                         np.int64(split if chunks else NO_SPLIT)))
+            if chunks:
+                heavy_update((-(-int(heavy.shape[0]) // threads),), (threads,),
+                             (csr.offsets, heavy, np.int32(heavy.shape[0]), partial, score, c_out, sums[it],
+                              sums[it + 1], np.int32(n), base, np.float32(DAMPING), spread))
         errors.append(float(sums[it + 1, 0].get()))     # GAPBS's test after every iteration: a host read
         if errors[-1] < params["tolerance"]:
             break
     _stats(timer, errors, params["tolerance"])
     timer.stat("lanes", lanes)
+    timer.stat("split_rows", 0 if heavy is None else int(heavy.shape[0]))
     return {"score": score}
 
 

@@ -16,6 +16,9 @@ VARIANTS = {
     "best": ("bc.best", {}),
     "small": ("bc.brandes", {"threads": 32, "blocks": 3}),
     "wide": ("bc.brandes", {"threads": 512}),
+    "split": ("bc.brandes", {"split": 16, "threads": 64, "blocks": 2}),
+    "split-1": ("bc.brandes", {"split": 1}),
+    "no-split": ("bc.brandes", {"split": 0}),
 }
 SHAPES = ["single", "loop-only", "edge", "triangle", "clique", "path", "tree", "star", "grid", "dense",
           "components", "messy", "uniform", "rmat"]

@@ -7,6 +7,7 @@ import pytest
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges
+from graphsweep.kernels.graph.simple import long_rows
 
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
@@ -68,3 +69,21 @@ def test_gpu_builds_equal_cpu_builds(simple_shapes):
     for name in ("simple", "oriented"):
         a, b = cpu.representation(name), gpu.representation(name)
         assert (_host(b.offsets) == a.offsets).all() and (_host(b.indices) == a.indices).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("split", [1, 7, 40, 10_000])
+def test_long_rows_cover_each_long_row_once(split, device, simple_shapes):
+    n, src, dst = simple_shapes["rmat"]()
+    g = from_edges(src, dst, n, device=device)
+    rows, vertex, begin = (_host(a) for a in long_rows(g, split))
+    csr = g.representation("simple")
+    offsets, degree = _host(csr.offsets), _host(csr.degree())
+    assert rows.tolist() == np.flatnonzero(degree > split).tolist()
+    cover = np.zeros(csr.nnz, dtype=int)
+    for v, b in zip(vertex.tolist(), begin.tolist()):
+        assert offsets[v] <= b < offsets[v + 1] and (b - offsets[v]) % split == 0
+        cover[b:min(b + split, offsets[v + 1])] += 1
+    in_long = np.isin(np.repeat(np.arange(n), degree), rows)
+    assert (cover[in_long] == 1).all() and (cover[~in_long] == 0).all()
+    assert long_rows(g, split)[0] is long_rows(g, split)[0]     # made once per graph and split

@@ -18,6 +18,9 @@ VARIANTS = {
     "warp": ("pagerank.pull-warp", {}),
     "warp-4": ("pagerank.pull-warp", {"lanes": 4, "threads": 64, "blocks": 2}),
     "warp-32": ("pagerank.pull-warp", {"lanes": 32}),
+    "warp-split": ("pagerank.pull-warp", {"lanes": 8, "split": 40, "threads": 64, "blocks": 2}),
+    "warp-split-1": ("pagerank.pull-warp", {"lanes": 2, "split": 1}),
+    "warp-no-split": ("pagerank.pull-warp", {"split": 0}),
     "spmv": ("pagerank.spmv", {}),
     "best": ("pagerank.best", {}),
 }
