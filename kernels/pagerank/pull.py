@@ -36,16 +36,6 @@ def iteration_traffic(n: int, nnz: int) -> dict:
     return {"read": 8 * (n + 1) + 4 * n + 8 * nnz, "written": 8 * n, "random": nnz}
 
 
-def lanes_for(csr, lanes: int | None) -> int:
-    """``lanes`` if given, else the power of two nearest half the average degree, 1 to 32."""
-    if lanes is not None:
-        if lanes not in (1, 2, 4, 8, 16, 32):
-            raise ParameterError(f"parameter 'lanes': {lanes} is not a power of two up to 32")
-        return lanes
-    average = csr.nnz / max(csr.n, 1)
-    return int(min(32, max(1, 2 ** round(np.log2(max(average / 2, 1))))))
-
-
 NO_SPLIT = np.iinfo(np.int64).max
 
 
@@ -57,6 +47,8 @@ def run_gpu_lanes(inp, params, timer, lanes: int, split: int | None = None):
     check_gpu_graph(csr)
     n, nnz = csr.n, csr.nnz
     threads = check_threads(params["threads"])
+    if lanes not in (1, 2, 4, 8, 16, 32):
+        raise ParameterError(f"parameter 'lanes': {lanes} is not a power of two up to 32")
     blocks = params["blocks"] or min(resident_blocks(threads), -(-n * lanes // threads))
     mod = module("pagerank/pull.cu", name_expressions=(f"graphsweep_pagerank_pull<{lanes}>",))
     pull = mod.get_function(f"graphsweep_pagerank_pull<{lanes}>")
