@@ -7,7 +7,7 @@ sweep from the deepest level): forward, the vertices of level d (a slice of one 
 every reached vertex in level order) claim their unreached neighbours for level d + 1 and add
 their path counts sigma to every neighbour at level d + 1; backward, each vertex of level d pulls
 (1 + delta[w]) / sigma[w] from its neighbours at level d + 1, so delta[v] = sigma[v] * sum needs
-no atomics (GAPBS pushes along a successor bitmap instead).
+no atomics (GAPBS pulls too, over a successor bitmap its forward sweep records).
 
 GPU (``brandes.cu``): a warp per vertex of the level, lanes striding over its row; claims by CAS
 on the level array and warp-aggregated queue appends; path counts added by double atomics.  Rows
