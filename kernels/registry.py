@@ -34,6 +34,11 @@ MODULES = [
     "graphsweep.kernels.apsp.floyd_warshall",
     "graphsweep.kernels.apsp.blocked",
     "graphsweep.kernels.apsp.repeated_sssp",
+    "graphsweep.kernels.pagerank.pull",
+    "graphsweep.kernels.pagerank.pull_warp",
+    "graphsweep.kernels.pagerank.spmv",
+    "graphsweep.kernels.tc.search",
+    "graphsweep.kernels.bc.brandes",
 ]
 
 # name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.
@@ -49,6 +54,13 @@ ALIASES = {
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
                                              "bfs.harish up to 110x slower (R-MAT 24)"),
+    "pagerank.best": ("pagerank.spmv", "fastest PageRank on kron and urand 22 and 24 in benchmarks/gap.py (H200, "
+                                       "2026-11-24): kron 24 66 ms (cuSPARSE) vs pagerank.pull-warp 255 ms; urand 24 "
+                                       "55 vs 74 ms (pagerank.pull)"),
+    "bc.best": ("bc.brandes", "the one BC design: kron 24 41 ms per root, urand 24 43 ms (benchmarks/gap.py, H200, "
+                              "2026-11-24)"),
+    "tc.best": ("tc.search", "the one TC design: kron 24 0.78 s = 61x GAPBS, urand 24 35 ms = 188x "
+                             "(benchmarks/gap.py, H200, 2026-11-24)"),
 }
 
 # name -> (target, why) where the graph lives in host memory (kernels.placement): the kernels

@@ -27,6 +27,7 @@ verifiers read it that way.
 """
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -38,6 +39,23 @@ from ..timing import timer_for
 REPRESENTATIONS = ("csr", "rcsr")
 # Graphs of fewer vertices sort one packed (row << 32 | col) key per edge; larger ones lexsort.
 PACK_LIMIT = 2**31
+
+
+@dataclass(frozen=True)
+class Builder:
+    """A representation another module adds by name (``register``): ``build(inp)`` makes it,
+    ``traffic(inp)`` is its build's byte model (``read``, ``written``), ``warm_up(inp)`` compiles
+    what the build uses on a tiny graph so the timed build does not include it."""
+    build: Callable
+    traffic: Callable
+    warm_up: Callable
+
+
+BUILDERS: dict[str, Builder] = {}
+
+
+def register(name: str, builder: Builder) -> None:
+    BUILDERS[name] = builder
 
 
 @dataclass(frozen=True)
@@ -85,8 +103,10 @@ class GraphInput:
 
     @property
     def whole(self) -> bool:
-        """Whether the edge list is on the compute device whole (built by one sort, not by slices)."""
-        return self.src is not None and array_module(self.src) is self.xp and self.placement == "device"
+        """Whether the edge list is on the compute device whole (built by one sort, not by slices):
+        loaded there, and the graph placed on the device (a CPU's device is the host)."""
+        return (self.src is not None and array_module(self.src) is self.xp
+                and (self.placement == "device" or self.xp is np))
 
     def edge_chunks(self, rows: int = 1 << 26):
         """(src, dst, weight or None) of the edge list as loaded, ``rows`` edges at a time, on the
@@ -115,6 +135,18 @@ class GraphInput:
             self._reps["rcsr"] = self._build("rcsr")
         return self._reps["rcsr"]
 
+    def representation(self, name: str):
+        """The representation ``name`` (``csr``, ``rcsr`` or a registered one), built once."""
+        if name in REPRESENTATIONS:
+            return getattr(self, name)()
+        if name not in self._reps:
+            if not self.whole:
+                raise ParameterError(f"{self.where}: the '{name}' representation is built from the whole edge list "
+                                     f"on the compute device, and this graph's is not there (placement "
+                                     f"{self.placement}); run it where the graph fits the device")
+            self._reps[name] = BUILDERS[name].build(self)
+        return self._reps[name]
+
     def _build(self, name: str) -> CSR:
         reverse = name == "rcsr"
         if self.whole:
@@ -130,21 +162,29 @@ class GraphInput:
     def build(self, names) -> list[dict]:
         """Build each representation in ``names`` that is not built yet, timing it; returns one row
         per name (phase, ms, byte model, ``cached``: True when an earlier run built it)."""
-        unknown = [name for name in names if name not in REPRESENTATIONS]
+        unknown = [name for name in names if name not in REPRESENTATIONS and name not in BUILDERS]
         if unknown:
-            raise ParameterError(f"unknown graph representation {unknown[0]!r} (known: {', '.join(REPRESENTATIONS)})")
+            known = ", ".join([*REPRESENTATIONS, *BUILDERS])
+            raise ParameterError(f"unknown graph representation {unknown[0]!r} (known: {known})")
         # An undirected graph's reverse is its CSR: one build, one row.
         names = dict.fromkeys("csr" if name == "rcsr" and not self.directed else name for name in names)
         rows = []
         for name in names:
             cached = name in self.builds
             if not cached:
-                if self.whole:
-                    _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
-                                   index_dtype=self.index_dtype)
+                if name in BUILDERS:
+                    if not self.whole:
+                        self.representation(name)  # refuses: registered builders need the whole edge list
+                    BUILDERS[name].warm_up(self)
+                    traffic = BUILDERS[name].traffic(self)
+                else:
+                    if self.whole:
+                        _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
+                                       index_dtype=self.index_dtype)
+                    traffic = self._build_traffic(name)
                 timer = timer_for(self.device)
-                with timer.phase(name, **self._build_traffic(name)):
-                    getattr(self, name)()
+                with timer.phase(name, **traffic):
+                    self.representation(name)
                 timer.finish()
                 self.builds[name] = timer.rows()[0]
             rows.append({**self.builds[name], "cached": cached})
@@ -295,4 +335,5 @@ def root_instances(inp: GraphInput, params: dict, count: int | None, seed: int) 
     return [{"root": r} for r in pick_roots(inp, count or 1, seed)]
 
 
-from . import sliced  # noqa: E402  (last: it builds on CSR and bincount above)
+from . import simple, sliced  # noqa: E402,F401  (last: they build on CSR and bincount above; simple registers
+#                               "simple" and "oriented")

@@ -218,3 +218,14 @@ def test_every_way_of_expanding_an_emogi_level_verifies_on_the_cpu(mode):
         got = harness.run("bfs.emogi", data, backend="cpu", reps=1, warmup=0, instances=2, mode=mode)
         assert got.verified, (name, got.verify_error)
         assert np.array_equal(ref.output["level"], got.output["level"]), name
+
+
+@pytest.mark.parametrize("name", ["pagerank.best", "tc.best", "bc.best"])
+def test_kernels_of_the_simple_graph_refuse_a_graph_not_whole_on_the_device_in_one_line(name):
+    data = memory.generate("rmat", seed=5, params={"scale": 8})
+    source_only = Dataset(data.path, data.manifest, {})
+    source_only.cache["edges"] = memory.edges(data)
+    with pytest.raises(ParameterError, match="built from the whole edge list") as err:
+        harness.run(name, source_only, backend="cpu", reps=1, warmup=0)
+    assert "\n" not in str(err.value)
+    assert harness.run(name, data, backend="cpu", reps=1, warmup=0).verified

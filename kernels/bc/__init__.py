@@ -1,0 +1,36 @@
+"""Betweenness centrality (Brandes) of the simple undirected graph, from seeded roots.
+
+Each instance is one root s (``root`` parameter, or the sweep's ``roots`` seeded roots of
+non-zero degree, as BFS); its output ``centrality[v]`` is s's dependency on v,
+delta_s(v) = sum over t of sigma_st(v) / sigma_st (sigma_st: shortest s-t paths, sigma_st(v):
+those through v), with delta_s(s) = 0.  Betweenness from a set of roots is the sum of their
+instances' outputs (GAPBS's trial of k roots, ``-i k``, sums k of them); nothing is normalised
+(GAPBS divides by the largest score when it prints; networkx by (n-1)(n-2)), and an undirected
+pair is counted from each of its ends that is a root.  Path counts and dependencies are float64.
+
+Every algorithm runs on the ``simple`` representation and returns ``{"centrality": float64}`` on
+the device it ran on; a run's rate counts input edges (GTEPS, as BFS).
+"""
+
+from ..contract import Param, Problem
+from ..graph import graph_input, root_instances
+from .verify import verify_centrality
+
+ROOT_PARAM = {"root": Param(None, minimum=0, help="root vertex (default: the sweep's seeded roots of "
+                                                  "non-zero degree, or one)")}
+
+
+def prepare(data):
+    return graph_input(data)
+
+
+def verify_output(inp, params, out) -> dict:
+    return verify_centrality(inp, params["root"], out["centrality"])
+
+
+def input_edges(inp) -> int:
+    return inp.m
+
+
+BC = Problem(name="bc", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("centrality",),
+             requires=frozenset({"undirected"}), element="edge", elements=input_edges, instances=root_instances)

@@ -1,0 +1,68 @@
+"""The betweenness verifier, shared by every BC algorithm and independent of all of them: an
+edge-centric Brandes in array operations (NumPy or CuPy) on the simple graph's edges taken from
+the edge list as loaded (``graph.unique_edges``, not the ``simple`` CSR the kernels read).
+
+Forward, level by level over every edge (a, b) in both directions: b is at level d + 1 when a is
+at d and b was unreached; then sigma[b] += sigma[a] over the edges from level d to d + 1 (a
+weighted ``bincount``).  Backward, deepest level first: delta[a] += sigma[a] / sigma[b] *
+(1 + delta[b]) over the same edges.  It asserts centrality has shape (n,), is finite and
+non-negative, is 0 at the root, and equals delta within RTOL (relative) + ATOL.  Cost: two
+passes over the edges per level (a 2-D grid's thousands of levels make it slow there).
+"""
+
+import numpy as np
+
+from graphsweep.datasets.errors import VerificationError
+
+from ..graph.unique_edges import unique_edges
+
+RTOL = 1e-9
+ATOL = 1e-9
+
+
+def verify_centrality(inp, root: int, centrality) -> dict:
+    xp, n = inp.xp, inp.n
+    centrality = xp.asarray(centrality)
+    if centrality.shape != (n,):
+        raise VerificationError(f"centrality has shape {centrality.shape}, expected ({n},)")
+    centrality = centrality.astype(np.float64)
+    bad = ~xp.isfinite(centrality) | (centrality < 0)
+    if bool(bad.any()):
+        v = int(xp.flatnonzero(bad)[0])
+        raise VerificationError(f"centrality[{v}] is {float(centrality[v])}: finite and non-negative")
+    if float(centrality[root]) != 0.0:
+        raise VerificationError(f"centrality[{root}] of the root is {float(centrality[root])}, expected 0")
+    expected, levels = brandes_dependencies(inp, root)
+    bad = xp.abs(centrality - expected) > RTOL * xp.abs(expected) + ATOL
+    if bool(bad.any()):
+        v = int(xp.flatnonzero(bad)[0])
+        raise VerificationError(f"centrality[{v}] is {float(centrality[v])!r}, an independent Brandes from root {root} "
+                                f"gives {float(expected[v])!r}")
+    return {"levels": levels}
+
+
+def brandes_dependencies(inp, root: int):
+    """delta_root(v) for every v (0 at the root and where unreached), and the number of levels."""
+    xp, n = inp.xp, inp.n
+    lo, hi = unique_edges(inp)
+    a, b = xp.concatenate([lo, hi]), xp.concatenate([hi, lo])
+    level = xp.full(n, -1, dtype=np.int64)
+    sigma = xp.zeros(n, dtype=np.float64)
+    level[root], sigma[root] = 0, 1.0
+    depth = 0
+    while True:
+        from_level = level[a] == depth
+        fresh = b[from_level & (level[b] == -1)]
+        if fresh.shape[0] == 0:
+            break
+        level[fresh] = depth + 1
+        step = from_level & (level[b] == depth + 1)
+        sigma += xp.bincount(b[step], weights=sigma[a[step]], minlength=n)
+        depth += 1
+    delta = xp.zeros(n, dtype=np.float64)
+    for d in range(depth - 1, -1, -1):
+        step = (level[a] == d) & (level[b] == d + 1)
+        src, dst = a[step], b[step]
+        delta += xp.bincount(src, weights=sigma[src] / sigma[dst] * (1.0 + delta[dst]), minlength=n)
+    delta[root] = 0.0
+    return delta, depth + 1

@@ -1,0 +1,29 @@
+"""The simple graph's edges for verifiers, found another way than the ``simple`` builder: each
+input edge as (lower id, higher id), self-loops dropped, then ``unique`` of the pairs' keys
+lo * n + hi (exact while n^2 < 2^63).  Cached on the graph input, so every instance's verification
+shares one."""
+
+import numpy as np
+
+KEY = "verify.unique-edges"
+
+
+def unique_edges(inp):
+    """(lo, hi) int64 arrays of the distinct undirected edges of ``inp`` (lo < hi), sorted."""
+    if KEY not in inp.cache:
+        xp, n = inp.xp, inp.n
+        src, dst = inp.src.astype(np.int64), inp.dst.astype(np.int64)
+        keep = src != dst
+        src, dst = src[keep], dst[keep]
+        key = xp.unique(xp.minimum(src, dst) * n + xp.maximum(src, dst))
+        inp.cache[KEY] = (key // n, key % n) if key.shape[0] else (key, key)
+    return inp.cache[KEY]
+
+
+def degrees(inp):
+    """The simple graph's degree of each vertex (int64)."""
+    xp = inp.xp
+    lo, hi = unique_edges(inp)
+    if lo.shape[0] == 0:
+        return xp.zeros(inp.n, dtype=np.int64)
+    return xp.bincount(lo, minlength=inp.n) + xp.bincount(hi, minlength=inp.n)

@@ -1,0 +1,114 @@
+"""tc.search — triangle counting by intersecting oriented adjacency lists, binary search of the
+shorter list's entries in the longer.
+
+Returns ``{"triangles"}`` (see the package doc; ``triangles`` = the total as a statistic).
+Algorithm: on the oriented graph (each edge from lower to higher (degree, id), rows sorted), the
+triangles are exactly the pairs of an edge (u, v) and a vertex w in N+(u) ∩ N+(v), each found
+once (Schank & Wagner's "forward" algorithm; GAPBS's src/tc.cc OrderedCount with its degree
+relabelling).  GPU: ``lanes`` threads per edge (default 8; ``benchmarks/gap.py`` measures 1-32) read
+the shorter list in coalesced chunks, each lane binary-searches its entry in the longer list from
+where its previous search ended; a hit adds one to w's count at once and the group's hits to u's
+and v's.  The orientation bounds every list by sqrt(2m), so no group meets a hub's whole row.
+CPU twin: Numba prange over the edges, a merge of the two sorted lists, atomic adds (CAS).
+"""
+
+import numba
+import numpy as np
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.params import Param
+
+from ..components.cpu import cas, load
+from ..contract import Kernel
+from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
+from . import TC
+
+PARAMS = {**GRID_PARAMS,
+          "lanes": Param(8, minimum=1, help="threads per edge, a power of two up to 32")}
+
+
+def _traffic(xp, oriented) -> dict:
+    """Per edge: its source and target (8 B) and both rows' offsets (32 B); the shorter row read
+    once (4 B per entry) and log2 of the longer row's length random probes per entry (evaluated
+    after timing: the lengths are the oriented graph's)."""
+    def work():
+        degree = oriented.degree()
+        if oriented.nnz == 0:
+            return 0.0, 0.0
+        du, dv = degree[oriented.sources], degree[oriented.indices]
+        shorter, longer = xp.minimum(du, dv), xp.maximum(du, dv)
+        probes = (shorter * xp.ceil(xp.log2(longer + 1.0))).sum()
+        return float(shorter.sum()), float(probes)
+    cached = {}
+
+    def get(i):
+        if not cached:
+            cached["work"] = work()
+        return cached["work"][i]
+    return {"read": lambda: 40 * oriented.nnz + 4 * get(0), "random": lambda: get(1)}
+
+
+def run_gpu(inp, params, timer):
+    import cupy
+    oriented = inp.representation("oriented")
+    if oriented.indices.dtype != np.int32:
+        raise ParameterError(f"GPU triangle counting takes graphs of fewer than 2^31 vertices (n = {inp.n})")
+    lanes, threads = params["lanes"], check_threads(params["threads"])
+    if lanes not in (1, 2, 4, 8, 16, 32):
+        raise ParameterError(f"parameter 'lanes': {lanes} is not a power of two up to 32")
+    nnz = oriented.nnz
+    blocks = params["blocks"] or max(1, min(resident_blocks(threads) * 4, -(-nnz * lanes // threads)))
+    name = f"graphsweep_tc_search<{lanes}>"
+    search = module("tc/search.cu", name_expressions=(name,)).get_function(name)
+    count = cupy.zeros(inp.n, dtype=np.uint64)
+    with timer.phase("intersect", written=8 * inp.n, **_traffic(cupy, oriented)):
+        search((blocks,), (threads,), (oriented.offsets, oriented.indices, oriented.sources, np.int64(nnz), count))
+    triangles = count.view(np.int64)
+    timer.stat("triangles", lambda: int(triangles.sum()) // 3)
+    return {"triangles": triangles}
+
+
+@numba.njit(cache=True)
+def _add(count, i, value):
+    while True:
+        old = load(count, i)
+        if cas(count, i, old, old + value) == old:
+            return
+
+
+@numba.njit(cache=True, parallel=True)
+def _intersect(offsets, indices, sources, count):
+    for e in numba.prange(indices.shape[0]):
+        u, v = sources[e], indices[e]
+        i, i_end = offsets[u], offsets[u + 1]
+        j, j_end = offsets[v], offsets[v + 1]
+        found = 0
+        while i < i_end and j < j_end:
+            a, b = indices[i], indices[j]
+            if a < b:
+                i += 1
+            elif b < a:
+                j += 1
+            else:
+                found += 1
+                _add(count, a, 1)
+                i += 1
+                j += 1
+        if found:
+            _add(count, u, found)
+            _add(count, v, found)
+
+
+def run_cpu(inp, params, timer):
+    oriented = inp.representation("oriented")
+    count = np.zeros(inp.n, dtype=np.int64)
+    with timer.phase("intersect", written=8 * inp.n, **_traffic(np, oriented)):
+        _intersect(oriented.offsets, oriented.indices, oriented.sources, count)
+    timer.stat("triangles", lambda: int(count.sum()) // 3)
+    return {"triangles": count}
+
+
+KERNEL = Kernel(name="tc.search", problem=TC,
+                summary="triangle counting on the degree-oriented simple graph: a group of lanes per edge, "
+                        "binary search of the shorter list's entries in the longer (GAPBS tc OrderedCount)",
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("simple", "oriented"))

@@ -1,0 +1,79 @@
+"""The triangle-count verifier, shared by every TC algorithm and independent of all of them.
+
+It takes the simple graph's edges from the edge list as loaded (``graph.unique_edges``, not the
+oriented CSR the kernels read) and asserts of ``triangles``:
+
+  1. shape (n,), non-negative, and the sum is a multiple of 3;
+  2. small graphs (up to FULL_LIMIT edges): every vertex's count equals SciPy's
+     ((A A) ∘ A) 1 / 2, A the simple graph's adjacency matrix;
+  3. any size: SAMPLES vertices (seeded, chosen among those with an edge, and the vertex of largest
+     degree) have as many triangles as there are distinct edges with both ends among their
+     neighbours, counted with one mask over the edge list per vertex.
+"""
+
+import numpy as np
+
+from graphsweep.datasets.errors import VerificationError
+
+from ..graph.unique_edges import degrees, unique_edges
+
+FULL_LIMIT = 1 << 21
+SAMPLES = 16
+SEED = 18
+
+
+def verify_triangles(inp, triangles) -> dict:
+    xp, n = inp.xp, inp.n
+    triangles = xp.asarray(triangles)
+    if triangles.shape != (n,):
+        raise VerificationError(f"triangles has shape {triangles.shape}, expected ({n},)")
+    triangles = triangles.astype(np.int64)
+    if n and bool((triangles < 0).any()):
+        v = int(xp.flatnonzero(triangles < 0)[0])
+        raise VerificationError(f"triangles[{v}] is {int(triangles[v])}, below 0")
+    total = int(triangles.sum()) if n else 0
+    if total % 3:
+        raise VerificationError(f"the per-vertex counts sum to {total}, not a multiple of 3")
+    lo, hi = unique_edges(inp)
+    if lo.shape[0] <= FULL_LIMIT:
+        expected = _scipy_counts(inp, lo, hi)
+        bad = np.flatnonzero(_host(triangles) != expected)
+        if bad.size:
+            v = int(bad[0])
+            raise VerificationError(f"vertex {v} is on {int(triangles[v])} triangles, SciPy counts {int(expected[v])}")
+    for v in _samples(inp):
+        expected = _count_through(xp, n, lo, hi, v)
+        if int(triangles[v]) != expected:
+            raise VerificationError(f"vertex {v} is on {int(triangles[v])} triangles, but {expected} edges join "
+                                    f"its neighbours")
+    return {"triangles": total // 3}
+
+
+def _host(arr):
+    return arr.get() if hasattr(arr, "get") else np.asarray(arr)
+
+
+def _scipy_counts(inp, lo, hi):
+    import scipy.sparse as sp
+    lo, hi = _host(lo), _host(hi)
+    ones = np.ones(2 * lo.shape[0], dtype=np.int64)
+    a = sp.csr_matrix((ones, (np.r_[lo, hi], np.r_[hi, lo])), shape=(inp.n, inp.n))
+    return np.asarray((a @ a).multiply(a).sum(axis=1)).ravel() // 2
+
+
+def _samples(inp) -> list[int]:
+    xp = inp.xp
+    degree = degrees(inp)
+    candidates = _host(xp.flatnonzero(degree > 0))
+    if candidates.size == 0:
+        return []
+    rng = np.random.default_rng(SEED)
+    picks = rng.choice(candidates, size=min(SAMPLES, candidates.size), replace=False)
+    return sorted({int(v) for v in picks} | {int(xp.argmax(degree))})
+
+
+def _count_through(xp, n, lo, hi, v: int) -> int:
+    neighbour = xp.zeros(n, dtype=bool)
+    neighbour[hi[lo == v]] = True
+    neighbour[lo[hi == v]] = True
+    return int(xp.count_nonzero(neighbour[lo] & neighbour[hi]))

@@ -1,0 +1,89 @@
+"""The simple and oriented representations: the rules of the module doc checked against Python
+sets on every shape, both id widths, both sort paths, both devices; builds timed once."""
+
+import numpy as np
+import pytest
+
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.kernels import graph
+from graphsweep.kernels.graph import from_edges
+from graphsweep.kernels.graph.simple import long_rows
+
+DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _neighbour_sets(n, src, dst):
+    adj = [set() for _ in range(n)]
+    for u, v in zip(src.tolist(), dst.tolist()):
+        if u != v:
+            adj[u].add(v)
+            adj[v].add(u)
+    return adj
+
+
+def _rows(csr):
+    offsets, indices = _host(csr.offsets), _host(csr.indices)
+    return [indices[offsets[v]:offsets[v + 1]].tolist() for v in range(csr.n)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("packed", [True, False])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("shape", ["single", "loop-only", "edge", "clique", "star", "components", "messy", "rmat"])
+def test_simple_and_oriented_rules(shape, dtype, packed, device, simple_shapes, monkeypatch):
+    if not packed:  # the lexsort path of graphs of 2^31 vertices or more, on a small one
+        monkeypatch.setattr(graph, "PACK_LIMIT", 0)
+    n, src, dst = simple_shapes[shape]()
+    g = from_edges(src.astype(dtype), dst.astype(dtype), n, device=device)
+    rows = g.build(["simple", "oriented"])
+    assert [r["phase"] for r in rows] == ["simple", "oriented"] and not any(r["cached"] for r in rows)
+    adj = _neighbour_sets(n, src, dst)
+    simple = g.representation("simple")
+    assert simple.indices.dtype == np.int32 and simple.offsets.dtype == np.int64 and simple.weights is None
+    assert _rows(simple) == [sorted(a) for a in adj]           # each edge once per direction, sorted
+    degree = [len(a) for a in adj]
+    oriented = g.representation("oriented")
+    higher = [sorted(w for w in adj[v] if (degree[v], v) < (degree[w], w)) for v in range(n)]
+    assert _rows(oriented) == higher
+    sources = _host(oriented.sources)
+    assert sources.tolist() == [v for v in range(n) for _ in higher[v]]
+    assert max(map(len, higher), default=0) <= int(np.sqrt(2 * sum(degree) / 2)) + 1
+    again = g.build(["oriented", "simple"])                      # cached: built once per graph
+    assert all(r["cached"] for r in again) and g.representation("simple") is simple
+
+
+def test_unknown_representation_is_named():
+    g = from_edges(np.array([0], np.int32), np.array([1], np.int32), 2)
+    with pytest.raises(ParameterError, match=r"unknown graph representation 'dual' \(known: csr, rcsr, simple, oriented"):
+        g.build(["dual"])
+
+
+@pytest.mark.gpu
+def test_gpu_builds_equal_cpu_builds(simple_shapes):
+    n, src, dst = simple_shapes["rmat"]()
+    cpu, gpu = from_edges(src, dst, n), from_edges(src, dst, n, device="gpu")
+    for name in ("simple", "oriented"):
+        a, b = cpu.representation(name), gpu.representation(name)
+        assert (_host(b.offsets) == a.offsets).all() and (_host(b.indices) == a.indices).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("split", [1, 7, 40, 10_000])
+def test_long_rows_cover_each_long_row_once(split, device, simple_shapes):
+    n, src, dst = simple_shapes["rmat"]()
+    g = from_edges(src, dst, n, device=device)
+    rows, vertex, begin = (_host(a) for a in long_rows(g, split))
+    csr = g.representation("simple")
+    offsets, degree = _host(csr.offsets), _host(csr.degree())
+    assert rows.tolist() == np.flatnonzero(degree > split).tolist()
+    cover = np.zeros(csr.nnz, dtype=int)
+    for v, b in zip(vertex.tolist(), begin.tolist()):
+        assert offsets[v] <= b < offsets[v + 1] and (b - offsets[v]) % split == 0
+        cover[b:min(b + split, offsets[v + 1])] += 1
+    in_long = np.isin(np.repeat(np.arange(n), degree), rows)
+    assert (cover[in_long] == 1).all() and (cover[~in_long] == 0).all()
+    assert long_rows(g, split)[0] is long_rows(g, split)[0]     # made once per graph and split

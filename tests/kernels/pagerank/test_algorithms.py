@@ -1,0 +1,107 @@
+"""Every PageRank algorithm on both backends, through the harness: the exact solution of the
+linear system (dense, small graphs) within the error bound the tolerance gives, both dangling
+variants, lanes and small grids reaching every path, and the verifier catching broken scores."""
+
+import numpy as np
+import pytest
+
+from graphsweep.datasets.errors import ParameterError, VerificationError
+from graphsweep.kernels import harness
+from graphsweep.kernels.graph import from_edges
+from graphsweep.kernels.pagerank import DAMPING
+from graphsweep.kernels.pagerank.verify import verify_scores
+
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+VARIANTS = {
+    "pull": ("pagerank.pull", {}),
+    "pull-small": ("pagerank.pull", {"threads": 32, "blocks": 3}),
+    "warp": ("pagerank.pull-warp", {}),
+    "warp-4": ("pagerank.pull-warp", {"lanes": 4, "threads": 64, "blocks": 2}),
+    "warp-32": ("pagerank.pull-warp", {"lanes": 32}),
+    "warp-split": ("pagerank.pull-warp", {"lanes": 8, "split": 40, "threads": 64, "blocks": 2}),
+    "warp-split-1": ("pagerank.pull-warp", {"lanes": 2, "split": 1}),
+    "warp-no-split": ("pagerank.pull-warp", {"split": 0}),
+    "spmv": ("pagerank.spmv", {}),
+    "best": ("pagerank.best", {}),
+}
+SHAPES = ["single", "loop-only", "edge", "triangle", "clique", "path", "tree", "star", "grid", "dense",
+          "components", "messy", "uniform", "rmat"]
+
+
+def exact_scores(n, src, dst, spread: bool) -> np.ndarray:
+    """The fixed point, solved densely: (I - d M - d/n 1 z^T) s = (1 - d)/n 1, M[v, u] = 1/deg u on
+    each edge, z the vertices without edges (left out with GAPBS's variant)."""
+    a = np.zeros((n, n))
+    keep = src != dst
+    a[src[keep], dst[keep]] = 1
+    a[dst[keep], src[keep]] = 1
+    degree = a.sum(axis=0)
+    m = a / np.where(degree > 0, degree, 1)
+    system = np.eye(n) - DAMPING * m
+    if spread:
+        system -= DAMPING / n * np.outer(np.ones(n), degree == 0)
+    return np.linalg.solve(system, np.full(n, (1 - DAMPING) / n))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("shape", SHAPES)
+def test_scores_match_the_fixed_point(shape, variant, backend, simple_shapes, simple_dataset):
+    name, params = VARIANTS[variant]
+    n, src, dst = simple_shapes[shape]()
+    for dangling in ("spread", "gapbs"):
+        res = harness.run(name, simple_dataset((n, src, dst)), backend=backend, reps=1, warmup=0,
+                          dangling=dangling, **params)
+        assert res.verified, res.verify_error
+        score = res.output["score"]
+        assert score.dtype == np.float32 and res.stats["converged"]
+        # After an L1 change e, the fixed point is at most d/(1 - d) * e away (a d-contraction).
+        bound = DAMPING / (1 - DAMPING) * res.stats["error"] + 1e-5
+        assert np.abs(score - exact_scores(n, src, dst, dangling == "spread")).sum() <= bound
+        steps = [r for r in res.step_rows if r["phase"] in ("iteration", "spmv")]
+        assert len(steps) == res.stats["iterations"]
+        if res.kernel != "pagerank.spmv":                    # the pull kernels' steps carry their L1 change
+            assert [r["step_error"] for r in steps][-1] == res.stats["error"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv"])
+def test_tolerance_and_max_iterations(name, backend, simple_shapes, simple_dataset):
+    data = simple_dataset(simple_shapes["rmat"]())
+    loose = harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=1e-2)
+    tight = harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=1e-6)
+    assert loose.verified and tight.verified, (loose.verify_error, tight.verify_error)
+    assert loose.stats["iterations"] < tight.stats["iterations"] and tight.stats["error"] < 1e-6
+    capped = harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=1e-6, max_iterations=2)
+    assert capped.stats["iterations"] == 2 and not capped.stats["converged"]
+    assert capped.verified is False and "not converged" in capped.verify_error
+
+
+def test_verifier_catches_broken_scores(simple_shapes):
+    n, src, dst = simple_shapes["messy"]()
+    inp = from_edges(src, dst, n)
+    good = exact_scores(n, src, dst, True).astype(np.float32)
+    verify_scores(inp, good, tolerance=1e-4, spread=True, damping=DAMPING)
+    with pytest.raises(VerificationError, match="sum to"):
+        verify_scores(inp, good * 1.01, tolerance=1e-4, spread=True, damping=DAMPING)
+    swapped = good.copy()
+    swapped[[0, 1]] = swapped[[1, 0]] + np.float32([0.002, -0.002])
+    with pytest.raises(VerificationError, match="one more iteration"):
+        verify_scores(inp, swapped, tolerance=1e-4, spread=True, damping=DAMPING)
+    negative = good.copy()
+    negative[5] = -negative[5]
+    with pytest.raises(VerificationError, match=r"score\[5\]"):
+        verify_scores(inp, negative, tolerance=1e-4, spread=True, damping=DAMPING)
+    gapbs = exact_scores(n + 3, src, dst, False).astype(np.float32)    # 3 isolated vertices drop their share
+    verify_scores(from_edges(src, dst, n + 3), gapbs, tolerance=1e-4, spread=False, damping=DAMPING)
+    with pytest.raises(VerificationError, match="sum to"):
+        verify_scores(from_edges(src, dst, n + 3), gapbs, tolerance=1e-4, spread=True, damping=DAMPING)
+    with pytest.raises(VerificationError, match="shape"):
+        verify_scores(inp, good[:-1], tolerance=1e-4, spread=True, damping=DAMPING)
+
+
+@pytest.mark.gpu
+def test_lanes_must_be_a_power_of_two(simple_shapes, simple_dataset):
+    with pytest.raises(ParameterError, match="parameter 'lanes': 3 is not a power of two"):
+        harness.run("pagerank.pull-warp", simple_dataset(simple_shapes["path"]()), backend="gpu", reps=1, warmup=0,
+                    lanes=3)
