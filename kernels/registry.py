@@ -25,8 +25,10 @@ MODULES = [
     "graphsweep.kernels.components.hook_compress",
     "graphsweep.kernels.components.adaptive",
     "graphsweep.kernels.components.sampled_union_find",
+    "graphsweep.kernels.components.distributed",
     "graphsweep.kernels.bfs.harish",
     "graphsweep.kernels.bfs.direction_optimizing",
+    
     "graphsweep.kernels.sssp.harish",
     "graphsweep.kernels.sssp.near_far",
     "graphsweep.kernels.apsp.floyd_warshall",
