@@ -28,6 +28,7 @@ MODULES = [
     "graphsweep.kernels.components.distributed",
     "graphsweep.kernels.bfs.harish",
     "graphsweep.kernels.bfs.direction_optimizing",
+    "graphsweep.kernels.bfs.distributed",
     
     "graphsweep.kernels.sssp.harish",
     "graphsweep.kernels.sssp.near_far",

@@ -95,9 +95,22 @@ class Slice:
         """The local row of each CSR entry (cached)."""
         if "rows" not in self.scratch:
             xp = self.xp
-            self.scratch["rows"] = xp.repeat(xp.arange(self.hi - self.lo, dtype=self.csr.indices.dtype),
-                                             xp.diff(self.csr.offsets).astype(np.int64))
+            entries = xp.arange(self.csr.nnz, dtype=np.int64)
+            self.scratch["rows"] = (xp.searchsorted(self.csr.offsets, entries, side="right") - 1).astype(
+                self.csr.indices.dtype)
         return self.scratch["rows"]
+
+    def row_entries(self, rows):
+        """(which of ``rows`` each entry belongs to, the entries' CSR positions) for the rows
+        ``rows`` (local ids): their out-edges laid end to end (the array twin of a warp's gather)."""
+        xp = self.xp
+        starts = self.csr.offsets[rows]
+        degree = self.csr.offsets[rows + 1] - starts
+        ends = xp.cumsum(degree)
+        total = int(ends[-1]) if ends.shape[0] else 0
+        t = xp.arange(total, dtype=np.int64)
+        which = xp.searchsorted(ends, t, side="right")
+        return which, starts[which] + t - (ends[which] - degree[which])
 
     def record(self, phase, step, seconds, received=0):
         self.log.append((phase, step, seconds, int(received)))
@@ -390,7 +403,8 @@ def _build(inp, client, workers: list, device: str) -> Partition:
     built = part.gather([part.submit(_build_slice, i, key, sources[i], i, part.bounds, n, device, threads,
                                      name="partition-build") for i in range(k)], "partition")
     edges = [b["edges"] for b in built]
-    part.facts = {"partitions": k, "slice_edges_max": max(edges), "slice_edges_min": min(edges),
+    part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
+                  "slice_edges_min": min(edges),
                   "cut_entries": sum(b["cut"] for b in built), "partition_read_bytes": sum(b["bytes_read"] for b in built),
                   "partition_s": time.perf_counter() - t0}
     return part
