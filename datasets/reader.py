@@ -147,6 +147,23 @@ def _check_values(path: Path, manifest: dict, columns: dict, xp) -> None:
             raise DatasetError(f"{path}: column '{name}' row {pos} is {bad}, outside [0, n={n})")
 
 
+def read_chunks(path, parts=None, *, columns=None):
+    """Yield {column: host array} of the dataset at ``path``, part by part (``parts``: the indices
+    of the parts to read, default all) and row group by row group, with the checks ``read`` makes
+    of each part (existence, schema and dtypes, rows, nulls); values are not range-checked.  What
+    a worker holding a slice of a graph reads, keeping only the rows it needs."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    names = list(columns or columns_for(manifest["kind"], manifest.get("weighted", False)))
+    dtypes = {c: column_dtype(c, manifest["index_dtype"]) for c in names}
+    for i in range(len(manifest["parts"])) if parts is None else parts:
+        part = manifest["parts"][i]
+        file = path / part["path"]
+        pf = _open_part(file, names, dtypes, part["rows"], None)
+        for _, chunk in _row_groups(file, pf, names):
+            yield chunk
+
+
 def read(path, *, device: str = "cpu", columns=None, checksums: bool = False,
          check_values: bool = True, threads: int = 2) -> Dataset:
     """Load the dataset at ``path`` whole, as NumPy (``device="cpu"``) or CuPy (``"gpu"``) arrays.

@@ -1,0 +1,210 @@
+"""cc.distributed — connected components of one graph sliced over K Dask workers (``partitions=K``;
+the slices, workers and ledger are ``kernels/graph/partition.py``'s).
+
+Returns label[v] = the smallest vertex id of v's component: the canonical labels, identical to
+``cc.best``'s.
+
+Algorithm (local components, then spanning forests reduced in a tree over the workers):
+  local    each worker runs ``cc.best`` (the GPU kernel, or its CPU twin) on the subgraph its slice
+           induces (edges with both ends in its range, local ids), so each local component's root
+           is its smallest vertex.  It then writes how its components touch the other slices as
+           edges over global ids: (root(u), v) for every cut edge u - v with u its own and u < v
+           (each cut edge once, from its smaller end), and (u, root(u)) for every own vertex u on
+           a cut edge that is not its root.  The larger end v of a cut edge is on a cut edge in
+           its own slice too, so v - root(v) is there: the union of all slices' edges joins
+           root(u) and root(v) exactly when a path does.
+  merge    the edge sets are reduced in a tree: ``fan_in`` of them at a time on the worker of the
+           first, where the union is relabelled 0..p-1 by its sorted distinct ids (order kept),
+           labelled by ``cc.best``, and written back as a forest: (v, the smallest id of v's tree)
+           for every v that is not that smallest id — at most p - 1 pairs, whatever went in.
+           ceil(log_fan_in K) rounds; ``fan_in`` >= K is the flat gather to one worker.
+  relabel  worker 0 splits the final forest by owner and sends each worker its piece (one
+           round); a vertex's label is its local root's entry in the forest, or that root.
+  gather   the labels come back to the caller (4n bytes: the output, not the algorithm).
+Canonical: a component's smallest vertex m roots m's local piece; when the component spans
+slices every piece has a vertex on a cut edge, so every piece's root is an id in the forest,
+whose tree's smallest id (no id in it is a vertex outside the component) is then m.
+
+Hooking across cut edges (label propagation over the cut, one exchange per round until no label
+changes) is the other design: it needs as many rounds as the longest chain of slices a
+component crosses (up to K, or more when it re-enters a slice), each moving every cut edge's
+label, where the tree moves each forest once and needs log K rounds.
+
+Rows: per phase (local, merge, relabel, gather) the ledger's local work, wait, bytes exchanged
+and rounds (``partition.Ledger``); the partition's facts (slice edges, cut entries, build time).
+Memory-traffic byte models are not given: a phase's exchange is in ``*_bytes_exchanged``.
+"""
+
+import numpy as np
+
+from ..contract import Kernel, Param
+from ..graph import GraphInput
+from ..graph.partition import PARAMS as PARTITION_PARAMS
+from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
+from ..timing import timer_for
+from . import CC, label_dtype
+
+PHASES = ("local", "merge", "relabel", "gather")
+PARAMS = {**PARTITION_PARAMS,
+          "fan_in": Param(2, minimum=2, help="forests merged per task in the reduction tree (K or more: all on one "
+                                             "worker in one round)")}
+
+
+def components(xp, n: int, a, b, device: str):
+    """``cc.best``'s labels (smallest vertex id per component) of the graph of n vertices and
+    edges a - b, on this worker's device: the GPU kernel or the CPU twin."""
+    from .. import registry
+    if n == 0:
+        return xp.zeros(0, dtype=label_dtype(0))
+    kernel = registry.get("cc.best")
+    timer = timer_for(device)
+    label = getattr(kernel, device)(GraphInput(n, a, b, where="<slice>"), kernel.resolve_params({}), timer)
+    timer.finish()
+    return label
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else a
+
+
+def _distinct_pairs(xp, a, b):
+    """The distinct (a, b) pairs as a 2 x p host array."""
+    if a.shape[0] == 0:
+        return np.zeros((2, 0), dtype=np.int64)
+    key = xp.unique((a.astype(np.int64) << 32) | b.astype(np.int64))
+    return _host(xp.stack([key >> 32, key & 0xFFFFFFFF]))
+
+
+def _local(key) -> dict:
+    """Local components of this slice, then the edges that tie them to the other slices."""
+    import time
+    t0 = time.perf_counter()
+    s = held(key)
+    xp, lo, hi = s.xp, s.lo, s.hi
+    rows, cols = s.rows(), s.csr.indices
+    inside = (cols >= lo) & (cols < hi)
+    once = inside & (rows + lo < cols)
+    root = components(xp, hi - lo, rows[once], cols[once] - lo, s.device).astype(cols.dtype) + lo
+    s.scratch["cc-root"] = root
+    cut = ~inside
+    own, other = rows[cut], cols[cut]
+    first = own + lo < other
+    boundary = xp.unique(own)
+    not_root = root[boundary] != boundary + lo
+    pairs = _distinct_pairs(xp, xp.concatenate([root[own[first]], (boundary + lo)[not_root]]),
+                            xp.concatenate([other[first], root[boundary][not_root]]))
+    synchronize(s.device)
+    s.record("local", None, time.perf_counter() - t0)
+    return {"pairs": pairs, "from": s.index}
+
+
+def _merge(key, *forests) -> dict:
+    """The forest of the union of ``forests``: (v, smallest id of v's tree) for each other v."""
+    import time
+    t0 = time.perf_counter()
+    s = held(key)
+    xp = s.xp
+    received = sum(nbytes(f["pairs"]) for f in forests if f["from"] != s.index)
+    pairs = xp.asarray(np.concatenate([f["pairs"] for f in forests], axis=1))
+    ids = xp.unique(pairs.ravel())
+    label = components(xp, int(ids.shape[0]), xp.searchsorted(ids, pairs[0]).astype(np.int32),
+                       xp.searchsorted(ids, pairs[1]).astype(np.int32), s.device)
+    keep = label != xp.arange(label.shape[0], dtype=label.dtype)
+    out = _host(xp.stack([ids[keep], ids[label[keep]]]))
+    synchronize(s.device)
+    s.record("merge", None, time.perf_counter() - t0, received)
+    return {"pairs": out, "from": s.index}
+
+
+def _split(key, forest) -> dict:
+    """The final forest's pairs by the slice owning their first vertex."""
+    import time
+    t0 = time.perf_counter()
+    s = held(key)
+    pairs = forest["pairs"]
+    pairs = pairs[:, np.argsort(pairs[0], kind="stable")]
+    cuts = np.searchsorted(pairs[0], s.bounds)
+    pieces = {j: {"pairs": pairs[:, cuts[j]:cuts[j + 1]], "from": s.index} for j in range(len(s.bounds) - 1)}
+    s.record("relabel", None, time.perf_counter() - t0)
+    return pieces
+
+
+def _relabel(key, piece) -> int:
+    """Labels of this slice's vertices: each local root's forest entry, or the root."""
+    import time
+    t0 = time.perf_counter()
+    s = held(key)
+    xp = s.xp
+    received = nbytes(piece["pairs"]) if piece["from"] != s.index else 0
+    final = xp.arange(s.lo, s.hi, dtype=s.scratch["cc-root"].dtype)
+    pairs = xp.asarray(piece["pairs"])
+    final[pairs[0] - s.lo] = pairs[1].astype(final.dtype)
+    s.scratch["cc-label"] = final[s.scratch["cc-root"] - s.lo]
+    synchronize(s.device)
+    s.record("relabel", None, time.perf_counter() - t0, received)
+    return 0
+
+
+def _labels(key):
+    s = held(key)
+    return _host(s.scratch.pop("cc-label"))
+
+
+def tree_rounds(k: int, fan_in: int) -> int:
+    """Rounds of the reduction tree: ceil(log_fan_in k)."""
+    rounds, width = 0, k
+    while width > 1:
+        width = -(-width // fan_in)
+        rounds += 1
+    return rounds
+
+
+def _run(inp, params, timer, device: str):
+    part = partitioned(inp, params, device)
+    ledger = Ledger(part, timer, PHASES)
+    k, fan_in, name = part.k, params["fan_in"], "cc.distributed"
+    with ledger.phase("local", rounds=0):
+        forests = part.each(_local, name=f"{name}-local")
+        part.wait(forests, "local")
+    with ledger.phase("merge", rounds=tree_rounds(k, fan_in)):
+        leaders = list(range(k))
+        while True:
+            forests = [part.submit(_merge, leaders[g], part.key, *forests[g:g + fan_in], name=f"{name}-merge")
+                       for g in range(0, len(forests), fan_in)]
+            leaders = leaders[::fan_in]
+            if len(forests) == 1:
+                break
+        part.wait(forests, "merge")
+    with ledger.phase("relabel", rounds=1 if k > 1 else 0):
+        pieces = part.submit(_split, 0, part.key, forests[0], name=f"{name}-split")
+        done = [part.submit(_relabel, j, part.key, part.item(pieces, 0, j, f"{name}-piece"), name=f"{name}-relabel")
+                for j in range(k)]
+        part.wait(done, "relabel")
+    with ledger.phase("gather", rounds=1, written=inp.n * label_dtype(inp.n).itemsize):
+        labels = part.gather(part.each(_labels, name=f"{name}-gather"), "gather")
+        label = np.concatenate(labels).astype(label_dtype(inp.n), copy=False)
+        ledger.received("gather", None, label.nbytes)
+    ledger.stats()
+    if device == "gpu":
+        import cupy
+        return cupy.asarray(label)
+    return label
+
+
+def run_cpu(inp, params, timer):
+    return _run(inp, params, timer, "cpu")
+
+
+def run_gpu(inp, params, timer):
+    return _run(inp, params, timer, "gpu")
+
+
+def setup(inp, params):
+    """Slice the graph over the workers before warm-up (untimed; its facts become statistics)."""
+    partitioned(inp, params, inp.device)
+
+
+KERNEL = Kernel(name="cc.distributed", problem=CC,
+                summary="one graph sliced over K Dask workers: cc.best per slice, spanning forests of the cut "
+                        "reduced in a tree over the workers, labels canonical",
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup)

@@ -1,0 +1,491 @@
+"""One graph over K Dask workers: 1-D slices of its CSR, the workers that hold them, and the
+ledger of what a distributed kernel computed, sent and waited for.
+
+Slices.  Worker i holds the rows [bounds[i], bounds[i+1]) of the graph's CSR (both directions of
+an undirected edge, self-loops dropped, duplicates kept, neighbours sorted, neighbour ids global:
+``kernels/graph``'s CSR build run on the slice's rows).  The bounds balance edges, not vertices:
+every worker first counts the degrees of the parts i, i+K, ... of the dataset in buckets of
+ceil(n / 2^16) vertices (a K x 2^16 histogram is all the driver receives), and the bounds cut
+the bucketed degree sum into K equal shares (exact for n <= 2^16; at most one bucket's edges
+off otherwise).  Then each worker reads every part, row group by row group, and keeps the edges
+with an end in its range (``datasets.reader.read_chunks``): the dataset is read K times in all,
+but no worker holds more than its slice, and nothing but the histogram passes through the
+driver.  A dataset held only in memory (tests, benchmarks; no Parquet parts) is handed to the
+workers by the driver instead (``client.scatter``, each worker its rows' edges).
+
+Workers.  ``partitions=K`` slices on: the workers of the Dask scheduler named by ``scheduler``;
+else, inside a Dask worker (a sweep's task), its own cluster; else K local worker processes
+started for the run (one thread each; on the GPU they share the device), kept for the next run
+in this process and closed at exit.  K larger than the workers there are is refused in one line
+before any slice is built.  Every task runs on its slice's worker (``workers=``, no stealing);
+results move between workers as Dask futures, worker to worker.  A worker lost while the driver
+waits (polled every ``POLL_S``) fails the run with one ``PartitionError`` naming the worker, its
+slice and the phase, never a hang (a task bound to a dead worker would wait for ever).
+
+Ledger.  Each task logs on its worker the seconds it computed and the bytes it received from
+other workers, per (phase, step); the driver times each phase and counts its rounds (a round is
+one exchange every worker takes part in).  After the run (statistics are evaluated after timing)
+the logs are collected, and per phase: ``local_ms`` (the slowest worker's compute, summed over
+steps: the critical path), ``wait_ms`` (the phase's time less that: communication, scheduling and
+load imbalance), ``bytes`` received and ``rounds``.
+"""
+
+import atexit
+import math
+import os
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from graphsweep.datasets import format as dataset_format
+from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.datasets.reader import read_chunks
+
+from ..contract import Param
+from . import CSR, PACK_LIMIT
+
+PARAMS = {
+    "partitions": Param(1, minimum=1, help="K: workers, each holding one slice of the graph (a range of source "
+                                           "vertices balanced by edges)"),
+    "scheduler": Param("", str, help="address of a Dask scheduler whose workers hold the slices (default: the "
+                                     "cluster of the Dask worker running the task, else K local worker processes)"),
+}
+BUCKETS = 1 << 16         # degree histogram buckets: the driver receives K x BUCKETS counts
+POLL_S = 0.5              # how often a waiting driver checks that its workers are alive
+
+
+class PartitionError(GraphsweepError):
+    """A partitioned run lost a worker (or the slices it held): the run fails, in one line."""
+    exit_code = 1
+
+
+# --- worker side: the slices this worker process holds, by partition key
+
+@dataclass
+class Slice:
+    index: int
+    lo: int
+    hi: int
+    n: int
+    bounds: np.ndarray        # the K + 1 bounds of every slice (host)
+    csr: object               # rows lo..hi-1 (local row ids), global neighbour ids, on the worker's device
+    device: str
+    threads: int              # the CPU twins' Numba threads here (the host's cores / K)
+    scratch: dict = field(default_factory=dict)   # a kernel's per-run state
+    log: list = field(default_factory=list)       # (phase, step, seconds, bytes received)
+
+    @property
+    def xp(self):
+        if self.device == "gpu":
+            import cupy
+            return cupy
+        return np
+
+    def owner(self, vertices):
+        """The slice holding each vertex (an array on the worker's device)."""
+        xp = self.xp
+        return xp.searchsorted(xp.asarray(self.bounds), vertices, side="right") - 1
+
+    def rows(self):
+        """The local row of each CSR entry (cached)."""
+        if "rows" not in self.scratch:
+            xp = self.xp
+            entries = xp.arange(self.csr.nnz, dtype=np.int64)
+            self.scratch["rows"] = (xp.searchsorted(self.csr.offsets, entries, side="right") - 1).astype(
+                self.csr.indices.dtype)
+        return self.scratch["rows"]
+
+    def row_entries(self, rows):
+        """(which of ``rows`` each entry belongs to, the entries' CSR positions) for the rows
+        ``rows`` (local ids): their out-edges laid end to end (the array twin of a warp's gather)."""
+        xp = self.xp
+        starts = self.csr.offsets[rows]
+        degree = self.csr.offsets[rows + 1] - starts
+        ends = xp.cumsum(degree)
+        total = int(ends[-1]) if ends.shape[0] else 0
+        t = xp.arange(total, dtype=np.int64)
+        which = xp.searchsorted(ends, t, side="right")
+        return which, starts[which] + t - (ends[which] - degree[which])
+
+    def record(self, phase, step, seconds, received=0):
+        self.log.append((phase, step, seconds, int(received)))
+
+
+_SLICES: dict = {}
+
+
+def held(key) -> Slice:
+    """The slice this worker holds under ``key``; a worker restarted since the build holds none."""
+    if key not in _SLICES:
+        raise PartitionError(f"this worker holds no slice {key!r} (restarted since the slices were built?)")
+    s = _SLICES[key]
+    if s.device == "cpu":
+        _set_threads(s.threads)
+    return s
+
+
+def nbytes(value) -> int:
+    """Bytes of the arrays in ``value`` (an array, or a dict / list / tuple of them)."""
+    if isinstance(value, dict):
+        return sum(nbytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(v) for v in value)
+    return int(getattr(value, "nbytes", 0))
+
+
+def synchronize(device: str) -> None:
+    """Wait for the worker's device, so a task's seconds include its GPU work."""
+    if device == "gpu":
+        import cupy
+        cupy.cuda.get_current_stream().synchronize()
+
+
+def _edge_chunks(source, share: int, shares: int):
+    """(src, dst) host arrays of a share of the edges: parts share, share + shares, ... of a
+    dataset on disk, or rows [share/shares, (share+1)/shares) of arrays handed over in memory."""
+    kind, what = source
+    if kind == "parts":
+        count = len(dataset_format.read_manifest(Path(what))["parts"])
+        for chunk in read_chunks(what, range(share, count, shares), columns=["src", "dst"]):
+            yield chunk["src"], chunk["dst"]
+    else:
+        src, dst = what
+        a, b = share * len(src) // shares, (share + 1) * len(src) // shares
+        yield src[a:b], dst[a:b]
+
+
+def _degree_histogram(source, share: int, shares: int, bucket: int) -> np.ndarray:
+    """Degrees (both ends of every non-loop edge) of a share of the edges, in buckets of vertices."""
+    hist = np.zeros(BUCKETS, dtype=np.int64)
+    for src, dst in _edge_chunks(source, share, shares):
+        keep = src != dst
+        hist += np.bincount(src[keep] // bucket, minlength=BUCKETS)
+        hist += np.bincount(dst[keep] // bucket, minlength=BUCKETS)
+    return hist
+
+
+def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, device: str, threads: int) -> dict:
+    """Read the edges with an end in this slice's range and build its CSR; keep it under ``key``."""
+    t0 = time.perf_counter()
+    _set_threads(threads)
+    lo, hi = int(bounds[index]), int(bounds[index + 1])
+    rows, cols, read = [], [], 0
+    for src, dst in _edge_chunks(source, 0, 1):
+        read += src.nbytes + dst.nbytes
+        keep = src != dst
+        src, dst = src[keep], dst[keep]
+        out = (src >= lo) & (src < hi)
+        back = (dst >= lo) & (dst < hi)
+        rows += [src[out] - lo, dst[back] - lo]
+        cols += [dst[out], src[back]]
+    dtype = np.int32 if n < PACK_LIMIT else np.int64
+    rows = np.concatenate(rows).astype(dtype) if rows else np.zeros(0, dtype)
+    cols = np.concatenate(cols).astype(dtype) if cols else np.zeros(0, dtype)
+    if device == "gpu":
+        import cupy as xp
+        rows, cols = xp.asarray(rows), xp.asarray(cols)
+    else:
+        xp = np
+    csr = _slice_csr(xp, hi - lo, rows, cols, dtype)
+    cut = int(xp.count_nonzero((csr.indices < lo) | (csr.indices >= hi)))
+    _SLICES[key] = Slice(index, lo, hi, n, bounds, csr, device, threads)
+    synchronize(device)
+    return {"edges": csr.nnz, "cut": cut, "bytes_read": read, "seconds": time.perf_counter() - t0}
+
+
+def _slice_csr(xp, size: int, rows, cols, dtype) -> CSR:
+    """The CSR of the entries rows[i] -> cols[i] (local rows, global columns, no self-loops: the
+    shared build's loop test compares a row with a column, which here are ids of two spaces):
+    one sort of (row << 32 | col) keys, offsets by binary search of each row's first key."""
+    key = (rows.astype(np.int64) << 32) | cols.astype(np.int64)
+    key.sort()
+    offsets = xp.searchsorted(key, xp.arange(size + 1, dtype=np.int64) << 32).astype(np.int64)
+    return CSR(offsets, (key & 0xFFFFFFFF).astype(dtype), None, size)
+
+
+def _set_threads(threads: int) -> None:
+    """The CPU twins' Numba threads on this worker (its share of the host's cores)."""
+    import numba
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def _drop(key) -> None:
+    _SLICES.pop(key, None)
+
+
+def _collect_log(key) -> list:
+    s = held(key)
+    log, s.log = s.log, []
+    return log
+
+
+# --- driver side
+
+_LOCAL: dict = {}            # (K, device) -> (LocalCluster, Client): workers started for runs in this process
+_CLIENTS: dict = {}          # scheduler address -> Client
+_LOCK = threading.Lock()
+
+
+def _local_client(k: int, device: str):
+    from distributed import Client, LocalCluster
+    cores = os.cpu_count() or 1
+    if k > cores:
+        raise ParameterError(f"parameter 'partitions': {k} local worker processes asked for, but this host has "
+                             f"{cores} cores (give 'scheduler' a cluster of {k} workers)")
+    with _LOCK:
+        if (k, device) not in _LOCAL:
+            cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   memory_limit=0)
+            _LOCAL[(k, device)] = (cluster, Client(cluster, set_as_default=False))
+        return _LOCAL[(k, device)][1]
+
+
+@atexit.register
+def _close_local() -> None:
+    for cluster, client in _LOCAL.values():
+        client.close()
+        cluster.close()
+    _LOCAL.clear()
+
+
+def _client(params: dict, k: int, device: str):
+    """The Dask client whose workers hold the slices (see the module doc) and where they come from."""
+    from distributed import Client, get_client
+    address = params["scheduler"]
+    if address:
+        with _LOCK:
+            if address not in _CLIENTS:
+                try:
+                    _CLIENTS[address] = Client(address, timeout=10, set_as_default=False)
+                except OSError as exc:
+                    raise ParameterError(f"parameter 'scheduler': cannot connect to {address} ({exc})") from None
+            return _CLIENTS[address], f"the cluster at {address}"
+    try:
+        from distributed import get_worker
+        get_worker()
+        return get_client(), "this task's cluster"
+    except ValueError:          # not inside a Dask worker
+        return _local_client(k, device), "local worker processes"
+
+
+class Partition:
+    """The driver's handle on a graph sliced over K workers (see the module doc)."""
+
+    def __init__(self, client, workers: list, bounds: np.ndarray, device: str, n: int, key: str, threads: int):
+        self.client, self.workers, self.bounds = client, workers, bounds
+        self.device, self.n, self.key, self.threads = device, n, key, threads
+        self.k = len(workers)
+        self.facts: dict = {}
+
+    def slice_range(self, i: int) -> str:
+        return f"slice {i} of {self.k}, vertices [{int(self.bounds[i])}, {int(self.bounds[i + 1])})"
+
+    def submit(self, fn, i: int, *args, name: str):
+        """``fn(*args)`` on slice i's worker; the key names the task on the dashboard."""
+        return self.client.submit(fn, *args, key=f"{name}-{uuid.uuid4().hex}", workers=[self.workers[i]],
+                                  allow_other_workers=False, pure=False)
+
+    def each(self, fn, *args, name: str) -> list:
+        """``fn(key, *args)`` on every slice's worker."""
+        return [self.submit(fn, i, self.key, *args, name=name) for i in range(self.k)]
+
+    def item(self, future, i: int, name, label: str):
+        """``future[name]`` computed where ``future`` lives (slice i's worker): a piece that moves alone."""
+        return self.submit(_item, i, future, name, name=label)
+
+    def wait(self, futures: list, phase: str) -> None:
+        """Wait for ``futures``; a lost worker or a failed task raises, never a hang."""
+        from distributed import wait
+        while True:
+            try:
+                with self.client.as_current():
+                    wait(futures, timeout=POLL_S)
+                break
+            except TimeoutError:
+                self.check_alive(phase)
+        for future in futures:
+            if future.status == "error":
+                raise future.exception()
+            if future.status != "finished":
+                self.check_alive(phase)
+                raise PartitionError(f"{phase}: a task ended {future.status}")
+
+    def gather(self, futures: list, phase: str) -> list:
+        self.wait(futures, phase)
+        return self.client.gather(futures)
+
+    def check_alive(self, phase: str) -> None:
+        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        for i, worker in enumerate(self.workers):
+            if worker not in alive:
+                raise PartitionError(f"worker {worker} holding {self.slice_range(i)} was lost during {phase}; "
+                                     f"the run fails (its slice is gone)")
+
+    def close(self) -> None:
+        """Drop the slices from the workers that hold them."""
+        self.wait(self.each(_drop, name="partition-drop"), "drop")
+
+
+def _item(value, name):
+    return value[name]
+
+
+def partitioned(inp, params: dict, device: str) -> Partition:
+    """The partition of ``inp`` for ``params`` (``partitions``, ``scheduler``), built on first use
+    and cached on ``inp``; a different K or cluster replaces the one cached (its slices dropped)."""
+    k = int(params["partitions"])
+    want = (k, params["scheduler"], device)
+    cached = inp.cache.get("partition")
+    if cached is not None and cached[0] == want:
+        return cached[1]
+    if inp.n >= PACK_LIMIT:
+        raise ParameterError(f"{inp.where}: partitioned kernels take graphs of fewer than 2^31 vertices "
+                             f"(n = {inp.n})")
+    if inp.directed:
+        raise ParameterError(f"{inp.where}: partitioned kernels take undirected graphs")
+    client, where = _client(params, k, device)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    if k > len(workers):
+        raise ParameterError(f"parameter 'partitions': {k} slices, but {where} has {len(workers)} worker"
+                             f"{'s' if len(workers) != 1 else ''}")
+    if cached is not None:
+        cached[1].close()
+        del inp.cache["partition"]
+    part = _build(inp, client, workers[:k], device)
+    inp.cache["partition"] = (want, part)
+    return part
+
+
+def _source(inp):
+    """Where the workers read the edges: the dataset's Parquet parts when it is one on disk."""
+    path = Path(inp.where)
+    if dataset_format.is_dataset(path):
+        manifest = dataset_format.read_manifest(path)
+        if manifest["n"] == inp.n and manifest.get("m") == inp.m and manifest["parts"]:
+            return ("parts", str(path))
+    return None
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _build(inp, client, workers: list, device: str) -> Partition:
+    t0 = time.perf_counter()
+    k, n = len(workers), inp.n
+    key = f"partition-{uuid.uuid4().hex}"
+    threads = max(1, (os.cpu_count() or 1) // k)
+    part = Partition(client, workers, np.zeros(k + 1, dtype=np.int64), device, n, key, threads)
+    bucket = max(1, math.ceil(n / BUCKETS))
+    source = _source(inp)
+    if source is None:       # in memory only: each worker gets a share to count, then its slice's edges
+        src, dst = _host(inp.src), _host(inp.dst)
+        shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
+                              dst[i * len(dst) // k:(i + 1) * len(dst) // k])) for i in range(k)]
+        hists = part.gather([part.submit(_degree_histogram, i, shares[i], 0, 1, bucket, name="partition-degrees")
+                             for i in range(k)], "partition")
+    else:
+        hists = part.gather([part.submit(_degree_histogram, i, source, i, k, bucket, name="partition-degrees")
+                             for i in range(k)], "partition")
+    part.bounds = edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
+    sources = [source] * k
+    if source is None:
+        sources = []
+        for i in range(k):
+            lo, hi = part.bounds[i], part.bounds[i + 1]
+            mine = ((src >= lo) & (src < hi)) | ((dst >= lo) & (dst < hi))
+            sources.append(("arrays", (src[mine], dst[mine])))
+    built = part.gather([part.submit(_build_slice, i, key, sources[i], i, part.bounds, n, device, threads,
+                                     name="partition-build") for i in range(k)], "partition")
+    edges = [b["edges"] for b in built]
+    part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
+                  "slice_edges_min": min(edges),
+                  "cut_entries": sum(b["cut"] for b in built), "partition_read_bytes": sum(b["bytes_read"] for b in built),
+                  "partition_s": time.perf_counter() - t0}
+    return part
+
+
+def edge_balanced_bounds(hist: np.ndarray, bucket: int, n: int, k: int) -> np.ndarray:
+    """K + 1 vertex bounds cutting the bucketed degree sum ``hist`` into K equal shares (on bucket
+    edges; slices may be empty when a few buckets hold most edges)."""
+    cum = np.cumsum(hist)
+    total = int(cum[-1]) if cum.size else 0
+    bounds = np.zeros(k + 1, dtype=np.int64)
+    for j in range(1, k):
+        bucket_end = int(np.searchsorted(cum, total * j / k, side="left")) + 1 if total else j * BUCKETS // k
+        bounds[j] = min(n, bucket_end * bucket)
+    bounds[k] = n
+    return np.maximum.accumulate(bounds)
+
+
+# --- the ledger of a distributed run
+
+class Ledger:
+    """What one run of a distributed kernel did per phase (see the module doc).  ``phase`` wraps
+    ``timer.phase`` and records the phase's wall time and rounds; ``stats`` hands the timer
+    per-phase and total statistics, evaluated after timing from the workers' logs."""
+
+    def __init__(self, part: Partition, timer, phases: tuple):
+        self.part, self.timer, self.phases = part, timer, phases
+        self.wall: dict = {}       # (phase, step) -> seconds
+        self.rounds: dict = {}     # (phase, step) -> rounds
+        self.driver_bytes: dict = {}   # (phase, step) -> bytes the driver received (the output)
+        self._summary = None
+
+    @contextmanager
+    def phase(self, name: str, *, step=None, rounds: int = 1, info=None, **traffic):
+        info = dict(info or {})
+        if step is not None:
+            info.update({"local_ms": lambda: self.step(name, step)["local_ms"],
+                         "wait_ms": lambda: self.step(name, step)["wait_ms"],
+                         "bytes_exchanged": lambda: self.step(name, step)["bytes"], "rounds": rounds})
+        t0 = time.perf_counter()
+        with self.timer.phase(name, step=step, info=info, **traffic) as t:
+            yield t
+        key = (name, step)
+        self.wall[key] = self.wall.get(key, 0.0) + time.perf_counter() - t0
+        self.rounds[key] = self.rounds.get(key, 0) + rounds
+
+    def received(self, phase: str, step, count: int) -> None:
+        """Bytes the driver itself received in (phase, step): a gathered output."""
+        self.driver_bytes[(phase, step)] = self.driver_bytes.get((phase, step), 0) + int(count)
+
+    def _steps(self) -> dict:
+        """(phase, step) -> {local_ms, wait_ms, bytes, rounds} from the workers' logs (fetched once)."""
+        if self._summary is None:
+            logs = self.part.gather(self.part.each(_collect_log, name="partition-log"), "collecting logs")
+            local, received = {}, {}
+            for log in logs:
+                seconds = {}
+                for phase, step, s, b in log:
+                    seconds[(phase, step)] = seconds.get((phase, step), 0.0) + s
+                    received[(phase, step)] = received.get((phase, step), 0) + b
+                for key, s in seconds.items():
+                    local[key] = max(local.get(key, 0.0), s)
+            self._summary = {key: {"local_ms": 1e3 * local.get(key, 0.0),
+                                   "wait_ms": 1e3 * max(0.0, wall - local.get(key, 0.0)),
+                                   "bytes": received.get(key, 0) + self.driver_bytes.get(key, 0),
+                                   "rounds": self.rounds[key]}
+                             for key, wall in self.wall.items()}
+        return self._summary
+
+    def step(self, phase: str, step) -> dict:
+        return self._steps()[(phase, step)]
+
+    def total(self, phase: str | None, field_name: str):
+        return sum(v[field_name] for (p, _), v in self._steps().items() if phase is None or p == phase)
+
+    def stats(self) -> None:
+        """Per phase and in all: local_ms, wait_ms, bytes exchanged, rounds; and the partition's facts."""
+        for phase in (*self.phases, None):
+            prefix = f"{phase.replace('-', '_')}_" if phase else ""
+            for stat, field_name in (("local_ms", "local_ms"), ("wait_ms", "wait_ms"),
+                                     ("bytes_exchanged", "bytes"), ("rounds", "rounds")):
+                self.timer.stat(prefix + stat, lambda p=phase, f=field_name: self.total(p, f))
+        for name, value in self.part.facts.items():
+            self.timer.stat(name, value)
