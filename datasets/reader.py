@@ -59,7 +59,10 @@ class Dataset:
             columns = {c: cupy.asarray(a) for c, a in self.columns.items()}
         else:
             columns = {c: a.get() for c, a in self.columns.items()}
-        return Dataset(self.path, self.manifest, columns)
+        moved = Dataset(self.path, self.manifest, columns)
+        if "edges" in self.cache:      # a generated graph's edge source is the same on any device
+            moved.cache["edges"] = self.cache["edges"]
+        return moved
 
     @classmethod
     def in_memory(cls, kind: str, n: int, *, name: str = "in-memory", directed: bool = False,

@@ -78,7 +78,10 @@ def generate(name: str, *, seed: int, params: dict | None = None, device: str = 
             columns = {c: xp.empty(p.rows, dtype=a.dtype) for c, a in chunk.items()}
         for c, a in chunk.items():
             columns[c][start:stop] = a
-    return Dataset(Path(f"<memory:{name} seed {seed}>"), manifest(name, resolved, seed, p), columns)
+    data = Dataset(Path(f"<memory:{name} seed {seed}>"), manifest(name, resolved, seed, p), columns)
+    if p.kind == "graph":
+        data.cache["edges"] = GeneratedEdges(name, p)
+    return data
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,11 @@ class GeneratedEdges:
     def chunks(self, xp, rows: int = CHUNK_ROWS):
         """(start, {"src", "dst"[, "weight"]}) of each chunk of ``rows`` edges, on ``xp``'s device."""
         for start in range(0, self.m, rows):
-            yield start, _rows(self.name, self.plan, start, min(start + rows, self.m), xp)
+            yield start, self.chunk(start, min(start + rows, self.m), xp)
+
+    def chunk(self, start: int, stop: int, xp) -> dict:
+        """{"src", "dst"[, "weight"]} of edges [start, stop), on ``xp``'s device."""
+        return _rows(self.name, self.plan, start, stop, xp)
 
 
 def edges(data: Dataset) -> GeneratedEdges:

@@ -39,6 +39,7 @@ MODULES = [
     "graphsweep.kernels.pagerank.pull",
     "graphsweep.kernels.pagerank.pull_warp",
     "graphsweep.kernels.pagerank.spmv",
+    "graphsweep.kernels.pagerank.distributed",
     "graphsweep.kernels.tc.search",
     "graphsweep.kernels.bc.brandes",
 ]

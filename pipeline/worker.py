@@ -9,6 +9,7 @@ GB/s, random gather and pointer-chase rates) once and stamps them on every row. 
 raises when the worker itself cannot store anything.
 """
 
+import contextlib
 import json
 import logging
 import socket
@@ -25,6 +26,7 @@ from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
 from graphsweep.generators import memory
 from graphsweep.kernels import ceilings, cuda, harness, registry, throughput
+from graphsweep.kernels.graph import partition
 
 from . import config, store
 from .sweep import DatasetRef, Task
@@ -273,11 +275,11 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         where = harness.place(kernel, dataset_manifest(task.dataset), device, task.placement, what=task.dataset.id)
         data, timing["load_s"] = state.dataset(task.dataset, where.load)
         t1 = time.perf_counter()
-        result = harness.run(task.runs, data, backend=device, reps=task.reps,
-                             warmup=state.warmup(task, kernel, data, device, where.placement),
-                             placement=task.placement,
-                             verify=task.verify, keep_output=False, instances=task.roots, instance_seed=task.seed,
-                             **task.params)
+        with partition.driving() if "partitions" in kernel.params else contextlib.nullcontext():
+            result = harness.run(task.runs, data, backend=device, reps=task.reps,
+                                 warmup=state.warmup(task, kernel, data, device, where.placement),
+                                 placement=task.placement, verify=task.verify, keep_output=False,
+                                 instances=task.roots, instance_seed=task.seed, **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0

@@ -285,8 +285,9 @@ def _slice_budget(xp) -> int:
 def graph_input(data) -> GraphInput:
     """The shared ``GraphInput`` of a loaded graph ``Dataset`` (made once per placement, cached on
     it).  ``data.cache["placement"]`` (set by the harness) says where the representations go and
-    which device computes ('device'/'gpu' unless told); a dataset generated in memory without its
-    edge list carries its edge source as ``data.cache["edges"]``."""
+    which device computes ('device'/'gpu' unless told); a dataset generated in memory carries its
+    edge source as ``data.cache["edges"]`` (with its edge list, or without it when only slices of
+    the representation fit)."""
     placement, device = data.cache.get("placement", ("device", data.device))
     key = ("graph-input", placement, device)
     if key not in data.cache:
@@ -294,7 +295,7 @@ def graph_input(data) -> GraphInput:
         if device == "gpu":
             import cupy as xp
         edges = data.cache.get("edges")
-        columns = (None, None, None) if edges is not None else (data.src, data.dst, data.weight)
+        columns = (data.src, data.dst, data.weight) if data.columns else (None, None, None)
         data.cache[key] = GraphInput(data.n, *columns, directed=data.directed, where=str(data.path),
                                      edges=edges, xp=xp, placement=placement)
     return data.cache[key]

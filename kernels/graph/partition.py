@@ -10,14 +10,17 @@ the bucketed degree sum into K equal shares (exact for n <= 2^16; at most one bu
 off otherwise).  Then each worker reads every part, row group by row group, and keeps the edges
 with an end in its range (``datasets.reader.read_chunks``): the dataset is read K times in all,
 but no worker holds more than its slice, and nothing but the histogram passes through the
-driver.  A dataset held only in memory (tests, benchmarks; no Parquet parts) is handed to the
-workers by the driver instead (``client.scatter``, each worker its rows' edges).
+driver.  A graph generated in memory (``store: memory``) is generated again by each worker, on
+its device, from the generator's plan (the driver sends the plan, never the edges): chunks
+i, i+K, ... for the histogram, then every chunk, keeping its slice's.  Other edge lists held only
+in memory (tests) are handed to the workers by the driver, each worker its rows' edges.
 
 Workers.  ``partitions=K`` slices on: the workers of the Dask scheduler named by ``scheduler``;
 else, inside a Dask worker (a sweep's task), its own cluster; else K local worker processes
-started for the run (one thread each; on the GPU they share the device), kept for the next run
-in this process and closed at exit.  K larger than the workers there are is refused in one line
-before any slice is built.  Every task runs on its slice's worker (``workers=``, no stealing);
+started for the run (one thread each; on the GPU they share the device), kept (and grown) for
+the next run in this process and closed at exit.  A task driving a run from inside a Dask worker
+leaves the worker's thread pool while it waits (``driving``).  K larger than the workers there
+are is refused in one line before any slice is built.  Every task runs on its slice's worker (``workers=``, no stealing);
 results move between workers as Dask futures, worker to worker.  A worker lost while the driver
 waits (polled every ``POLL_S``) fails the run with one ``PartitionError`` naming the worker, its
 slice and the phase, never a hang (a task bound to a dead worker would wait for ever).
@@ -56,6 +59,7 @@ PARAMS = {
                                      "cluster of the Dask worker running the task, else K local worker processes)"),
 }
 BUCKETS = 1 << 16         # degree histogram buckets: the driver receives K x BUCKETS counts
+GENERATED_ROWS = 1 << 25  # edges a worker generates again at a time (a few arrays of 8 B per edge)
 POLL_S = 0.5              # how often a waiting driver checks that its workers are alive
 
 
@@ -145,53 +149,58 @@ def synchronize(device: str) -> None:
         cupy.cuda.get_current_stream().synchronize()
 
 
-def _edge_chunks(source, share: int, shares: int):
-    """(src, dst) host arrays of a share of the edges: parts share, share + shares, ... of a
-    dataset on disk, or rows [share/shares, (share+1)/shares) of arrays handed over in memory."""
+def _edge_chunks(source, share: int, shares: int, xp=np):
+    """(src, dst) arrays on ``xp``'s device of a share of the edges: parts share, share + shares,
+    ... of a dataset on disk; chunks share, share + shares, ... of a generated edge list (made
+    again here, on the GPU where the generator can); or rows [share/shares, (share+1)/shares) of
+    arrays handed over in memory."""
     kind, what = source
     if kind == "parts":
         count = len(dataset_format.read_manifest(Path(what))["parts"])
         for chunk in read_chunks(what, range(share, count, shares), columns=["src", "dst"]):
+            yield xp.asarray(chunk["src"]), xp.asarray(chunk["dst"])
+    elif kind == "generated":
+        for start in range(share * GENERATED_ROWS, what.m, shares * GENERATED_ROWS):
+            chunk = what.chunk(start, min(start + GENERATED_ROWS, what.m), xp)
             yield chunk["src"], chunk["dst"]
     else:
         src, dst = what
         a, b = share * len(src) // shares, (share + 1) * len(src) // shares
-        yield src[a:b], dst[a:b]
+        yield xp.asarray(src[a:b]), xp.asarray(dst[a:b])
 
 
-def _degree_histogram(source, share: int, shares: int, bucket: int) -> np.ndarray:
+def _degree_histogram(source, share: int, shares: int, bucket: int, device: str) -> np.ndarray:
     """Degrees (both ends of every non-loop edge) of a share of the edges, in buckets of vertices."""
-    hist = np.zeros(BUCKETS, dtype=np.int64)
-    for src, dst in _edge_chunks(source, share, shares):
+    xp = _module(device)
+    hist = xp.zeros(BUCKETS, dtype=np.int64)
+    for src, dst in _edge_chunks(source, share, shares, xp):
         keep = src != dst
-        hist += np.bincount(src[keep] // bucket, minlength=BUCKETS)
-        hist += np.bincount(dst[keep] // bucket, minlength=BUCKETS)
-    return hist
+        hist += xp.bincount(src[keep] // bucket, minlength=BUCKETS)
+        hist += xp.bincount(dst[keep] // bucket, minlength=BUCKETS)
+    return _host(hist)
 
 
 def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, device: str, threads: int) -> dict:
-    """Read the edges with an end in this slice's range and build its CSR; keep it under ``key``."""
+    """Read (or generate again) the edges with an end in this slice's range and build its CSR on
+    the worker's device; keep it under ``key``."""
     t0 = time.perf_counter()
     _set_threads(threads)
+    xp = _module(device)
     lo, hi = int(bounds[index]), int(bounds[index + 1])
+    dtype = np.int32 if n < PACK_LIMIT else np.int64
     rows, cols, read = [], [], 0
-    for src, dst in _edge_chunks(source, 0, 1):
+    for src, dst in _edge_chunks(source, 0, 1, xp):
         read += src.nbytes + dst.nbytes
         keep = src != dst
         src, dst = src[keep], dst[keep]
         out = (src >= lo) & (src < hi)
         back = (dst >= lo) & (dst < hi)
-        rows += [src[out] - lo, dst[back] - lo]
-        cols += [dst[out], src[back]]
-    dtype = np.int32 if n < PACK_LIMIT else np.int64
-    rows = np.concatenate(rows).astype(dtype) if rows else np.zeros(0, dtype)
-    cols = np.concatenate(cols).astype(dtype) if cols else np.zeros(0, dtype)
-    if device == "gpu":
-        import cupy as xp
-        rows, cols = xp.asarray(rows), xp.asarray(cols)
-    else:
-        xp = np
+        rows += [(src[out] - lo).astype(dtype), (dst[back] - lo).astype(dtype)]
+        cols += [dst[out].astype(dtype), src[back].astype(dtype)]
+    rows = xp.concatenate(rows) if rows else xp.zeros(0, dtype)
+    cols = xp.concatenate(cols) if cols else xp.zeros(0, dtype)
     csr = _slice_csr(xp, hi - lo, rows, cols, dtype)
+    del rows, cols
     cut = int(xp.count_nonzero((csr.indices < lo) | (csr.indices >= hi)))
     _SLICES[key] = Slice(index, lo, hi, n, bounds, csr, device, threads)
     synchronize(device)
@@ -206,6 +215,13 @@ def _slice_csr(xp, size: int, rows, cols, dtype) -> CSR:
     key.sort()
     offsets = xp.searchsorted(key, xp.arange(size + 1, dtype=np.int64) << 32).astype(np.int64)
     return CSR(offsets, (key & 0xFFFFFFFF).astype(dtype), None, size)
+
+
+def _module(device: str):
+    if device == "gpu":
+        import cupy
+        return cupy
+    return np
 
 
 def _set_threads(threads: int) -> None:
@@ -226,23 +242,25 @@ def _collect_log(key) -> list:
 
 # --- driver side
 
-_LOCAL: dict = {}            # (K, device) -> (LocalCluster, Client): workers started for runs in this process
+_LOCAL: dict = {}            # device -> (LocalCluster, Client): workers started for runs in this process
 _CLIENTS: dict = {}          # scheduler address -> Client
 _LOCK = threading.Lock()
 
 
 def _local_client(k: int, device: str):
+    """A client of local worker processes (one thread each), at least ``k`` of them: started on
+    first use, grown when a run asks for more, kept for the next run in this process."""
     from distributed import Client, LocalCluster
-    cores = os.cpu_count() or 1
-    if k > cores:
-        raise ParameterError(f"parameter 'partitions': {k} local worker processes asked for, but this host has "
-                             f"{cores} cores (give 'scheduler' a cluster of {k} workers)")
     with _LOCK:
-        if (k, device) not in _LOCAL:
+        if device not in _LOCAL:
             cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
                                    memory_limit=0)
-            _LOCAL[(k, device)] = (cluster, Client(cluster, set_as_default=False))
-        return _LOCAL[(k, device)][1]
+            _LOCAL[device] = (cluster, Client(cluster, set_as_default=False))
+        cluster, client = _LOCAL[device]
+        if len(cluster.workers) < k:
+            cluster.scale(k)
+            client.wait_for_workers(k, timeout=120)
+        return client
 
 
 @atexit.register
@@ -251,6 +269,15 @@ def _close_local() -> None:
         client.close()
         cluster.close()
     _LOCAL.clear()
+
+
+def _in_worker() -> bool:
+    from distributed import get_worker
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
 
 
 def _client(params: dict, k: int, device: str):
@@ -265,12 +292,25 @@ def _client(params: dict, k: int, device: str):
                 except OSError as exc:
                     raise ParameterError(f"parameter 'scheduler': cannot connect to {address} ({exc})") from None
             return _CLIENTS[address], f"the cluster at {address}"
-    try:
-        from distributed import get_worker
-        get_worker()
+    if _in_worker():
         return get_client(), "this task's cluster"
-    except ValueError:          # not inside a Dask worker
-        return _local_client(k, device), "local worker processes"
+    return _local_client(k, device), "local worker processes"
+
+
+@contextmanager
+def driving():
+    """Around a Dask task that drives a partitioned kernel: the task leaves its worker's thread
+    pool while it runs (its worker may hold a slice, and a worker of one thread would otherwise
+    wait for itself) and joins it again after, as ``distributed.worker_client`` does."""
+    from distributed import rejoin, secede
+    if not _in_worker():
+        yield
+        return
+    secede()
+    try:
+        yield
+    finally:
+        rejoin()
 
 
 class Partition:
@@ -362,7 +402,11 @@ def partitioned(inp, params: dict, device: str) -> Partition:
 
 
 def _source(inp):
-    """Where the workers read the edges: the dataset's Parquet parts when it is one on disk."""
+    """Where the workers find the edges: the dataset's Parquet parts when it is one on disk, the
+    generator's plan when it is generated in memory (each worker generates again what it needs),
+    else None (the driver hands them over)."""
+    if hasattr(inp.edges, "chunk"):
+        return ("generated", inp.edges)
     path = Path(inp.where)
     if dataset_format.is_dataset(path):
         manifest = dataset_format.read_manifest(path)
@@ -387,10 +431,12 @@ def _build(inp, client, workers: list, device: str) -> Partition:
         src, dst = _host(inp.src), _host(inp.dst)
         shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
                               dst[i * len(dst) // k:(i + 1) * len(dst) // k])) for i in range(k)]
-        hists = part.gather([part.submit(_degree_histogram, i, shares[i], 0, 1, bucket, name="partition-degrees")
+        hists = part.gather([part.submit(_degree_histogram, i, shares[i], 0, 1, bucket, device,
+                                         name="partition-degrees")
                              for i in range(k)], "partition")
     else:
-        hists = part.gather([part.submit(_degree_histogram, i, source, i, k, bucket, name="partition-degrees")
+        hists = part.gather([part.submit(_degree_histogram, i, source, i, k, bucket, device,
+                                         name="partition-degrees")
                              for i in range(k)], "partition")
     part.bounds = edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
     sources = [source] * k

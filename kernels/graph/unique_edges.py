@@ -1,6 +1,7 @@
 """The simple graph's edges for verifiers, found another way than the ``simple`` builder: each
 input edge as (lower id, higher id), self-loops dropped, then ``unique`` of the pairs' keys
-lo * n + hi (exact while n^2 < 2^63).  Cached on the graph input, so every instance's verification
+lo * n + hi (exact while n^2 < 2^63), a chunk of the edge list at a time (so a graph generated in
+memory without its edge list is verified too).  Cached on the graph input, so every instance's verification
 shares one."""
 
 import numpy as np
@@ -12,10 +13,13 @@ def unique_edges(inp):
     """(lo, hi) int64 arrays of the distinct undirected edges of ``inp`` (lo < hi), sorted."""
     if KEY not in inp.cache:
         xp, n = inp.xp, inp.n
-        src, dst = inp.src.astype(np.int64), inp.dst.astype(np.int64)
-        keep = src != dst
-        src, dst = src[keep], dst[keep]
-        key = xp.unique(xp.minimum(src, dst) * n + xp.maximum(src, dst))
+        keys = [xp.zeros(0, dtype=np.int64)]
+        for src, dst, _ in inp.edge_chunks():     # the edge list as loaded, or generated again
+            src, dst = src.astype(np.int64), dst.astype(np.int64)
+            keep = src != dst
+            src, dst = src[keep], dst[keep]
+            keys.append(xp.unique(xp.minimum(src, dst) * n + xp.maximum(src, dst)))
+        key = xp.unique(xp.concatenate(keys))
         inp.cache[KEY] = (key // n, key % n) if key.shape[0] else (key, key)
     return inp.cache[KEY]
 

@@ -259,3 +259,23 @@ def test_a_sweep_over_a_graph_generated_in_memory_runs_and_writes_no_dataset(tmp
     assert kernel_rows["verified"].all()
     assert set(kernel_rows["placement"]) == {"host"}      # the CPU backend's graphs are in host memory
     assert not (tmp_path / "data").exists()
+
+
+def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write_spec, cluster_file):
+    spec = write_spec(tmp_path, "part", datasets=[{"generator": "rmat", "params": {"scale": 9}},
+                                                  {"generator": "rmat", "params": {"scale": 8}, "store": "memory"}],
+                      kernels=[{"name": "cc.distributed", "params": {"partitions": [1, 2]}},
+                               {"name": "bfs.distributed", "params": {"partitions": 2}},
+                               {"name": "pagerank.distributed", "params": {"partitions": 2}}],
+                      roots=2, reps=1)
+    rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, out + err
+    rows = reduce.load(tmp_path / "results-part")
+    kernel_rows = rows[rows["stage"] == "kernel"]
+    assert set(kernel_rows["kernel"]) == {"cc.distributed", "bfs.distributed", "pagerank.distributed"}
+    assert kernel_rows["verified"].all()
+    totals = kernel_rows[kernel_rows["phase"] == "total"]
+    assert sorted(set(totals["stat_partitions"])) == [1, 2]
+    two = totals[totals["stat_partitions"] == 2]
+    assert (two["stat_rounds"] > 0).all() and (two["stat_bytes_exchanged"] > 0).all()
+    assert two["stat_wait_ms"].notna().all() and two["stat_local_ms"].notna().all()
