@@ -172,7 +172,7 @@ def _run(inp, params, timer, device: str):
         return sum(f["count"] for f in facts), sum(f["edges"] for f in facts)
 
     with ledger.phase("init", rounds=0):
-        results = part.each(_init, root, name=f"{name}-init")
+        results = ledger.each(_init, root, name=f"{name}-init")
         count, scout = facts_of(results, "init")
     edges_to_check = part.facts["slice_edges_total"]
     depth, old, bottom, check, bu_levels = 0, count, False, True, 0
@@ -184,7 +184,7 @@ def _run(inp, params, timer, device: str):
         if bottom:
             with ledger.phase("bottom-up", step=depth, rounds=rounds, info=info):
                 fronts = [part.item(r, i, "front", f"{name}-front") for i, r in enumerate(results)]
-                results = [part.submit(_bottom_up, j, part.key, depth, *(f for i, f in enumerate(fronts) if i != j),
+                results = [part.submit(_bottom_up, j, ledger.key, depth, *(f for i, f in enumerate(fronts) if i != j),
                                        name=f"{name}-bottom-up") for j in range(k)]
                 old, (count, scout) = count, facts_of(results, "bottom-up")
             bu_levels += 1
@@ -195,8 +195,8 @@ def _run(inp, params, timer, device: str):
                 edges_to_check -= scout
             check = True
             with ledger.phase("top-down", step=depth, rounds=rounds, info=info):
-                sent = part.each(_expand, depth, name=f"{name}-expand")
-                results = [part.submit(_receive, j, part.key, depth,
+                sent = ledger.each(_expand, depth, name=f"{name}-expand")
+                results = [part.submit(_receive, j, ledger.key, depth,
                                        *(part.item(sent[i], i, j, f"{name}-queue") for i in range(k) if i != j),
                                        name=f"{name}-receive") for j in range(k)]
                 count, scout = facts_of(results, "top-down")
@@ -204,7 +204,7 @@ def _run(inp, params, timer, device: str):
         if depth > n:
             raise RuntimeError(f"{name}: level {depth} on {n} vertices (a worker lost count)")
     with ledger.phase("gather", rounds=1, written=8 * n):
-        pieces = part.gather(part.each(_result, name=f"{name}-gather"), "gather")
+        pieces = part.gather(ledger.each(_result, name=f"{name}-gather"), "gather")
         level = np.concatenate([p[0] for p in pieces])
         parent = np.concatenate([p[1] for p in pieces])
         ledger.received("gather", None, level.nbytes + parent.nbytes)

@@ -50,15 +50,17 @@ PARAMS = {**PARTITION_PARAMS,
                                              "worker in one round)")}
 
 
-def components(xp, n: int, a, b, device: str):
+def components(xp, n: int, a, b, device: str, inp=None):
     """``cc.best``'s labels (smallest vertex id per component) of the graph of n vertices and
-    edges a - b, on this worker's device: the GPU kernel or the CPU twin."""
+    edges a - b (or of ``inp``, a graph input kept for the next run), on this worker's device:
+    the GPU kernel or the CPU twin."""
     from .. import registry
     if n == 0:
         return xp.zeros(0, dtype=label_dtype(0))
     kernel = registry.get("cc.best")
     timer = timer_for(device)
-    label = getattr(kernel, device)(GraphInput(n, a, b, where="<slice>"), kernel.resolve_params({}), timer)
+    inp = inp if inp is not None else GraphInput(n, a, b, where="<slice>")
+    label = getattr(kernel, device)(inp, kernel.resolve_params({}), timer)
     timer.finish()
     return label
 
@@ -75,24 +77,38 @@ def _distinct_pairs(xp, a, b):
     return _host(xp.stack([key >> 32, key & 0xFFFFFFFF]))
 
 
+def _structure(s) -> dict:
+    """What ``_local`` needs of this slice's graph, whatever the labels (made on the first run and
+    kept with the slice, as a one-worker kernel keeps its CSR): the subgraph its range induces
+    (each edge once, local ids) as a graph input, and its cut: the cut edges' ends, each edge from
+    its smaller end, and the vertices on a cut edge."""
+    if "cc-structure" not in s.scratch:
+        xp, lo, hi = s.xp, s.lo, s.hi
+        rows, cols = s.rows(), s.csr.indices
+        inside = (cols >= lo) & (cols < hi)
+        once = inside & (rows + lo < cols)
+        inner = GraphInput(hi - lo, rows[once], cols[once] - lo, where="<slice>")
+        cut = ~inside
+        own, other = rows[cut], cols[cut]
+        first = own + lo < other
+        s.scratch["cc-structure"] = {"inner": inner, "own": own[first], "other": other[first],
+                                     "boundary": xp.unique(own)}
+    return s.scratch["cc-structure"]
+
+
 def _local(key) -> dict:
     """Local components of this slice, then the edges that tie them to the other slices."""
     import time
     t0 = time.perf_counter()
     s = held(key)
     xp, lo, hi = s.xp, s.lo, s.hi
-    rows, cols = s.rows(), s.csr.indices
-    inside = (cols >= lo) & (cols < hi)
-    once = inside & (rows + lo < cols)
-    root = components(xp, hi - lo, rows[once], cols[once] - lo, s.device).astype(cols.dtype) + lo
+    g = _structure(s)
+    root = components(xp, hi - lo, None, None, s.device, g["inner"]).astype(s.csr.indices.dtype) + lo
     s.scratch["cc-root"] = root
-    cut = ~inside
-    own, other = rows[cut], cols[cut]
-    first = own + lo < other
-    boundary = xp.unique(own)
+    boundary = g["boundary"]
     not_root = root[boundary] != boundary + lo
-    pairs = _distinct_pairs(xp, xp.concatenate([root[own[first]], (boundary + lo)[not_root]]),
-                            xp.concatenate([other[first], root[boundary][not_root]]))
+    pairs = _distinct_pairs(xp, xp.concatenate([root[g["own"]], (boundary + lo)[not_root]]),
+                            xp.concatenate([g["other"], root[boundary][not_root]]))
     synchronize(s.device)
     s.record("local", None, time.perf_counter() - t0)
     return {"pairs": pairs, "from": s.index}
@@ -164,24 +180,24 @@ def _run(inp, params, timer, device: str):
     ledger = Ledger(part, timer, PHASES)
     k, fan_in, name = part.k, params["fan_in"], "cc.distributed"
     with ledger.phase("local", rounds=0):
-        forests = part.each(_local, name=f"{name}-local")
+        forests = ledger.each(_local, name=f"{name}-local")
         part.wait(forests, "local")
     with ledger.phase("merge", rounds=tree_rounds(k, fan_in)):
         leaders = list(range(k))
         while True:
-            forests = [part.submit(_merge, leaders[g], part.key, *forests[g:g + fan_in], name=f"{name}-merge")
+            forests = [part.submit(_merge, leaders[g], ledger.key, *forests[g:g + fan_in], name=f"{name}-merge")
                        for g in range(0, len(forests), fan_in)]
             leaders = leaders[::fan_in]
             if len(forests) == 1:
                 break
         part.wait(forests, "merge")
     with ledger.phase("relabel", rounds=1 if k > 1 else 0):
-        pieces = part.submit(_split, 0, part.key, forests[0], name=f"{name}-split")
-        done = [part.submit(_relabel, j, part.key, part.item(pieces, 0, j, f"{name}-piece"), name=f"{name}-relabel")
+        pieces = part.submit(_split, 0, ledger.key, forests[0], name=f"{name}-split")
+        done = [part.submit(_relabel, j, ledger.key, part.item(pieces, 0, j, f"{name}-piece"), name=f"{name}-relabel")
                 for j in range(k)]
         part.wait(done, "relabel")
     with ledger.phase("gather", rounds=1, written=inp.n * label_dtype(inp.n).itemsize):
-        labels = part.gather(part.each(_labels, name=f"{name}-gather"), "gather")
+        labels = part.gather(ledger.each(_labels, name=f"{name}-gather"), "gather")
         label = np.concatenate(labels).astype(label_dtype(inp.n), copy=False)
         ledger.received("gather", None, label.nbytes)
     ledger.stats()

@@ -81,7 +81,8 @@ class Slice:
     device: str
     threads: int              # the CPU twins' Numba threads here (the host's cores / K)
     scratch: dict = field(default_factory=dict)   # a kernel's per-run state
-    log: list = field(default_factory=list)       # (phase, step, seconds, bytes received)
+    log: list = field(default_factory=list)       # (run, phase, step, seconds, bytes received)
+    run: str = ""                                 # the run whose task is running here
 
     @property
     def xp(self):
@@ -117,17 +118,20 @@ class Slice:
         return which, starts[which] + t - (ends[which] - degree[which])
 
     def record(self, phase, step, seconds, received=0):
-        self.log.append((phase, step, seconds, int(received)))
+        self.log.append((self.run, phase, step, seconds, int(received)))
 
 
 _SLICES: dict = {}
 
 
 def held(key) -> Slice:
-    """The slice this worker holds under ``key``; a worker restarted since the build holds none."""
+    """The slice this worker holds under ``key`` (the partition's key, or (key, run) from a run's
+    tasks: what they record is that run's); a worker restarted since the build holds none."""
+    key, run = key if isinstance(key, tuple) else (key, "")
     if key not in _SLICES:
         raise PartitionError(f"this worker holds no slice {key!r} (restarted since the slices were built?)")
     s = _SLICES[key]
+    s.run = run
     if s.device == "cpu":
         _set_threads(s.threads)
     return s
@@ -235,9 +239,11 @@ def _drop(key) -> None:
 
 
 def _collect_log(key) -> list:
+    """The records of run ``key[1]`` here (taken out of the log)."""
     s = held(key)
-    log, s.log = s.log, []
-    return log
+    mine = [r[1:] for r in s.log if r[0] == key[1]]
+    s.log = [r for r in s.log if r[0] != key[1]]
+    return mine
 
 
 # --- driver side
@@ -478,10 +484,15 @@ class Ledger:
 
     def __init__(self, part: Partition, timer, phases: tuple):
         self.part, self.timer, self.phases = part, timer, phases
+        self.key = (part.key, uuid.uuid4().hex)   # what the run's tasks pass as the slice key
         self.wall: dict = {}       # (phase, step) -> seconds
         self.rounds: dict = {}     # (phase, step) -> rounds
         self.driver_bytes: dict = {}   # (phase, step) -> bytes the driver received (the output)
         self._summary = None
+
+    def each(self, fn, *args, name: str) -> list:
+        """``fn(run key, *args)`` on every slice's worker, recorded as this run's."""
+        return [self.part.submit(fn, i, self.key, *args, name=name) for i in range(self.part.k)]
 
     @contextmanager
     def phase(self, name: str, *, step=None, rounds: int = 1, info=None, **traffic):
@@ -504,7 +515,8 @@ class Ledger:
     def _steps(self) -> dict:
         """(phase, step) -> {local_ms, wait_ms, bytes, rounds} from the workers' logs (fetched once)."""
         if self._summary is None:
-            logs = self.part.gather(self.part.each(_collect_log, name="partition-log"), "collecting logs")
+            logs = self.part.gather([self.part.submit(_collect_log, i, self.key, name="partition-log")
+                                     for i in range(self.part.k)], "collecting logs")
             local, received = {}, {}
             for log in logs:
                 seconds = {}

@@ -122,20 +122,20 @@ def _run(inp, params, timer, device: str):
         return sum(f["error"] for f in facts), sum(f["dangling"] for f in facts)
 
     with ledger.phase("init", rounds=0):
-        results = part.each(_init, name=f"{name}-init")
+        results = ledger.each(_init, name=f"{name}-init")
         _, dangling = facts_of(results, "init")
     errors = []
     for it in range(params["max_iterations"]):
         with ledger.phase("iterate", step=it, rounds=1 if k > 1 else 0):
             pieces = [part.item(r, i, "piece", f"{name}-contrib") for i, r in enumerate(results)]
-            results = [part.submit(_iterate, j, part.key, it, dangling, spread, *pieces, name=f"{name}-iterate")
+            results = [part.submit(_iterate, j, ledger.key, it, dangling, spread, *pieces, name=f"{name}-iterate")
                        for j in range(k)]
             error, dangling = facts_of(results, "iterate")
         errors.append(error)
         if error < params["tolerance"]:
             break
     with ledger.phase("gather", rounds=1, written=4 * inp.n):
-        score = np.concatenate(part.gather(part.each(_scores, name=f"{name}-gather"), "gather"))
+        score = np.concatenate(part.gather(ledger.each(_scores, name=f"{name}-gather"), "gather"))
         ledger.received("gather", None, score.nbytes)
     ledger.stats()
     timer.stat("iterations", len(errors))

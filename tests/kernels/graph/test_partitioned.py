@@ -113,6 +113,14 @@ def test_rows_carry_the_ledger_per_phase():
     assert three.stats["slice_edges_max"] <= one.stats["slice_edges_max"]
 
 
+def test_the_ledger_counts_each_run_alone():
+    """Workers log every run's tasks; a run's statistics are its own, not the sum over reps."""
+    res = harness.run("cc.distributed", dataset(SHAPES["rmat"]()), backend="cpu", reps=4, warmup=2, partitions=2)
+    totals = [r["ms"] for r in res.rows if r["phase"] == "total"]
+    assert res.stats["local_ms"] <= max(totals)
+    assert res.stats["merge_rounds"] == 1 and res.stats["relabel_rounds"] == 1
+
+
 def test_bounds_balance_edges_not_vertices():
     hist = np.zeros(partition.BUCKETS, dtype=np.int64)
     hist[:10] = 100_000        # a few heavy buckets, then a long light tail
