@@ -13,8 +13,10 @@ partitioned kernel beside the one-worker kernel it stands for (``cc.best``, ``bf
 - ``overhead``: the partitioned median time over the one-worker kernel's;
 - ``rounds``, ``MB``: exchanges every worker took part in, and the bytes they moved;
 - ``model``: bytes / the worker-to-worker bandwidth + rounds x the latency of a round, both
-  measured now between these workers (a round: a task on each worker taking a small piece from
-  every other, then the driver gathering a number from each — the shape of a BFS level);
+  measured now between these workers.  cc and pagerank run a round as tasks through the
+  scheduler (a task on each worker taking a small piece from every other, then the driver
+  gathering a number from each); bfs runs one task per worker that sends its pieces straight to
+  the others (``kernels/graph/exchange.py``), a round being an all-reduce of a few bytes;
   ``meas/model`` says how much of the time the exchange explains;
 - ``local``, ``wait``: the critical path of the workers' compute, and the rest (exchange,
   scheduling, imbalance).
@@ -31,11 +33,9 @@ import sys
 import time
 
 import numpy as np
-
 from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import memory
 from graphsweep.kernels import harness
-from graphsweep.kernels.graph import partition
 
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
 
@@ -75,6 +75,27 @@ def link(client, workers: list, size: int = 1 << 28, tries: int = 5) -> dict:
         rounds.append(time.perf_counter() - t0)
     return {"gbps": statistics.median(rates) if rates else float("inf"),
             "round_ms": 1e3 * statistics.median(rounds[2:])}
+
+
+def _ping(run: str, index: int, addresses: list, rounds: int) -> float:
+    """Median seconds of an all-reduce of 16 bytes among ``addresses``, from the task on ``index``."""
+    from graphsweep.kernels.graph.exchange import Peers
+    peers = Peers(run, index, addresses)
+    times = []
+    for r in range(rounds):
+        t0 = time.perf_counter()
+        peers.allreduce(r, np.zeros(2, dtype=np.int64))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times[rounds // 5:])
+
+
+def hop_ms(client, workers: list, rounds: int = 200) -> float:
+    """A round of the worker-to-worker exchange (one message hop each way; what a BFS level pays twice)."""
+    if len(workers) == 1:
+        return 0.0
+    run = f"ping-{time.time_ns()}"
+    futures = [client.submit(_ping, run, i, workers, rounds, workers=[w], pure=False) for i, w in enumerate(workers)]
+    return 1e3 * max(client.gather(futures))
 
 
 def rmat(scale: int, edge_factor: int, seed: int) -> Dataset:
@@ -132,9 +153,7 @@ def main(argv=None) -> int:
     params = {}
     if args.cuda:
         from dask_cuda import LocalCUDACluster
-        from distributed import Client
         cluster = LocalCUDACluster(dashboard_address=":0")
-        client = Client(cluster)
         params["scheduler"] = cluster.scheduler_address
         _say(f"dask-cuda cluster: {len(cluster.workers)} workers, one per GPU")
     graphs = [(f"rmat-{args.scale}-ef{args.edge_factor}", rmat(args.scale, args.edge_factor, args.seed))]
@@ -155,18 +174,21 @@ def main(argv=None) -> int:
                         for name in args.kernels}
             part = _partition_of(data)
             net = link(part.client, part.workers)
-            _say(f"K = {k}: worker to worker {net['gbps']:.2f} GB/s, a round {net['round_ms']:.2f} ms; slices of "
+            net["hop_ms"] = hop_ms(part.client, part.workers)
+            _say(f"K = {k}: worker to worker {net['gbps']:.2f} GB/s, a scheduler round {net['round_ms']:.2f} ms, "
+                 f"an exchange round {net['hop_ms']:.3f} ms; slices of "
                  f"{part.facts['slice_edges_min']:,}..{part.facts['slice_edges_max']:,} entries, "
                  f"{part.facts['cut_entries']:,} cut, built in {part.facts['partition_s']:.1f} s")
             _say(header)
             for name, (ms, stats) in measured.items():
                 rounds = statistics.median(s["rounds"] for s in stats)
                 exchanged = statistics.median(s["bytes_exchanged"] for s in stats)
-                model = 1e3 * exchanged / 1e9 / net["gbps"] + rounds * net["round_ms"]
+                per_round = net["hop_ms"] if name == "bfs.distributed" else net["round_ms"]
+                model = 1e3 * exchanged / 1e9 / net["gbps"] + rounds * per_round
                 row = {"graph": label, "kernel": name, "partitions": k, "backend": args.backend,
                        "ms": ms, "single_ms": single[name], "overhead": ms / single[name], "rounds": rounds,
                        "bytes_exchanged": exchanged, "model_ms": model, "link_gbps": net["gbps"],
-                       "round_ms": net["round_ms"], "local_ms": statistics.median(s["local_ms"] for s in stats),
+                       "round_ms": net["round_ms"], "hop_ms": net["hop_ms"], "local_ms": statistics.median(s["local_ms"] for s in stats),
                        "wait_ms": statistics.median(s["wait_ms"] for s in stats), **part.facts}
                 rows.append(row)
                 _say(f"{label:<16} {name:<21} {k:>2} {ms:9.2f} {single[name]:9.2f} {row['overhead']:7.2f}x "

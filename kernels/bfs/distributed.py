@@ -5,28 +5,33 @@ Returns ``{"level", "parent"}`` (see the package doc): the same levels as ``bfs.
 levels are unique), parents valid by the verifier's rules.  Undirected graphs.
 
 Algorithm (1-D, direction-optimising; Buluç & Madduri SC'11 §4 for 1-D top-down, Beamer, Buluç,
-Asanović & Patterson IPDPS'13 for the distributed bottom-up).  Each worker owns the levels and
-parents of its range and its frontier as local ids.  Every level is one round:
+Asanović & Patterson IPDPS'13 for the distributed bottom-up).  One task per worker runs the whole
+search on its slice, in step with the others: the pieces of a level go straight from worker to
+worker (``kernels/graph/exchange.py``: Dask's comms, no scheduler in the loop), so a level costs
+two message hops, not a scheduler round trip per task.  Each worker owns the levels and parents
+of its range and its frontier as local ids.  Every level:
   top-down   each worker expands its frontier's rows: a neighbour it owns and has not reached is
              claimed at once (the first candidate wins); the others become (vertex, parent) pairs,
-             one per vertex, sent to their owners as queues (8 bytes a pair; all-to-all), which
-             claim the unreached ones.
+             one per vertex, sent to their owners (8 bytes a pair; all-to-all), which claim the
+             unreached ones.
   bottom-up  each worker sends its frontier to every other (all-gather) as a bitmap of its range
              or as a queue of ids (4 bytes each), whichever is smaller; every unreached vertex
              then looks for a frontier vertex among its neighbours (the first, in id order, is
              its parent), with nothing more to send.
-The direction is GAPBS's rule on the global counts the driver gathers after each level (frontier
-vertices and their out-edges; alpha, beta; ``bfs.direction-optimizing``'s functions, so both
-switch alike): top-down moves the frontier's cut edges, bottom-up (K - 1) x n / 8 bytes at most,
-so bottom-up pays on the few wide levels of a scale-free graph and top-down everywhere else.
+  counts     the new frontier's size and out-edges, summed over the workers (all-reduce), from
+             which every worker takes the same direction for the next level by GAPBS's rule
+             (alpha, beta; ``bfs.direction-optimizing``'s functions, so both switch alike):
+             top-down moves the frontier's cut edges, bottom-up (K - 1) x n / 8 bytes at most,
+             so bottom-up pays on the few wide levels of a scale-free graph.
 The per-worker steps are array operations (NumPy on the CPU, CuPy on the GPU), not the
-single-GPU kernels: a slice's level is a gather, a claim and a split, all of which the array
-libraries do in a few passes; bottom-up examines every edge of the unreached rows (no early
-exit), which the byte model says.
+single-GPU kernels; bottom-up examines every edge of the unreached rows (no early exit).  A
+worker lost during a search fails the run in one line; the driver tells the others to stop
+waiting (``exchange.cancel``).
 
-Rows: per level a step row (phase top-down or bottom-up, step = level) with the frontier, its
-bytes exchanged, local work, wait and rounds; per phase and in all the ledger's statistics;
-``levels``, ``bottom_up_levels`` and the partition's facts.
+Rows: a step row per level (phase ``level``: the slowest worker's wall time, its compute, the
+least wait, the bytes all workers received, the frontier and direction, 2 rounds); phases
+``search`` and ``gather`` with the ledger's local work, wait, bytes and rounds; ``levels``,
+``bottom_up_levels`` and the partition's facts.
 """
 
 import time
@@ -34,12 +39,13 @@ import time
 import numpy as np
 
 from ..contract import Kernel, Param
+from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
+from ..graph.partition import Ledger, held, partitioned, synchronize
 from . import BFS, ROOT_PARAM
 from .direction_optimizing import stays_bottom_up, wants_bottom_up
 
-PHASES = ("init", "top-down", "bottom-up", "gather")
+PHASES = ("search", "gather")
 PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
           "direction": Param("auto", str, choices=("auto", "top-down", "bottom-up"),
                              help="auto: Beamer's switching on global counts; top-down or bottom-up: that at every level"),
@@ -62,26 +68,67 @@ def _first_claims(xp, level, parent, v, u, depth: int):
     return v
 
 
-def _advance(s, new) -> dict:
-    """Make ``new`` (local ids) the frontier; its global counts and its piece for a bottom-up level."""
-    s.scratch["bfs-front"] = new
-    off = s.csr.offsets
-    count = int(new.shape[0])
-    edges = int((off[new + 1] - off[new]).sum()) if count else 0
-    size = s.hi - s.lo
-    if 4 * count < (size + 7) // 8:
-        front = {"ids": _host(new + s.lo).astype(np.int32 if s.n < 2**31 else np.int64), "from": s.index}
+def _claim(s, pairs, depth: int):
+    """Claim the vertices of ``pairs`` (2 x p: global vertex, parent) not reached yet."""
+    xp = s.xp
+    if pairs.shape[1] == 0:
+        return xp.zeros(0, dtype=np.int64)
+    pairs = xp.asarray(pairs)
+    return _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], pairs[0] - s.lo, pairs[1], depth)
+
+
+def _top_down(s, peers, depth: int):
+    """Expand the frontier's rows: own neighbours claimed at once, the others sent to their
+    owners as (vertex, parent) pairs, one per vertex; returns the next frontier (local ids)."""
+    xp, lo, hi = s.xp, s.lo, s.hi
+    front = s.scratch["bfs-front"]
+    which, entries = s.row_entries(front)
+    v, u = s.csr.indices[entries], front[which] + lo
+    own = (v >= lo) & (v < hi)
+    claimed = _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], v[own] - lo, u[own], depth)
+    away, first = xp.unique(v[~own], return_index=True)       # one candidate parent per vertex
+    pairs = _host(xp.stack([away, u[~own][first].astype(away.dtype)]))
+    cuts = np.searchsorted(pairs[0], s.bounds)
+    got = peers.exchange(("pairs", depth), {j: pairs[:, cuts[j]:cuts[j + 1]] for j in range(peers.k)})
+    if got:
+        claimed = xp.concatenate([claimed, _claim(s, np.concatenate(list(got.values()), axis=1), depth)])
+    return claimed
+
+
+def _bottom_up(s, peers, depth: int):
+    """The global frontier from every worker's piece (a bitmap of its range or a queue of ids,
+    whichever is smaller); each unreached own vertex takes its first neighbour in it as parent."""
+    xp, lo, hi = s.xp, s.lo, s.hi
+    new = s.scratch["bfs-front"]
+    size = hi - lo
+    if 4 * int(new.shape[0]) < (size + 7) // 8:
+        piece = {"ids": _host(new + lo).astype(np.int32 if s.n < 2**31 else np.int64)}
     else:
-        mask = s.xp.zeros(size, dtype=np.bool_)
+        mask = xp.zeros(size, dtype=np.bool_)
         mask[new] = True
-        front = {"bits": np.packbits(_host(mask)), "lo": s.lo, "hi": s.hi, "from": s.index}
-    return {"facts": {"count": count, "edges": edges}, "front": front}
+        piece = {"bits": np.packbits(_host(mask)), "lo": lo, "hi": hi}
+    frontier = xp.zeros(s.n, dtype=np.bool_)
+    frontier[new + lo] = True
+    for got in peers.exchange(("front", depth), {j: piece for j in range(peers.k)}).values():
+        if "ids" in got:
+            frontier[xp.asarray(got["ids"])] = True
+        else:
+            bits = xp.asarray(np.unpackbits(got["bits"], count=got["hi"] - got["lo"]))
+            frontier[got["lo"]:got["hi"]] |= bits.astype(np.bool_)
+    level, parent = s.scratch["bfs-level"], s.scratch["bfs-parent"]
+    rows, cols = s.rows(), s.csr.indices
+    hit = xp.flatnonzero((level[rows] == -1) & frontier[cols])
+    return _first_claims(xp, level, parent, rows[hit].astype(np.int64), cols[hit], depth)
 
 
-def _init(key, root: int) -> dict:
+def _search(key, root: int, mode: str, alpha: float, beta: float, edges_total: int, addresses: list) -> dict:
+    """The whole search on this worker's slice, in step with the others (one task per worker):
+    every level a direction chosen alike everywhere from the global counts, the level's
+    exchange, then the counts' all-reduce (two rounds a level)."""
     t0 = time.perf_counter()
     s = held(key)
-    xp, size = s.xp, s.hi - s.lo
+    peers = Peers(key[1], s.index, addresses)
+    xp, size, n = s.xp, s.hi - s.lo, s.n
     level = xp.full(size, -1, dtype=np.int32)
     parent = xp.full(size, -1, dtype=s.csr.indices.dtype)
     new = xp.zeros(0, dtype=np.int64)
@@ -89,70 +136,43 @@ def _init(key, root: int) -> dict:
         level[root - s.lo], parent[root - s.lo] = 0, root
         new = xp.asarray([root - s.lo], dtype=np.int64)
     s.scratch.update({"bfs-level": level, "bfs-parent": parent})
-    out = _advance(s, new)
-    synchronize(s.device)
-    s.record("init", None, time.perf_counter() - t0)
-    return out
 
+    def counts(new, depth):
+        s.scratch["bfs-front"] = new
+        off = s.csr.offsets
+        edges = int((off[new + 1] - off[new]).sum()) if new.shape[0] else 0
+        total = peers.allreduce(("facts", depth), np.array([int(new.shape[0]), edges], dtype=np.int64))
+        return int(total[0]), int(total[1])
 
-def _expand(key, depth: int) -> dict:
-    """Top-down, sending side: claim own neighbours of the frontier, queue the others by owner."""
-    t0 = time.perf_counter()
-    s = held(key)
-    xp, lo, hi = s.xp, s.lo, s.hi
-    front = s.scratch["bfs-front"]
-    which, entries = s.row_entries(front)
-    v, u = s.csr.indices[entries], front[which] + lo
-    own = (v >= lo) & (v < hi)
-    s.scratch["bfs-next"] = _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], v[own] - lo, u[own],
-                                          depth)
-    away, first = xp.unique(v[~own], return_index=True)       # one candidate parent per vertex
-    pairs = _host(xp.stack([away, u[~own][first].astype(away.dtype)]))
-    cuts = np.searchsorted(pairs[0], s.bounds)
-    pieces = {j: {"pairs": pairs[:, cuts[j]:cuts[j + 1]], "from": s.index} for j in range(len(s.bounds) - 1)}
-    synchronize(s.device)
-    s.record("top-down", depth, time.perf_counter() - t0)
-    return pieces
-
-
-def _receive(key, depth: int, *pieces) -> dict:
-    """Top-down, receiving side: claim the queued vertices not reached yet; the next frontier."""
-    t0 = time.perf_counter()
-    s = held(key)
-    xp = s.xp
-    claimed = s.scratch.pop("bfs-next")
-    if pieces:
-        pairs = xp.asarray(np.concatenate([p["pairs"] for p in pieces], axis=1))
-        got = _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], pairs[0] - s.lo, pairs[1], depth)
-        claimed = xp.concatenate([claimed, got])
-    out = _advance(s, claimed)
-    synchronize(s.device)
-    s.record("top-down", depth, time.perf_counter() - t0, sum(nbytes(p["pairs"]) for p in pieces))
-    return out
-
-
-def _bottom_up(key, depth: int, *fronts) -> dict:
-    """Bottom-up: the global frontier from every worker's piece; each unreached own vertex takes
-    its first neighbour in it as parent."""
-    t0 = time.perf_counter()
-    s = held(key)
-    xp, lo = s.xp, s.lo
-    frontier = xp.zeros(s.n, dtype=np.bool_)
-    frontier[s.scratch["bfs-front"] + lo] = True
-    for piece in fronts:
-        if "ids" in piece:
-            frontier[xp.asarray(piece["ids"])] = True
+    count, scout = counts(new, -1)
+    depth, old, bottom, check, steps = 0, count, False, True, []
+    while count:
+        if not bottom and (mode == "bottom-up" or (mode == "auto" and check and
+                                                   wants_bottom_up(scout, edges_total, alpha, n, beta))):
+            bottom = True
+        if not bottom and check:
+            edges_total -= scout
+        synchronize(s.device)
+        t1, waited, received = time.perf_counter(), peers.waited, peers.received
+        new = _bottom_up(s, peers, depth) if bottom else _top_down(s, peers, depth)
+        front = count
+        old, (count, scout) = count, counts(new, depth)
+        synchronize(s.device)
+        wall = time.perf_counter() - t1
+        steps.append({"step": depth, "direction": "bottom-up" if bottom else "top-down", "frontier": front,
+                      "ms": 1e3 * wall, "wait_ms": 1e3 * (peers.waited - waited),
+                      "bytes_exchanged": peers.received - received})
+        if bottom:
+            if mode == "auto" and (count == 0 or not stays_bottom_up(count, old, n, beta)):
+                bottom, check = False, False     # GAPBS: the step after bottom-up is top-down
         else:
-            bits = xp.asarray(np.unpackbits(piece["bits"], count=piece["hi"] - piece["lo"]))
-            frontier[piece["lo"]:piece["hi"]] |= bits.astype(np.bool_)
-    level, parent = s.scratch["bfs-level"], s.scratch["bfs-parent"]
-    rows, cols = s.rows(), s.csr.indices
-    hit = xp.flatnonzero((level[rows] == -1) & frontier[cols])
-    found = _first_claims(xp, level, parent, rows[hit].astype(np.int64), cols[hit], depth)
-    out = _advance(s, found)
-    synchronize(s.device)
-    s.record("bottom-up", depth, time.perf_counter() - t0, sum(nbytes(f) for f in fronts))
-    return out
+            check = True
+        depth += 1
+        if depth > n:
+            raise RuntimeError(f"bfs.distributed: level {depth} on {n} vertices (a worker lost count)")
+    seconds = time.perf_counter() - t0
+    s.record("search", None, seconds - peers.waited, peers.received)
+    return {"steps": steps, "rounds": peers.rounds, "levels": depth}
 
 
 def _result(key) -> tuple:
@@ -163,58 +183,39 @@ def _result(key) -> tuple:
 def _run(inp, params, timer, device: str):
     part = partitioned(inp, params, device)
     ledger = Ledger(part, timer, PHASES)
-    k, n, root, name = part.k, inp.n, params["root"], "bfs.distributed"
-    mode, alpha, beta = params["direction"], params["alpha"], params["beta"]
-    rounds = 1 if k > 1 else 0
-
-    def facts_of(results, phase):
-        facts = part.gather([part.item(r, i, "facts", f"{name}-facts") for i, r in enumerate(results)], phase)
-        return sum(f["count"] for f in facts), sum(f["edges"] for f in facts)
-
-    with ledger.phase("init", rounds=0):
-        results = ledger.each(_init, root, name=f"{name}-init")
-        count, scout = facts_of(results, "init")
-    edges_to_check = part.facts["slice_edges_total"]
-    depth, old, bottom, check, bu_levels = 0, count, False, True, 0
-    while count:
-        if not bottom and (mode == "bottom-up" or (mode == "auto" and check and
-                                                   wants_bottom_up(scout, edges_to_check, alpha, n, beta))):
-            bottom = True
-        info = {"direction": "bottom-up" if bottom else "top-down", "frontier": count}
-        if bottom:
-            with ledger.phase("bottom-up", step=depth, rounds=rounds, info=info):
-                fronts = [part.item(r, i, "front", f"{name}-front") for i, r in enumerate(results)]
-                results = [part.submit(_bottom_up, j, ledger.key, depth, *(f for i, f in enumerate(fronts) if i != j),
-                                       name=f"{name}-bottom-up") for j in range(k)]
-                old, (count, scout) = count, facts_of(results, "bottom-up")
-            bu_levels += 1
-            if mode == "auto" and (count == 0 or not stays_bottom_up(count, old, n, beta)):
-                bottom, check = False, False     # GAPBS: the step after bottom-up is top-down
-        else:
-            if check:
-                edges_to_check -= scout
-            check = True
-            with ledger.phase("top-down", step=depth, rounds=rounds, info=info):
-                sent = ledger.each(_expand, depth, name=f"{name}-expand")
-                results = [part.submit(_receive, j, ledger.key, depth,
-                                       *(part.item(sent[i], i, j, f"{name}-queue") for i in range(k) if i != j),
-                                       name=f"{name}-receive") for j in range(k)]
-                count, scout = facts_of(results, "top-down")
-        depth += 1
-        if depth > n:
-            raise RuntimeError(f"{name}: level {depth} on {n} vertices (a worker lost count)")
-    with ledger.phase("gather", rounds=1, written=8 * n):
+    name = "bfs.distributed"
+    with ledger.phase("search", rounds=0):
+        searches = ledger.each(_search, params["root"], params["direction"], params["alpha"], params["beta"],
+                               part.facts["slice_edges_total"], part.workers, name=f"{name}-search")
+        out = part.gather(searches, "search", cancel=ledger.key[1])
+    ledger.rounds[("search", None)] = out[0]["rounds"]
+    with ledger.phase("gather", rounds=1, written=8 * inp.n):
         pieces = part.gather(ledger.each(_result, name=f"{name}-gather"), "gather")
         level = np.concatenate([p[0] for p in pieces])
         parent = np.concatenate([p[1] for p in pieces])
         ledger.received("gather", None, level.nbytes + parent.nbytes)
     ledger.stats()
-    timer.stat("levels", depth)
-    timer.stat("bottom_up_levels", bu_levels)
+    timer.steps("level", lambda: _level_rows(out))
+    timer.stat("levels", out[0]["levels"])
+    timer.stat("bottom_up_levels", sum(st["direction"] == "bottom-up" for st in out[0]["steps"]))
     if device == "gpu":
         import cupy
         level, parent = cupy.asarray(level), cupy.asarray(parent)
     return {"level": level, "parent": parent}
+
+
+def _level_rows(out: list) -> list:
+    """A step row per level: the slowest worker's wall time, its compute and wait, all bytes received."""
+    rows = []
+    for per_worker in zip(*(o["steps"] for o in out)):
+        slowest = max(per_worker, key=lambda st: st["ms"])
+        rows.append({"step": slowest["step"], "ms": slowest["ms"],
+                     "info": {"direction": slowest["direction"], "frontier": slowest["frontier"],
+                              "local_ms": slowest["ms"] - slowest["wait_ms"],
+                              "wait_ms": min(st["wait_ms"] for st in per_worker),
+                              "bytes_exchanged": sum(st["bytes_exchanged"] for st in per_worker),
+                              "rounds": 2 if len(out) > 1 else 0}})
+    return rows
 
 
 def run_cpu(inp, params, timer):

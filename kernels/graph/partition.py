@@ -44,13 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
 from graphsweep.datasets import format as dataset_format
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.reader import read_chunks
 
 from ..contract import Param
-from . import CSR, PACK_LIMIT
+from . import CSR, PACK_LIMIT, exchange
 
 PARAMS = {
     "partitions": Param(1, minimum=1, help="K: workers, each holding one slice of the graph (a range of source "
@@ -206,6 +205,8 @@ def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, device: st
     csr = _slice_csr(xp, hi - lo, rows, cols, dtype)
     del rows, cols
     cut = int(xp.count_nonzero((csr.indices < lo) | (csr.indices >= hi)))
+    from distributed import get_worker
+    get_worker().handlers.setdefault(exchange.HANDLER, exchange._deliver)   # before any peer sends here
     _SLICES[key] = Slice(index, lo, hi, n, bounds, csr, device, threads)
     synchronize(device)
     return {"edges": csr.nnz, "cut": cut, "bytes_read": read, "seconds": time.perf_counter() - t0}
@@ -344,8 +345,19 @@ class Partition:
         """``future[name]`` computed where ``future`` lives (slice i's worker): a piece that moves alone."""
         return self.submit(_item, i, future, name, name=label)
 
-    def wait(self, futures: list, phase: str) -> None:
-        """Wait for ``futures``; a lost worker or a failed task raises, never a hang."""
+    def wait(self, futures: list, phase: str, cancel: str | None = None) -> None:
+        """Wait for ``futures``; a lost worker or a failed task raises, never a hang.  ``cancel``:
+        the run whose tasks exchange among themselves (``exchange``): on a failure the workers
+        still alive are told to stop waiting for it."""
+        try:
+            self._wait(futures, phase)
+        except Exception:
+            if cancel is not None:
+                alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+                self.client.run(exchange.cancel, cancel, workers=[w for w in self.workers if w in alive])
+            raise
+
+    def _wait(self, futures: list, phase: str) -> None:
         from distributed import wait
         while True:
             try:
@@ -361,8 +373,8 @@ class Partition:
                 self.check_alive(phase)
                 raise PartitionError(f"{phase}: a task ended {future.status}")
 
-    def gather(self, futures: list, phase: str) -> list:
-        self.wait(futures, phase)
+    def gather(self, futures: list, phase: str, cancel: str | None = None) -> list:
+        self.wait(futures, phase, cancel)
         return self.client.gather(futures)
 
     def check_alive(self, phase: str) -> None:

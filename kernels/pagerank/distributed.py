@@ -4,20 +4,25 @@ slices, workers and ledger are ``kernels/graph/partition.py``'s).
 Returns ``{"score"}`` (see the package doc): the scores ``pagerank.spmv`` converges to, within
 the tolerance the verifier checks.
 
-Algorithm (1-D pull, one round per iteration).  Worker i owns the scores of its range.  Once per
-graph (``setup``, untimed) it makes its rows of the simple graph's adjacency matrix: its slice's
-CSR with duplicate neighbours dropped (rows are sorted, so duplicates are adjacent), float32
-ones, shape (its rows) x n, and its vertices' simple degrees.  Each iteration:
+Algorithm (1-D pull).  Worker i owns the scores of its range.  Once per graph (``setup``,
+untimed) it makes its rows of the simple graph's adjacency matrix: its slice's CSR with duplicate
+neighbours dropped (rows are sorted, so duplicates are adjacent), float32 ones, shape (its rows)
+x n, and its vertices' simple degrees.  Then one task per worker runs every iteration in step
+with the others, sending straight to them (``kernels/graph/exchange.py``, no scheduler in the
+loop):
   all-gather  every worker sends the contributions of its range (score / degree, float32) to
               every other: (K - 1) x n x 4 bytes in all per iteration;
   pull        each worker multiplies its rows by the whole contribution vector (cuSPARSE SpMV
-              on the GPU, scipy.sparse on the CPU), then updates its scores as ``pagerank.spmv``
-              does and returns its share of the L1 change and of the dangling score;
-  reduce      the driver sums those two numbers (8 bytes a worker) and decides whether to stop.
+              on the GPU, scipy.sparse on the CPU) and updates its scores as ``pagerank.spmv``
+              does;
+  all-reduce  the L1 change and the dangling score, summed over the workers (16 bytes each):
+              every worker takes the same decision to stop.
 The dangling score of the last iteration is spread in the next, as in ``pagerank.spmv``.
 
-Rows: per phase (init, iterate, gather) the ledger's local work, wait, bytes exchanged and
-rounds; ``iterations``, ``error``, ``converged``; the partition's facts.
+Rows: a step row per iteration (phase ``iteration``: the slowest worker's wall time and compute,
+the least wait, the bytes received, 2 rounds); phases ``iterate`` and ``gather`` with the ledger's
+local work, wait, bytes exchanged and rounds; ``iterations``, ``error``, ``converged``; the
+partition's facts.
 """
 
 import time
@@ -25,12 +30,13 @@ import time
 import numpy as np
 
 from ..contract import Kernel
+from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
+from ..graph.partition import Ledger, held, partitioned, synchronize
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
-PHASES = ("init", "iterate", "gather")
+PHASES = ("iterate", "gather")
 PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS}
 KEY = "pagerank-matrix"
 
@@ -68,42 +74,40 @@ def _matrix(key) -> int:
     return int(matrix.nnz)
 
 
-def _init(key) -> dict:
+def _pagerank(key, max_iterations: int, tolerance: float, spread: bool, addresses: list) -> dict:
+    """The whole iteration on this worker's rows, in step with the others (one task per worker):
+    every iteration the contributions' all-gather, the pull, then the all-reduce of the L1
+    change and the dangling score, from which every worker takes the same decision to stop."""
     t0 = time.perf_counter()
     s = held(key)
-    xp = s.xp
-    _, inverse, dangling = s.scratch[KEY]
-    score = xp.full(s.hi - s.lo, 1.0 / s.n, dtype=np.float32)
-    s.scratch["pr-score"] = score
-    out = {"facts": {"error": 0.0, "dangling": float(xp.count_nonzero(dangling)) / s.n},
-           "piece": {"contrib": _host(score * inverse), "lo": s.lo, "from": s.index}}
-    synchronize(s.device)
-    s.record("init", None, time.perf_counter() - t0)
-    return out
-
-
-def _iterate(key, step: int, dangling: float, spread: bool, *pieces) -> dict:
-    """One pull iteration of this slice's scores from every worker's contributions."""
-    t0 = time.perf_counter()
-    s = held(key)
-    xp = s.xp
+    peers = Peers(key[1], s.index, addresses)
+    xp, n = s.xp, s.n
     matrix, inverse, dangling_mask = s.scratch[KEY]
-    contrib = xp.empty(s.n, dtype=np.float32)
-    for piece in pieces:
-        part = piece["contrib"]
-        contrib[piece["lo"]:piece["lo"] + part.shape[0]] = xp.asarray(part)
-    incoming = matrix @ contrib
-    share = np.float32(dangling / s.n if spread else 0.0)
-    updated = np.float32((1.0 - DAMPING) / s.n) + np.float32(DAMPING) * (incoming + share)
-    score = s.scratch["pr-score"]
-    facts = {"error": float(xp.abs(updated - score).sum(dtype=np.float64)),
-             "dangling": float(updated[dangling_mask].sum(dtype=np.float64))}
-    s.scratch["pr-score"] = updated
-    out = {"facts": facts, "piece": {"contrib": _host(updated * inverse), "lo": s.lo, "from": s.index}}
+    score = xp.full(s.hi - s.lo, 1.0 / n, dtype=np.float32)
+    dangling = float(peers.allreduce("dangling", np.array([float(xp.count_nonzero(dangling_mask))]))[0]) / n
+    contrib = xp.empty(n, dtype=np.float32)
+    steps, error = [], float("inf")
+    for it in range(max_iterations):
+        t1, waited, received = time.perf_counter(), peers.waited, peers.received
+        mine = score * inverse
+        contrib[s.lo:s.hi] = mine
+        for j, piece in peers.exchange(("contrib", it), {j: _host(mine) for j in range(peers.k)}).items():
+            contrib[int(s.bounds[j]):int(s.bounds[j + 1])] = xp.asarray(piece)
+        incoming = matrix @ contrib
+        share = np.float32(dangling / n if spread else 0.0)
+        updated = np.float32((1.0 - DAMPING) / n) + np.float32(DAMPING) * (incoming + share)
+        local = np.array([float(xp.abs(updated - score).sum(dtype=np.float64)),
+                          float(updated[dangling_mask].sum(dtype=np.float64))])
+        error, dangling = (float(v) for v in peers.allreduce(("sums", it), local))
+        score = updated
+        steps.append({"step": it, "ms": 1e3 * (time.perf_counter() - t1), "wait_ms": 1e3 * (peers.waited - waited),
+                      "bytes_exchanged": peers.received - received})
+        if error < tolerance:
+            break
+    s.scratch["pr-score"] = score
     synchronize(s.device)
-    s.record("iterate", step, time.perf_counter() - t0,
-             sum(nbytes(p["contrib"]) for p in pieces if p["from"] != s.index))
-    return out
+    s.record("iterate", None, time.perf_counter() - t0 - peers.waited, peers.received)
+    return {"steps": steps, "rounds": peers.rounds, "error": error}
 
 
 def _scores(key):
@@ -114,37 +118,38 @@ def _run(inp, params, timer, device: str):
     part = partitioned(inp, params, device)
     part.wait(part.each(_matrix, name="pagerank.distributed-matrix"), "matrix")   # a no-op after setup
     ledger = Ledger(part, timer, PHASES)
-    k, name = part.k, "pagerank.distributed"
-    spread = params["dangling"] == "spread"
-
-    def facts_of(results, phase):
-        facts = part.gather([part.item(r, i, "facts", f"{name}-facts") for i, r in enumerate(results)], phase)
-        return sum(f["error"] for f in facts), sum(f["dangling"] for f in facts)
-
-    with ledger.phase("init", rounds=0):
-        results = ledger.each(_init, name=f"{name}-init")
-        _, dangling = facts_of(results, "init")
-    errors = []
-    for it in range(params["max_iterations"]):
-        with ledger.phase("iterate", step=it, rounds=1 if k > 1 else 0):
-            pieces = [part.item(r, i, "piece", f"{name}-contrib") for i, r in enumerate(results)]
-            results = [part.submit(_iterate, j, ledger.key, it, dangling, spread, *pieces, name=f"{name}-iterate")
-                       for j in range(k)]
-            error, dangling = facts_of(results, "iterate")
-        errors.append(error)
-        if error < params["tolerance"]:
-            break
+    name = "pagerank.distributed"
+    with ledger.phase("iterate", rounds=0):
+        runs = ledger.each(_pagerank, params["max_iterations"], params["tolerance"], params["dangling"] == "spread",
+                           part.workers, name=f"{name}-iterate")
+        out = part.gather(runs, "iterate", cancel=ledger.key[1])
+    ledger.rounds[("iterate", None)] = out[0]["rounds"]
     with ledger.phase("gather", rounds=1, written=4 * inp.n):
         score = np.concatenate(part.gather(ledger.each(_scores, name=f"{name}-gather"), "gather"))
         ledger.received("gather", None, score.nbytes)
     ledger.stats()
-    timer.stat("iterations", len(errors))
-    timer.stat("error", errors[-1])
-    timer.stat("converged", errors[-1] < params["tolerance"])
+    timer.steps("iteration", lambda: _iteration_rows(out))
+    iterations, error = len(out[0]["steps"]), out[0]["error"]
+    timer.stat("iterations", iterations)
+    timer.stat("error", error)
+    timer.stat("converged", error < params["tolerance"])
     if device == "gpu":
         import cupy
         return {"score": cupy.asarray(score)}
     return {"score": score}
+
+
+def _iteration_rows(out: list) -> list:
+    """A step row per iteration: the slowest worker's wall time, its compute, the least wait, all bytes received."""
+    rows = []
+    for per_worker in zip(*(o["steps"] for o in out)):
+        slowest = max(per_worker, key=lambda st: st["ms"])
+        rows.append({"step": slowest["step"], "ms": slowest["ms"],
+                     "info": {"local_ms": slowest["ms"] - slowest["wait_ms"],
+                              "wait_ms": min(st["wait_ms"] for st in per_worker),
+                              "bytes_exchanged": sum(st["bytes_exchanged"] for st in per_worker),
+                              "rounds": 2 if len(out) > 1 else 0}})
+    return rows
 
 
 def run_cpu(inp, params, timer):

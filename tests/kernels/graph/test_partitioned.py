@@ -5,13 +5,12 @@ than the workers, a worker lost) as one clear error, never a hang."""
 
 import numpy as np
 import pytest
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components, shortest_path
-
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.generators import driver, memory
 from graphsweep.kernels import harness
 from graphsweep.kernels.graph import partition
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, shortest_path
 
 from ..conftest import SHAPES, dataset
 
@@ -83,10 +82,12 @@ def test_bfs_switches_direction_on_a_scale_free_graph():
     graph = SHAPES["rmat"]()
     res = run("bfs.distributed", dataset(graph), "cpu", partitions=2, root=0)
     assert 0 < res.stats["bottom_up_levels"] < res.stats["levels"]
-    steps = [r for r in res.step_rows if r["phase"] in ("top-down", "bottom-up")]
+    steps = [r for r in res.step_rows if r["phase"] == "level"]
+    assert len(steps) == res.stats["levels"]
     assert {r["step_direction"] for r in steps} == {"top-down", "bottom-up"}
-    assert all(r["step_rounds"] == 1 for r in steps)
+    assert all(r["step_rounds"] == 2 for r in steps)      # the level's exchange, then the counts' all-reduce
     assert all(r["step_bytes_exchanged"] > 0 for r in steps)
+    assert res.stats["search_rounds"] == 2 * res.stats["levels"] + 1
 
 
 @pytest.mark.parametrize("shape,k", CASES)
@@ -158,6 +159,15 @@ def test_more_slices_than_workers_is_refused_before_any_work():
                         partitions=3, scheduler=cluster.scheduler_address)
 
 
+def _until_gone(client, worker, timeout=30.0):
+    """Wait until the scheduler has seen ``worker`` go (a run started before that may still see it)."""
+    import time
+    deadline = time.monotonic() + timeout
+    while worker in client.scheduler_info(n_workers=-1)["workers"]:
+        assert time.monotonic() < deadline, f"{worker} still listed after {timeout} s"
+        time.sleep(0.1)
+
+
 def test_a_lost_worker_fails_the_run_in_one_line():
     from distributed import LocalCluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
@@ -168,9 +178,29 @@ def test_a_lost_worker_fails_the_run_in_one_line():
         victim = sorted(client.scheduler_info(n_workers=-1)["workers"])[1]
         with pytest.raises(Exception):                                # the worker process dies under the call
             client.run(lambda: __import__("os")._exit(1), workers=[victim])
+        _until_gone(client, victim)
         with pytest.raises(partition.PartitionError, match=rf"worker {victim} holding slice 1 of 2, vertices "
                                                            rf"\[\d+, \d+\) was lost during \w+; the run fails"):
             harness.run("cc.distributed", data, backend="cpu", reps=1, warmup=0, **params)
+
+
+def test_a_lost_worker_fails_a_search_in_step_and_frees_the_others():
+    """bfs.distributed's tasks wait for each other's pieces: when one worker is gone the driver
+    fails the run in one line and tells the others to stop waiting (no thread left blocked)."""
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        data = dataset(SHAPES["rmat"]())
+        params = {"partitions": 2, "scheduler": cluster.scheduler_address, "root": 0}
+        run("bfs.distributed", data, "cpu", **params)
+        client = partition._CLIENTS[cluster.scheduler_address]
+        survivor, victim = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        with pytest.raises(Exception):
+            client.run(lambda: __import__("os")._exit(1), workers=[victim])
+        _until_gone(client, victim)
+        with pytest.raises(partition.PartitionError, match=rf"worker {victim} holding slice 1 of 2"):
+            harness.run("bfs.distributed", data, backend="cpu", reps=1, warmup=0, **params)
+        assert client.run(lambda: len(__import__("graphsweep.kernels.graph.exchange", fromlist=["x"])._CANCELLED),
+                          workers=[survivor])[survivor] >= 1
 
 
 def test_directed_graphs_are_refused_in_one_line():
