@@ -13,10 +13,10 @@ partitioned kernel beside the one-worker kernel it stands for (``cc.best``, ``bf
 - ``overhead``: the partitioned median time over the one-worker kernel's;
 - ``rounds``, ``MB``: exchanges every worker took part in, and the bytes they moved;
 - ``model``: bytes / the worker-to-worker bandwidth + rounds x the latency of a round, both
-  measured now between these workers.  cc and pagerank run a round as tasks through the
-  scheduler (a task on each worker taking a small piece from every other, then the driver
-  gathering a number from each); bfs runs one task per worker that sends its pieces straight to
-  the others (``kernels/graph/exchange.py``), a round being an all-reduce of a few bytes;
+  measured now between these workers.  cc runs a round as tasks through the scheduler (a task
+  on each worker taking a small piece from every other, then the driver gathering a number from
+  each); bfs and pagerank run one task per worker that sends its pieces straight to the others
+  (``kernels/graph/exchange.py``), a round being an all-reduce of a few bytes;
   ``meas/model`` says how much of the time the exchange explains;
 - ``local``, ``wait``: the critical path of the workers' compute, and the rest (exchange,
   scheduling, imbalance).
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
             for name, (ms, stats) in measured.items():
                 rounds = statistics.median(s["rounds"] for s in stats)
                 exchanged = statistics.median(s["bytes_exchanged"] for s in stats)
-                per_round = net["hop_ms"] if name == "bfs.distributed" else net["round_ms"]
+                per_round = net["round_ms"] if name == "cc.distributed" else net["hop_ms"]
                 model = 1e3 * exchanged / 1e9 / net["gbps"] + rounds * per_round
                 row = {"graph": label, "kernel": name, "partitions": k, "backend": args.backend,
                        "ms": ms, "single_ms": single[name], "overhead": ms / single[name], "rounds": rounds,
