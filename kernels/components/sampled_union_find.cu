@@ -19,13 +19,13 @@ __device__ __forceinline__ void gs_suf_join(L a, L b, L* parent, int hook)
 }
 
 // init: parent[v] = v's smallest neighbour if smaller than v, else v.  This links, with no random
-// access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the
-// counters.
+// access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the state
+// (no tree to skip until the largest kernel finds one).
 template <typename S, typename L>
 __global__ void graphsweep_cc_suf_init(const long long* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
                                        long long* __restrict__ state, long long n)
 {
-    if (blockIdx.x == 0 && threadIdx.x == 0) state[2] = state[3] = state[4] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0) { state[0] = -1; state[1] = state[2] = state[3] = state[4] = 0; }
     GS_CC_GRID_STRIDE(v, n) {
         long long b = off[v];
         L p = (L)v;
@@ -129,14 +129,14 @@ __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, 
 }
 
 // Which slots of v's row [b, e) the final pass links.  Skip mode: all but the ones init and link2
-// linked from v (its first two slots, where smaller than v).  ECL mode: slots from b + 2 on whose
-// neighbour is smaller than v (each remaining edge once, from its larger end); the row is sorted,
-// so the caller stops at the first neighbour >= v.
+// linked from v (its first two slots, where smaller than v).  ECL mode: slots from b + first on
+// (first = 2 after link2, 1 when no link2 ran) whose neighbour is smaller than v (each remaining
+// edge once, from its larger end); the row is sorted, so the caller stops at the first neighbour >= v.
 template <typename S>
 __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, long long v, long long b, long long e,
-                                                  bool skip_mode)
+                                                  bool skip_mode, int first)
 {
-    if (!skip_mode) return b + 2;
+    if (!skip_mode) return b + first;
     long long s = b;
     if (s < e && (long long)idx[s] < v) s++;
     if (s < e && s == b + 1 && (long long)idx[s] < v) s++;
@@ -150,7 +150,7 @@ __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, lon
 template <typename S, typename L>
 __global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
                                         long long* state, L* __restrict__ chunk_vertex, int* __restrict__ chunk_index,
-                                        long long n, int thread_max, int hook)
+                                        long long n, int thread_max, int hook, int first)
 {
     const long long big = state[0];
     const bool skip_mode = big >= 0;
@@ -159,7 +159,7 @@ __global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const
         if (skip_mode && (long long)gs_cc_load(parent + v) == big) continue;
         long long b = off[v], e = off[v + 1];
         if (b == e) continue;
-        long long s = gs_suf_start(idx, v, b, e, skip_mode);
+        long long s = gs_suf_start(idx, v, b, e, skip_mode, first);
         if (!skip_mode && e - s > thread_max) {
             // a long row in ECL mode: only its neighbours below v are linked; find where they end
             long long lo = s, hi = e;
@@ -193,7 +193,7 @@ __global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const
 template <typename S, typename L>
 __global__ void graphsweep_cc_suf_spread(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
                                          long long* __restrict__ state, const L* __restrict__ chunk_vertex,
-                                         const int* __restrict__ chunk_index, int hook)
+                                         const int* __restrict__ chunk_index, int hook, int first)
 {
     long long links = 0;
     const bool skip_mode = state[0] >= 0;
@@ -203,7 +203,7 @@ __global__ void graphsweep_cc_suf_spread(const long long* __restrict__ off, cons
     for (long long c = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
         long long v = (long long)chunk_vertex[c];
         long long b = off[v], e = off[v + 1];
-        long long s = gs_suf_start(idx, v, b, e, skip_mode) + (long long)chunk_index[c] * GS_SUF_CHUNK;
+        long long s = gs_suf_start(idx, v, b, e, skip_mode, first) + (long long)chunk_index[c] * GS_SUF_CHUNK;
         long long stop = s + GS_SUF_CHUNK < e ? s + GS_SUF_CHUNK : e;
         for (long long i = s + lane; i < stop; i += 32) {
             L u = (L)idx[i];

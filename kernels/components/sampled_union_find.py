@@ -29,6 +29,9 @@ neighbours are a prefix of its row):
             with more than ``thread_max`` edges to link are cut in chunks of 1024 edges queued for
             a second launch, one warp per chunk (a hub's row is spread over the GPU).
   label     parent[v] = root, the label.
+With ``sample=false`` only init, final (ECL mode, from each row's second slot) and label run: ECL-CC's
+order of work, for graphs with no giant component to skip (many small components), where link2
+and the sample buy nothing.
 
 Where it comes from.  ECL-CC (Jaiganesh & Burtscher, HPDC'18): initialise each vertex to its
 first smaller neighbour, lock-free union-find with intermediate pointer jumping, each edge
@@ -75,6 +78,9 @@ PARAMS = {
                        "degree 4, else find"),
     "thread_max": Param(32, minimum=1, help="longest row one thread links alone; longer rows are spread "
                                             "over warps in chunks of 1024 edges"),
+    "sample": Param(True, bool, help="link each vertex's second neighbour and sample the largest tree before the "
+                                     "final pass (Afforest); false: after init link every remaining edge once from "
+                                     "its larger end (ECL-CC's order: no link2, no sample, no compress)"),
     "skip_share": Param(0.5, float, minimum=0, help="share of the 1024 sampled edge ends the largest tree "
                                                     "must hold for skip mode (above 1: never skip)"),
     "seed": Param(1, minimum=0, help="seed of the sample that finds the largest tree"),
@@ -145,6 +151,12 @@ def run_gpu(inp, params, timer):
 
     with timer.phase("init", **model["init"]):
         launch(fn["init"], n, threads, blocks, off, idx, parent, state, nn)
+    if not params["sample"]:
+        _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_vertex, chunk_index, hook, 1)
+        with timer.phase("label", **model["label"]):
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, no_state)
+        _stats(timer, lambda: state.get(), bool(hook), "once")
+        return parent
     with timer.phase("link2", **model["link2"]) as traffic:
         launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn, hook)
         traffic.add(random=lambda: 2 * int(state[3]))
@@ -154,20 +166,27 @@ def run_gpu(inp, params, timer):
     with timer.phase("compress", **model["compress"]) as traffic:
         launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
         traffic.add(read=lambda: 2 * n * dtype.itemsize if skip_mode() else 0, random=lambda: n if skip_mode() else 0)
-    with timer.phase("final", **model["final"]) as traffic:
-        launch(fn["final"], n, threads, blocks, off, idx, parent, state, chunk_vertex, chunk_index, nn,
-               np.int32(thread_max), hook)
-        fn["spread"]((blocks or resident_blocks(threads),), (threads,),
-                     (off, idx, parent, state, chunk_vertex, chunk_index, hook))
-        traffic.add(read=lambda: 0 if skip_mode() else 8 * (n + 1), random=lambda: 2 * int(state[4]))
+    _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_vertex, chunk_index, hook, 2)
     with timer.phase("label", **model["label"]):
         launch(fn["compress"], n, threads, blocks, parent, nn, state, no_state)
     _stats(timer, lambda: state.get(), bool(hook))
     return parent
 
 
-def _stats(timer, state, hooked: bool):
-    """Statistics from the device state [L or -1, samples in L, chunks, links2, links final]."""
+def _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_vertex, chunk_index, hook, first):
+    """The final pass (+ spread of long rows); ``first``: the row slot ECL mode starts at."""
+    threads, blocks = params["threads"], params["blocks"]
+    with timer.phase("final", **model["final"]) as traffic:
+        launch(fn["final"], n, threads, blocks, off, idx, parent, state, chunk_vertex, chunk_index, np.int64(n),
+               np.int32(params["thread_max"]), hook, np.int32(first))
+        fn["spread"]((blocks or resident_blocks(threads),), (threads,),
+                     (off, idx, parent, state, chunk_vertex, chunk_index, hook, np.int32(first)))
+        traffic.add(read=lambda: 0 if int(state[0]) >= 0 else 8 * (n + 1), random=lambda: 2 * int(state[4]))
+
+
+def _stats(timer, state, hooked: bool, once: str | None = None):
+    """Statistics from the device state [L or -1, samples in L, chunks, links2, links final]; ``once``
+    names the mode when no sample was taken."""
     cached = {}
     timer.stat("link", "hook" if hooked else "find")
 
@@ -176,7 +195,7 @@ def _stats(timer, state, hooked: bool):
             cached["s"] = [int(x) for x in state()]
         return cached["s"][i]
 
-    timer.stat("mode", lambda: "skip" if get(0) >= 0 else "ecl")
+    timer.stat("mode", once or (lambda: "skip" if get(0) >= 0 else "ecl"))
     timer.stat("largest_share", lambda: get(1) / SAMPLES)
     timer.stat("links_link2", lambda: get(3))
     timer.stat("links_final", lambda: get(4))
@@ -245,7 +264,7 @@ def _largest(idx, parent, seed, min_count):
 
 
 @numba.njit(cache=True, parallel=True)
-def _final(off, idx, parent, big, use_hook):
+def _final(off, idx, parent, big, use_hook, first):
     links = 0
     for v in numba.prange(parent.shape[0]):
         if big >= 0 and load(parent, v) == big:
@@ -260,7 +279,7 @@ def _final(off, idx, parent, big, use_hook):
                 if s < e and idx[s] < v:
                     s += 1
         else:
-            s = b + 2
+            s = b + first
         for i in range(s, e):
             u = idx[i]
             if big < 0 and u >= v:
@@ -283,6 +302,14 @@ def run_cpu(inp, params, timer):
     use_hook = uses_hook(params, n, csr.nnz)
     with timer.phase("init", **model["init"]):
         _init(off, idx, parent)
+    if not params["sample"]:
+        with timer.phase("final", **model["final"]) as traffic:
+            links = _final(off, idx, parent, -1, use_hook, 1)
+            traffic.add(read=8 * (n + 1), random=2 * links)
+        with timer.phase("label", **model["label"]):
+            _compress(parent)
+        _stats(timer, lambda: [-1, 0, 0, 0, links], use_hook, "once")
+        return parent
     with timer.phase("link2", **model["link2"]) as traffic:
         links2 = _link2(off, idx, parent, use_hook)
         traffic.add(random=2 * links2)
@@ -293,7 +320,7 @@ def run_cpu(inp, params, timer):
             _compress(parent)
             traffic.add(read=2 * n * dtype.itemsize, random=n)
     with timer.phase("final", **model["final"]) as traffic:
-        links = _final(off, idx, parent, big, use_hook)
+        links = _final(off, idx, parent, big, use_hook, 2)
         traffic.add(read=8 * (n + 1) if big < 0 else 0, random=2 * links)
     with timer.phase("label", **model["label"]):
         _compress(parent)

@@ -31,6 +31,8 @@ VARIANTS = {
     "suf-find": ("cc.sampled-union-find", {"threads": 64, "blocks": 5, "link": "find"}),
     "suf-skip": ("cc.sampled-union-find", {"threads": 64, "blocks": 2, "thread_max": 3, "skip_share": 0.0}),
     "suf-ecl": ("cc.sampled-union-find", {"threads": 96, "blocks": 4, "thread_max": 3, "skip_share": 2.0}),
+    "suf-once": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "thread_max": 3, "sample": False}),
+    "suf-once-hook": ("cc.sampled-union-find", {**SMALL, "thread_max": 2, "sample": False, "link": "hook"}),
 }
 CANONICAL = {"cc.sequential", "cc.hook-compress", "cc.adaptive", "cc.sampled-union-find"}
 
@@ -155,6 +157,20 @@ def test_sampled_union_find_picks_its_mode(graph, mode, backend, make_dataset, r
     # init, link2 and an ECL final pass link each edge once: n - components links and no more
     if mode == "ecl":
         assert init_links + res.stats["links_link2"] + res.stats["links_final"] >= g[0] - res.stats["components"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("graph", ["many-lists", "tree-k2", "uniform-d6", "two-hubs", "grid"])
+def test_sampled_union_find_without_sample_links_each_edge_once(graph, backend, make_dataset, reference):
+    g = GRAPHS[graph]()
+    res = run("cc.sampled-union-find", make_dataset(g), backend, sample=False, thread_max=4)
+    check_labels("cc.sampled-union-find", res, g, reference)
+    assert res.stats["mode"] == "once" and res.stats["links_link2"] == 0
+    # init links each vertex's smallest smaller neighbour; the final pass every other smaller one
+    n, src, dst = g
+    keep = src != dst
+    smaller = np.count_nonzero(src[keep] != dst[keep])     # each non-loop edge (with duplicates) once
+    assert int(np.count_nonzero(_first_smaller(g))) + res.stats["links_final"] == smaller
 
 
 def _first_smaller(graph):
