@@ -2,7 +2,9 @@
 // init -> link2 -> largest -> compress (skip mode) -> final (+ spread) -> label.
 // `hook` picks how an edge is linked: 0 = find both roots with path halving and CAS (ECL-CC),
 // 1 = Atomic-Hook from the two parents without compression (004 Fig. 3).  Rows are sorted, so a
-// vertex's neighbours smaller than itself are a prefix of its row.
+// vertex's neighbours smaller than itself are a prefix of its row.  CSR offsets have type O: int
+// when the CSR has fewer than 2^31 entries (a narrowed copy, half the bytes of every pass over
+// them), else long long.
 #include "components/common.cuh"
 
 // state[0]: the root of the sampled largest tree, or -1 (ECL mode: no tree is skipped);
@@ -21,8 +23,8 @@ __device__ __forceinline__ void gs_suf_join(L a, L b, L* parent, int hook)
 // init: parent[v] = v's smallest neighbour if smaller than v, else v.  This links, with no random
 // access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the state
 // (no tree to skip until the largest kernel finds one).
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_init(const long long* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_init(const O* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
                                        long long* __restrict__ state, long long n)
 {
     if (blockIdx.x == 0 && threadIdx.x == 0) { state[0] = -1; state[1] = state[2] = state[3] = state[4] = 0; }
@@ -39,8 +41,8 @@ __global__ void graphsweep_cc_suf_init(const long long* __restrict__ off, const 
 
 // link2: hook v with its second neighbour when that is smaller than v, so every edge (a, b), a < b,
 // in which a is one of b's two smallest neighbours is now linked, exactly once.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_link2(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_link2(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                         long long* __restrict__ state, long long n, int hook)
 {
     long long links = 0;
@@ -147,8 +149,8 @@ __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, lon
 // do (after the compress it points at the root; the other end of any edge leaving the tree links
 // that edge itself).  ECL mode: the trees are as link2 left them (a link climbs them).  A row with more than thread_max slots to link is cut into chunks of
 // GS_SUF_CHUNK slots queued for the spread kernel, so one long row does not hold up its warp.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_final(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                         long long* state, L* __restrict__ chunk_vertex, int* __restrict__ chunk_index,
                                         long long n, int thread_max, int hook, int first)
 {
@@ -190,8 +192,8 @@ __global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const
 }
 
 // spread: one warp per queued chunk of a long row; the lanes take its slots in turn.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_spread(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_spread(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                          long long* __restrict__ state, const L* __restrict__ chunk_vertex,
                                          const int* __restrict__ chunk_index, int hook, int first)
 {

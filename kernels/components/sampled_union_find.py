@@ -111,11 +111,25 @@ def _capacity(n: int, nnz: int, thread_max: int) -> int:
     return min(n, nnz // (thread_max + 1)) + nnz // CHUNK + 1
 
 
-def _traffic(n: int, index_bytes: int, label_bytes: int) -> dict:
+def setup(inp, params) -> None:
+    """On the GPU, the CSR offsets narrowed to int32 when the CSR has fewer than 2^31 entries (as
+    ECL-CC's input format): every pass reads them, and half the bytes is a few percent of a sparse
+    graph's run.  Made once per input, untimed, like the CSR itself."""
+    csr = inp.csr()
+    if inp.device == "gpu" and "csr.offsets32" not in inp.cache and csr.nnz < 2**31:
+        inp.cache["csr.offsets32"] = csr.offsets.astype(np.int32)
+
+
+def offsets(inp):
+    """The CSR offsets the GPU passes read: the int32 copy when setup made one, else the CSR's own."""
+    return inp.cache.get("csr.offsets32", inp.csr().offsets)
+
+
+def _traffic(n: int, index_bytes: int, label_bytes: int, offset_bytes: int = 8) -> dict:
     """Byte model per launch: streaming bytes exact; random accesses counted as two per linked edge
     (the other end's parent and the CAS, or the test of the larger parent; climbing adds more, not
     counted) and one per vertex a compress visits (its parent's parent)."""
-    offsets = 8 * (n + 1)
+    offsets = offset_bytes * (n + 1)
     return {"init": {"read": offsets + n * index_bytes, "written": n * label_bytes},
             "link2": {"read": offsets + n * (index_bytes + label_bytes)},
             "largest": {"read": SAMPLES * (8 + index_bytes + label_bytes), "random": SAMPLES},
@@ -130,9 +144,11 @@ def run_gpu(inp, params, timer):
     csr = inp.csr()
     n, nnz = csr.n, csr.nnz
     threads, blocks, thread_max = check_threads(params["threads"]), params["blocks"], params["thread_max"]
+    off = offsets(inp)
     st = types(csr.indices.dtype, n)
     lt = c_type(label_dtype(n))
-    names = {k: f"graphsweep_cc_suf_{k}<{st}>" for k in ("init", "link2", "largest", "final", "spread")}
+    names = {k: f"graphsweep_cc_suf_{k}<{c_type(off.dtype)}, {st}>" for k in ("init", "link2", "final", "spread")}
+    names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
     mod = module("components/sampled_union_find.cu", name_expressions=tuple(names.values()))
     fn = {k: mod.get_function(v) for k, v in names.items()}
@@ -141,8 +157,8 @@ def run_gpu(inp, params, timer):
     state = cupy.empty(5, dtype=np.int64)
     capacity = _capacity(n, nnz, thread_max)
     chunk_vertex, chunk_index = cupy.empty(capacity, dtype=dtype), cupy.empty(capacity, dtype=np.int32)
-    model = _traffic(n, csr.indices.itemsize, dtype.itemsize)
-    off, idx, nn = csr.offsets, csr.indices, np.int64(n)
+    model = _traffic(n, csr.indices.itemsize, dtype.itemsize, off.itemsize)
+    idx, nn = csr.indices, np.int64(n)
 
     hook, no_state = np.int32(uses_hook(params, n, nnz)), np.int32(0)
 
@@ -181,7 +197,7 @@ def _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_verte
                np.int32(params["thread_max"]), hook, np.int32(first))
         fn["spread"]((blocks or resident_blocks(threads),), (threads,),
                      (off, idx, parent, state, chunk_vertex, chunk_index, hook, np.int32(first)))
-        traffic.add(read=lambda: 0 if int(state[0]) >= 0 else 8 * (n + 1), random=lambda: 2 * int(state[4]))
+        traffic.add(read=lambda: 0 if int(state[0]) >= 0 else off.itemsize * (n + 1), random=lambda: 2 * int(state[4]))
 
 
 def _stats(timer, state, hooked: bool, once: str | None = None):
@@ -331,4 +347,4 @@ def run_cpu(inp, params, timer):
 KERNEL = Kernel(name="cc.sampled-union-find", problem=CC,
                 summary="CSR union-find: first two neighbours linked up front, then the sampled largest tree "
                         "skipped or each remaining edge linked once; ECL-CC and Afforest ideas",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",))
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",), setup=setup)

@@ -224,8 +224,26 @@ def test_refuses_lists_and_directed_graphs(name):
     assert "\n" not in str(err.value)
 
 
-def test_best_is_the_sampled_union_find():
-    assert registry.get("cc.best").name == "cc.sampled-union-find"
+def test_best_is_the_selecting_kernel():
+    assert registry.get("cc.best").name == "cc.select"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("graph,chose", [("random-list", "cc.sampled-union-find sample=false"),
+                                         ("tree-k3", "cc.sampled-union-find sample=false"),
+                                         ("grid", "cc.sampled-union-find sample=false"),
+                                         ("small-components", "cc.sampled-union-find sample=false"),
+                                         ("uniform-d6", "cc.sampled-union-find"), ("rmat", "cc.sampled-union-find"),
+                                         ("n=1", "cc.sampled-union-find sample=false"),
+                                         ("no-edges", "cc.sampled-union-find sample=false")])
+def test_best_chooses_by_average_degree_and_says_so(graph, chose, backend, make_dataset, reference):
+    from graphsweep.kernels.components.select import SPARSE_BELOW
+    g = GRAPHS[graph]()
+    res = run("cc.best", make_dataset(g), backend)
+    check_labels("cc.sampled-union-find", res, g, reference)
+    assert res.kernel == "cc.select" and res.stats["chose"] == chose
+    assert (res.stats["average_degree"] < SPARSE_BELOW) == chose.endswith("sample=false")
+    assert res.stats["mode"] == ("once" if chose.endswith("sample=false") else "skip")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -245,3 +263,21 @@ def test_edges_as_rate_elements(backend, make_dataset):
     res = run("cc.best", make_dataset(g), backend)
     assert res.elements == g[1].size
     assert [r["phase"] for r in res.input_rows] == ["csr"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("narrow", [True, False])
+def test_sampled_union_find_reads_int32_or_int64_offsets(narrow, reference):
+    """The GPU passes read the int32 copy of the CSR offsets that setup makes below 2^31 entries, or
+    the CSR's int64 offsets when there is none (larger graphs); both give the canonical labels."""
+    from graphsweep.kernels.components import sampled_union_find as suf
+    from graphsweep.kernels.graph import from_edges
+    from graphsweep.kernels.timing import timer_for
+    g = GRAPHS["two-hubs"]()
+    inp = from_edges(*g[1:], g[0], device="gpu")
+    params = registry.get("cc.sampled-union-find").resolve_params({"thread_max": 4})
+    if narrow:
+        suf.setup(inp, params)
+    assert suf.offsets(inp).dtype == (np.int32 if narrow else np.int64)
+    label = suf.run_gpu(inp, params, timer_for("gpu"))
+    np.testing.assert_array_equal(label.get(), reference(g))
