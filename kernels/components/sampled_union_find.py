@@ -75,7 +75,12 @@ PARAMS = {
     "link": Param("auto", str, choices=("auto", "find", "hook"),
                   help="how an edge is linked: find both roots with path halving, then CAS (ECL-CC), or "
                        "Atomic-Hook from the parents without compression (004); auto: hook below average "
-                       "degree 4, else find"),
+                       "degree 4 unless the probe finds init's chains long, else find"),
+    "loads": Param("l1", str, choices=("l1", "l2"),
+                   help="loads of the forest while links run: l1 may hit the SM's L1 (as ECL-CC's); l2 "
+                        "reads L2 only"),
+    "flatten": Param(True, bool, help="flatten init's trees before any link when the probe finds their chains "
+                                      "long (ids with locality, e.g. a grid's)"),
     "thread_max": Param(32, minimum=1, help="longest row one thread links alone; longer rows are spread "
                                             "over warps in chunks of 1024 edges"),
     "sample": Param(True, bool, help="link each vertex's second neighbour and sample the largest tree before the "
@@ -83,7 +88,7 @@ PARAMS = {
                                      "its larger end (ECL-CC's order: no link2, no sample, no compress)"),
     "skip_share": Param(0.5, float, minimum=0, help="share of the 1024 sampled edge ends the largest tree "
                                                     "must hold for skip mode (above 1: never skip)"),
-    "seed": Param(1, minimum=0, help="seed of the sample that finds the largest tree"),
+    "seed": Param(1, minimum=0, help="seed of the samples that probe init's chains and find the largest tree"),
     "threads": Param(256, minimum=32, help="threads per block (a multiple of 32)"),
     "blocks": Param(None, minimum=1, help="thread blocks (default: enough to cover the vertices; "
                                           "the chunk launch fills every SM once)"),
@@ -91,14 +96,26 @@ PARAMS = {
 
 
 HOOK_BELOW_DEGREE = 4         # link="auto": Atomic-Hook on sparser graphs (lists, trees), finds on denser
+PROBE_STEPS = 64              # the probe stops a climb after this many steps (GS_SUF_PROBE_STEPS)
+LONG_CHAIN = 4                # init's chains are long when the probe's samples climb more on average
+LINK_CODES = {"find": 0, "hook": 1, "auto": 2}
 
 
-def uses_hook(params, n: int, nnz: int) -> bool:
-    """Whether edges are linked by Atomic-Hook (else by ECL's finds): the ``link`` parameter, or for
-    "auto" the CSR's average degree (both directions counted) below HOOK_BELOW_DEGREE."""
+def sparse(n: int, nnz: int) -> bool:
+    """Average degree (CSR entries per vertex, both directions) below HOOK_BELOW_DEGREE."""
+    return nnz < HOOK_BELOW_DEGREE * n
+
+
+def uses_hook(params, n: int, nnz: int, chain_steps: int) -> bool:
+    """Whether edges are linked by Atomic-Hook (else by finds): the ``link`` parameter, or for "auto"
+    a sparse graph whose init chains are short (``chain_steps``: what the probe's samples climbed)."""
     if params["link"] == "auto":
-        return nnz < HOOK_BELOW_DEGREE * n
+        return sparse(n, nnz) and not long_chains(chain_steps)
     return params["link"] == "hook"
+
+
+def long_chains(chain_steps: int) -> bool:
+    return chain_steps > LONG_CHAIN * SAMPLES
 
 
 def _min_count(params) -> int:
@@ -133,7 +150,8 @@ def _traffic(n: int, index_bytes: int, label_bytes: int, offset_bytes: int = 8) 
     return {"init": {"read": offsets + n * index_bytes, "written": n * label_bytes},
             "link2": {"read": offsets + n * (index_bytes + label_bytes)},
             "largest": {"read": SAMPLES * (8 + index_bytes + label_bytes), "random": SAMPLES},
-            "compress": {},                          # skip mode only: added when it ran
+            "probe": {"read": SAMPLES * label_bytes * 2, "random": SAMPLES * 2},
+            "compress": {"read": 2 * n * label_bytes, "random": n},   # counted when it runs
             "final": {"read": n * label_bytes},      # + the offsets of the vertices outside L (all,
                                                       # in ECL mode: added), their rows not counted
             "label": {"read": 2 * n * label_bytes, "random": n}}
@@ -150,72 +168,66 @@ def run_gpu(inp, params, timer):
     names = {k: f"graphsweep_cc_suf_{k}<{c_type(off.dtype)}, {st}>" for k in ("init", "link2", "final", "spread")}
     names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
-    mod = module("components/sampled_union_find.cu", name_expressions=tuple(names.values()))
+    names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
+    options = ("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ()
+    mod = module("components/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
     fn = {k: mod.get_function(v) for k, v in names.items()}
     dtype = label_dtype(n)
     parent = cupy.empty(n, dtype=dtype)
-    state = cupy.empty(5, dtype=np.int64)
+    state = cupy.empty(8, dtype=np.int64)
     capacity = _capacity(n, nnz, thread_max)
     chunk_vertex, chunk_index = cupy.empty(capacity, dtype=dtype), cupy.empty(capacity, dtype=np.int32)
     model = _traffic(n, csr.indices.itemsize, dtype.itemsize, off.itemsize)
-    idx, nn = csr.indices, np.int64(n)
+    idx, nn, seed = csr.indices, np.int64(n), np.uint32(params["seed"])
+    cached = {}
 
-    hook, no_state = np.int32(uses_hook(params, n, nnz)), np.int32(0)
-
-    def skip_mode() -> bool:                  # read after timing, for the byte model
-        return int(state[0]) >= 0
+    def word(i) -> int:                       # the device state, read once after timing
+        if "state" not in cached:
+            cached["state"] = [int(x) for x in state.get()]
+        return cached["state"][i]
 
     with timer.phase("init", **model["init"]):
         launch(fn["init"], n, threads, blocks, off, idx, parent, state, nn)
-    if not params["sample"]:
-        _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_vertex, chunk_index, hook, 1)
-        with timer.phase("label", **model["label"]):
-            launch(fn["compress"], n, threads, blocks, parent, nn, state, no_state)
-        _stats(timer, lambda: state.get(), bool(hook), "once")
-        return parent
-    with timer.phase("link2", **model["link2"]) as traffic:
-        launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn, hook)
-        traffic.add(random=lambda: 2 * int(state[3]))
-    with timer.phase("largest", **model["largest"]):
-        fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), np.uint32(params["seed"]),
-                                         np.int32(_min_count(params)), state))
-    with timer.phase("compress", **model["compress"]) as traffic:
-        launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
-        traffic.add(read=lambda: 2 * n * dtype.itemsize if skip_mode() else 0, random=lambda: n if skip_mode() else 0)
-    _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_vertex, chunk_index, hook, 2)
+    with timer.phase("probe", **model["probe"]):
+        fn["probe"]((1,), (SAMPLES,), (parent, nn, seed, np.int32(LINK_CODES[params["link"]]),
+                                       np.int32(sparse(n, nnz)), np.int64(LONG_CHAIN * SAMPLES), state))
+    if params["flatten"]:
+        with timer.phase("flatten") as traffic:
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(2))
+            traffic.add(**{k: (lambda v=v: v if word(7) else 0) for k, v in model["compress"].items()})
+    if params["sample"]:
+        with timer.phase("link2", **model["link2"]) as traffic:
+            launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn)
+            traffic.add(random=lambda: 2 * word(3))
+        with timer.phase("largest", **model["largest"]):
+            fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(_min_count(params)), state))
+        with timer.phase("compress") as traffic:
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
+            traffic.add(**{k: (lambda v=v: v if word(0) >= 0 else 0) for k, v in model["compress"].items()})
+    first = 2 if params["sample"] else 1      # the row slot an ECL-mode final pass starts at
+    with timer.phase("final", **model["final"]) as traffic:
+        launch(fn["final"], n, threads, blocks, off, idx, parent, state, chunk_vertex, chunk_index, nn,
+               np.int32(thread_max), np.int32(first))
+        fn["spread"]((blocks or resident_blocks(threads),), (threads,),
+                     (off, idx, parent, state, chunk_vertex, chunk_index, np.int32(first)))
+        traffic.add(read=lambda: 0 if word(0) >= 0 else off.itemsize * (n + 1), random=lambda: 2 * word(4))
     with timer.phase("label", **model["label"]):
-        launch(fn["compress"], n, threads, blocks, parent, nn, state, no_state)
-    _stats(timer, lambda: state.get(), bool(hook))
+        launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(0))
+    _stats(timer, word, params)
     return parent
 
 
-def _final_gpu(fn, timer, model, params, n, off, idx, parent, state, chunk_vertex, chunk_index, hook, first):
-    """The final pass (+ spread of long rows); ``first``: the row slot ECL mode starts at."""
-    threads, blocks = params["threads"], params["blocks"]
-    with timer.phase("final", **model["final"]) as traffic:
-        launch(fn["final"], n, threads, blocks, off, idx, parent, state, chunk_vertex, chunk_index, np.int64(n),
-               np.int32(params["thread_max"]), hook, np.int32(first))
-        fn["spread"]((blocks or resident_blocks(threads),), (threads,),
-                     (off, idx, parent, state, chunk_vertex, chunk_index, hook, np.int32(first)))
-        traffic.add(read=lambda: 0 if int(state[0]) >= 0 else off.itemsize * (n + 1), random=lambda: 2 * int(state[4]))
-
-
-def _stats(timer, state, hooked: bool, once: str | None = None):
-    """Statistics from the device state [L or -1, samples in L, chunks, links2, links final]; ``once``
-    names the mode when no sample was taken."""
-    cached = {}
-    timer.stat("link", "hook" if hooked else "find")
-
-    def get(i):
-        if "s" not in cached:
-            cached["s"] = [int(x) for x in state()]
-        return cached["s"][i]
-
-    timer.stat("mode", once or (lambda: "skip" if get(0) >= 0 else "ecl"))
-    timer.stat("largest_share", lambda: get(1) / SAMPLES)
-    timer.stat("links_link2", lambda: get(3))
-    timer.stat("links_final", lambda: get(4))
-    timer.stat("chunks", lambda: get(2))
+def _stats(timer, word, params):
+    """Statistics from the device state (``word(i)``: [L or -1, samples in L, chunks, links2, links
+    final, hook, probe steps, long chains])."""
+    timer.stat("link", lambda: "hook" if word(5) else "find")
+    timer.stat("mode", (lambda: "skip" if word(0) >= 0 else "ecl") if params["sample"] else "once")
+    timer.stat("chain_steps", lambda: word(6) / SAMPLES)
+    timer.stat("flattened", lambda: bool(params["flatten"] and word(7)))
+    timer.stat("largest_share", lambda: word(1) / SAMPLES)
+    timer.stat("links_link2", lambda: word(3))
+    timer.stat("links_final", lambda: word(4))
+    timer.stat("chunks", lambda: word(2))
 
 
 # --- CPU twin: the same passes over whole rows, Numba prange and cpu.cas.
@@ -279,6 +291,25 @@ def _largest(idx, parent, seed, min_count):
     return (best if best_count >= min_count else -1), best_count
 
 
+@numba.njit(cache=True)
+def _probe(parent, seed):
+    """Steps SAMPLES random vertices climb init's trees to their roots (at most PROBE_STEPS each)."""
+    n = parent.shape[0]
+    if n == 0:
+        return 0
+    rng_state = np.uint64(seed) * np.uint64(0xD1B54A32D192ED03) + np.uint64(7)
+    total = 0
+    for _ in range(SAMPLES):
+        rng_state = rng_state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        v = np.int64(rng_state >> np.uint64(16)) % n
+        steps = 0
+        while parent[v] != v and steps < PROBE_STEPS:
+            v = parent[v]
+            steps += 1
+        total += steps
+    return total
+
+
 @numba.njit(cache=True, parallel=True)
 def _final(off, idx, parent, big, use_hook, first):
     links = 0
@@ -315,32 +346,34 @@ def run_cpu(inp, params, timer):
     parent = np.empty(n, dtype=dtype)
     model = _traffic(n, csr.indices.itemsize, dtype.itemsize)
     off, idx = csr.offsets, csr.indices
-    use_hook = uses_hook(params, n, csr.nnz)
     with timer.phase("init", **model["init"]):
         _init(off, idx, parent)
-    if not params["sample"]:
-        with timer.phase("final", **model["final"]) as traffic:
-            links = _final(off, idx, parent, -1, use_hook, 1)
-            traffic.add(read=8 * (n + 1), random=2 * links)
-        with timer.phase("label", **model["label"]):
-            _compress(parent)
-        _stats(timer, lambda: [-1, 0, 0, 0, links], use_hook, "once")
-        return parent
-    with timer.phase("link2", **model["link2"]) as traffic:
-        links2 = _link2(off, idx, parent, use_hook)
-        traffic.add(random=2 * links2)
-    with timer.phase("largest", **model["largest"]):
-        big, count = _largest(idx, parent, params["seed"], _min_count(params))
-    with timer.phase("compress", **model["compress"]) as traffic:
-        if big >= 0:
-            _compress(parent)
-            traffic.add(read=2 * n * dtype.itemsize, random=n)
+    with timer.phase("probe", **model["probe"]):
+        steps = _probe(parent, params["seed"])
+        use_hook = uses_hook(params, n, csr.nnz, steps)
+    if params["flatten"]:
+        with timer.phase("flatten") as traffic:
+            if long_chains(steps):
+                _compress(parent)
+                traffic.add(**model["compress"])
+    big, count, links2 = -1, 0, 0
+    if params["sample"]:
+        with timer.phase("link2", **model["link2"]) as traffic:
+            links2 = _link2(off, idx, parent, use_hook)
+            traffic.add(random=2 * links2)
+        with timer.phase("largest", **model["largest"]):
+            big, count = _largest(idx, parent, params["seed"], _min_count(params))
+        with timer.phase("compress") as traffic:
+            if big >= 0:
+                _compress(parent)
+                traffic.add(**model["compress"])
     with timer.phase("final", **model["final"]) as traffic:
-        links = _final(off, idx, parent, big, use_hook, 2)
+        links = _final(off, idx, parent, big, use_hook, 2 if params["sample"] else 1)
         traffic.add(read=8 * (n + 1) if big < 0 else 0, random=2 * links)
     with timer.phase("label", **model["label"]):
         _compress(parent)
-    _stats(timer, lambda: [big, count, 0, links2, links], use_hook)
+    state = [big, count, 0, links2, links, int(use_hook), steps, int(long_chains(steps))]
+    _stats(timer, lambda i: state[i], params)
     return parent
 
 

@@ -33,11 +33,13 @@ VARIANTS = {
     "suf-ecl": ("cc.sampled-union-find", {"threads": 96, "blocks": 4, "thread_max": 3, "skip_share": 2.0}),
     "suf-once": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "thread_max": 3, "sample": False}),
     "suf-once-hook": ("cc.sampled-union-find", {**SMALL, "thread_max": 2, "sample": False, "link": "hook"}),
+    "suf-l2-unflattened": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "loads": "l2", "flatten": False}),
+    "suf-once-l2": ("cc.sampled-union-find", {**SMALL, "sample": False, "loads": "l2"}),
 }
 CANONICAL = {"cc.sequential", "cc.hook-compress", "cc.adaptive", "cc.sampled-union-find"}
 
 
-GPU_ONLY = {"threads", "blocks", "thread_max"}     # launch shape: the CPU twins ignore these
+GPU_ONLY = {"threads", "blocks", "thread_max", "loads"}     # launch shape and loads: the CPU twins ignore these
 
 
 def cases(variants):
@@ -185,11 +187,15 @@ def _first_smaller(graph):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph,link", [("random-list", "hook"), ("tree-k3", "hook"), ("uniform-d2", "hook"),
-                                        ("uniform-d6", "find"), ("rmat", "find"), ("density-0.01", "find")])
+                                        ("uniform-d6", "find"), ("rmat", "find"), ("density-0.01", "find"),
+                                        ("grid", "find")])
 def test_sampled_union_find_auto_link(graph, link, backend, make_dataset):
-    """Atomic-Hook below average degree 4 (lists, trees), ECL's finds above."""
+    """Atomic-Hook below average degree 4 (lists, trees) unless init's chains are long (a grid's
+    row-major ids: each vertex hangs from the one above it), ECL's finds above."""
     res = run("cc.sampled-union-find", make_dataset(GRAPHS[graph]()), backend)
     assert res.stats["link"] == link
+    # the probe's samples climb long chains only on the grid, which is flattened before any link
+    assert (res.stats["chain_steps"] > 4) == res.stats["flattened"] == (graph == "grid")
     other = "find" if link == "hook" else "hook"
     res = run("cc.sampled-union-find", make_dataset(GRAPHS[graph]()), backend, link=other)
     assert res.stats["link"] != link
