@@ -36,7 +36,6 @@ from graphsweep.datasets.reader import Dataset  # noqa: E402
 from graphsweep.generators import memory  # noqa: E402
 from graphsweep.kernels import harness  # noqa: E402
 from graphsweep.kernels.ceilings import measure  # noqa: E402
-from graphsweep.kernels.cuda import resident_blocks  # noqa: E402
 from graphsweep.kernels.graph import graph_input  # noqa: E402
 
 SEED = 0x5EED
@@ -51,13 +50,10 @@ RUNS = [("cc.best", BEST, {}, 7),
         ("cc.adaptive", "cc.adaptive", {}, 7),
         ("cc.hook-compress", "cc.hook-compress", {}, 3),
         ("cc.shiloach-vishkin", "cc.shiloach-vishkin", {}, 3),
-        ("suf sample=false", "cc.sampled-union-find", {"sample": False}, 7),
-        ("suf sample=false loads=l2", "cc.sampled-union-find", {"sample": False, "loads": "l2"}, 7),
-        ("suf sample=false link=find", "cc.sampled-union-find", {"sample": False, "link": "find"}, 7),
-        ("suf sample=false link=hook", "cc.sampled-union-find", {"sample": False, "link": "hook"}, 3),
+        ("suf sample=false link=find", "cc.sampled-union-find", {"sample": False, "link": "find"}, 5),
+        ("suf sample=false loads=l2", "cc.sampled-union-find", {"sample": False, "loads": "l2"}, 5),
         ("suf sample=false flatten=false", "cc.sampled-union-find", {"sample": False, "flatten": False}, 5),
-        ("suf sample=false resident grid", "cc.sampled-union-find", {"sample": False, "blocks": "resident"}, 5),
-        ("suf loads=l2", "cc.sampled-union-find", {"loads": "l2"}, 7)]
+        ("suf loads=l2", "cc.sampled-union-find", {"loads": "l2"}, 5)]
 OTHERS = ("cc.sampled-union-find", "cc.adaptive", "cc.hook-compress", "cc.shiloach-vishkin")
 
 
@@ -148,8 +144,6 @@ def main():
         # device that idled (clocks down) while the host made the graph
         harness.run(BEST, data, backend="gpu", reps=1, warmup=1, verify=False, keep_output=False)
         for label, name, params, reps in RUNS:
-            if params.get("blocks") == "resident":
-                params = {**params, "blocks": resident_blocks(256)}
             try:
                 result = harness.run(name, data, backend="gpu", reps=reps, warmup=1, **params)
             except Exception as exc:  # a benchmark keeps going: the failure is a line of its output
