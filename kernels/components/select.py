@@ -14,10 +14,12 @@ cc.sampled-union-find links with no sample (init and the first slot of the final
   otherwise          cc.sampled-union-find as it is (link2, sample, skip the giant tree or link
                      every remaining edge once).
 
-The thresholds come from benchmarks/cc_families.py on an H200 (every family the generators make,
-every cc.* kernel and ECL-CC on the same graphs); ``RULES`` is that table.  Statistics: ``chose``
-(the kernel and parameters run, e.g. "cc.sampled-union-find sample=false") and ``average_degree``,
-then the chosen kernel's own.
+Measured (benchmarks/cc_families.py, H200, 2026-11-24, docs/results/cc-families, round 2): without
+the sample, lists 32M 2.75 ms against 3.18 with it, trees 32M 2.79 / 3.90, grid 4096^2 1.44 / 1.59,
+many small components 1.58 / 2.21 and 0.58 / 0.87; at average degree 6 (uniform 10M/30M,
+scale-free) the two are within 3%; at 32-40 (R-MAT 24, uniform 2M/40M, density) the sample is
+1.5-5.5x faster (R-MAT 24: 1.75 ms against 9.6).  ``RULES`` is that table.  Statistics: ``chose`` (the kernel and parameters run,
+e.g. "cc.sampled-union-find sample=false") and ``average_degree``, then the chosen kernel's own.
 """
 
 from ..contract import Kernel
