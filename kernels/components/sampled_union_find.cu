@@ -107,21 +107,19 @@ __global__ void graphsweep_cc_suf_probe(const L* parent, long long n, unsigned s
     const int t = threadIdx.x;
     if (t == 0) total = 0;
     __syncthreads();
-    const unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed ^ 0x5bd1e995u) << 32) |
-                                 gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
-    unsigned long long steps = 0;
     if (n > 0) {
+        unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed ^ 0x5bd1e995u) << 32) |
+                               gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
         L v = (L)(h % (unsigned long long)n);
         L p = gs_cc_load(parent + v);
+        int steps = 0;
         while (p != v && steps < GS_SUF_PROBE_STEPS) {
             v = p;
             p = gs_cc_load(parent + v);
             steps++;
         }
+        atomicAdd(&total, (unsigned long long)steps);
     }
-    // one shared atomic per warp: 1024 atomics on one word took longer than the climbs
-    for (int d = 16; d > 0; d >>= 1) steps += __shfl_down_sync(0xffffffffu, steps, d);
-    if ((t & 31) == 0) atomicAdd(&total, steps);
     __syncthreads();
     if (t == 0) {
         const int longer = (long long)total > long_steps;

@@ -193,8 +193,7 @@ def run_gpu(inp, params, timer):
                                        np.int32(sparse(n, nnz)), np.int64(LONG_CHAIN * SAMPLES), state))
     if params["flatten"]:
         with timer.phase("flatten") as traffic:
-            # resident blocks: a pass the device state may skip then costs one wave, not n / threads blocks
-            launch(fn["compress"], n, threads, blocks or resident_blocks(threads), parent, nn, state, np.int32(2))
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(2))
             traffic.add(**{k: (lambda v=v: v if word(7) else 0) for k, v in model["compress"].items()})
     if params["sample"]:
         with timer.phase("link2", **model["link2"]) as traffic:
@@ -203,7 +202,7 @@ def run_gpu(inp, params, timer):
         with timer.phase("largest", **model["largest"]):
             fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(_min_count(params)), state))
         with timer.phase("compress") as traffic:
-            launch(fn["compress"], n, threads, blocks or resident_blocks(threads), parent, nn, state, np.int32(1))
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
             traffic.add(**{k: (lambda v=v: v if word(0) >= 0 else 0) for k, v in model["compress"].items()})
     first = 2 if params["sample"] else 1      # the row slot an ECL-mode final pass starts at
     with timer.phase("final", **model["final"]) as traffic:
