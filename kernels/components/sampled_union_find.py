@@ -1,6 +1,6 @@
 """cc.sampled-union-find — union-find over the CSR that links most of a sparse graph's edges without
-a random access and skips the largest component once it is known: graphsweep's fastest CC
-(``cc.best``).
+a random access and skips the largest component once it is known: what ``cc.best`` (cc.select)
+runs, with or without its sample.
 
 Returns label[v] = the smallest vertex id of v's component (canonical: every hook puts the larger
 root under the smaller, so parent[x] <= x and a root is its tree's smallest vertex).
@@ -10,12 +10,19 @@ neighbours are a prefix of its row):
   init      parent[v] = v's first neighbour if smaller than v, else v.  Links every edge (a, b),
             a < b, where a is b's smallest neighbour (about 2/3 of a random list's edges) with
             streaming reads only.
+  probe     one block: how far 1024 random vertices climb init's chains to a root (at most 64
+            steps).  Random ids give descending runs of under two steps; ids with locality give
+            long chains (a grid's row-major ids: each vertex's smallest neighbour is the one above
+            it, so chains run the grid's height).  Long chains (over 4 steps on average) are
+            flattened (a compress pass) before any link, and never linked by Atomic-Hook.
   link2     link(v, second neighbour) when smaller than v: now every edge whose smaller end is one
             of the larger end's two smallest neighbours is linked, once.  ``link``: "find" finds
             both roots with path halving and CASes the larger under the smaller (ECL-CC's
             union-find); "hook" is Sutton et al.'s Atomic-Hook (004 Fig. 3) from the two parents,
             with a plain read before the CAS and no compression; "auto" (the default) hooks on
-            graphs of average degree below 4 and finds on denser ones (see below).
+            graphs of average degree below 4 whose init chains are short, finds otherwise.
+            ``loads=l1`` (default) lets loads of the forest hit the SM's L1, as ECL-CC's do
+            (components/common.cuh says why that is safe).
   largest   one block takes 1024 CSR slots at random (so vertices weighted by degree) and finds
             the most frequent root among their neighbours, L.  When L holds at least
             ``skip_share`` of the samples the final pass runs in skip mode, else in ECL mode.
@@ -53,7 +60,13 @@ hence "auto", with average degree 2 on one side and 6 on the other.  Flattening 
 before link2 (a compress pass) paid on no graph (list 3.92 ms, tree 4.37 with find), and a compress
 before an ECL-mode final pass costs more than the climbing it saves (tree 3.84 against 3.67).
 
-Statistics: link (find or hook), mode (skip or ecl), the sampled share of L, edges linked by link2
+Round 2 of issue #21 (benchmarks/cc_families.py, H200): L1 loads against L2-only, without the
+sample: density sub-graphs 0.58 ms against 0.66, grid 1.44 / 1.58; the flatten on the grid 1.44 ms
+against 2.10 without it (the probe: 22.6 steps per sample); hooks on the unflattened grid took
+29.9 ms (round 1).
+
+Statistics: link (find or hook), mode (skip, ecl or once), chain_steps (the probe's mean climb),
+flattened, the sampled share of L, edges linked by link2
 and by final, chunks queued.
 The CPU twin runs the same passes with Numba ``prange`` and a real CAS (cpu.cas); a CPU thread
 takes whole rows (no chunking: a core is not held up by a long row the way a warp is).
