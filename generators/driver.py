@@ -24,13 +24,14 @@ from graphsweep.datasets.writer import abort, begin, commit, write_part
 
 from .estimate import check_room, generation_cost
 from .graphs import DENSITY, RMAT, SCALE_FREE, UNIFORM
+from .grid import GRID
 from .lists import LIST, LIST_GRAPH, ORDERED_LIST
 from .progress import Progress
 from .registry import Plan, weight_column
 from .trees import TREE
 
 GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, DENSITY, UNIFORM,
-                                   SCALE_FREE, RMAT)}
+                                   SCALE_FREE, RMAT, GRID)}
 BACKENDS = ("cpu", "gpu")
 
 

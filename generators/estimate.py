@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from graphsweep.datasets import capacity
 from graphsweep.datasets.format import index_dtype_for
 
+from .grid import kept_edges
 from .registry import parse_weights
 
 PART_OVERHEAD = 4096
@@ -55,6 +56,7 @@ SHAPES = {
     "uniform": lambda p: (p["n"], _half_degree(p)),
     "scale-free": lambda p: (p["n"], _half_degree(p)),
     "rmat": lambda p: (1 << p["scale"], p["edge_factor"] << p["scale"]),
+    "grid": lambda p: (p["rows"] * p["cols"], kept_edges(p["rows"], p["cols"], p["keep"])),
 }
 
 

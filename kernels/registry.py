@@ -26,6 +26,7 @@ MODULES = [
     "graphsweep.kernels.components.adaptive",
     "graphsweep.kernels.components.sampled_union_find",
     "graphsweep.kernels.components.streaming",
+    "graphsweep.kernels.components.select",
     "graphsweep.kernels.components.distributed",
     "graphsweep.kernels.bfs.harish",
     "graphsweep.kernels.bfs.direction_optimizing",
@@ -48,9 +49,8 @@ MODULES = [
 ALIASES = {
     "listrank.best": ("listrank.recursive-splitter", "fastest GPU algorithm on random lists 2^22-2^31 in "
                                                      "benchmarks/listrank.py (H200, 2026-11-21)"),
-    "cc.best": ("cc.sampled-union-find", "fastest GPU CC on the issue's uniform and R-MAT graphs in "
-                                          "benchmarks/components.py (H200, 2026-11-22; cc.adaptive is faster on "
-                                          "32M lists and trees, both meet the targets)"),
+    "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, the "
+                             "fastest on every family in benchmarks/cc_families.py (H200, 2026-11-24)"),
     "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
                                    "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
                                    "1.7-18x faster than sssp.harish on every graph"),

@@ -12,9 +12,19 @@
          i += (long long)gridDim.x * blockDim.x)
 
 // Loads of `parent` while other threads hook and compress: cached in L2 only (ld.global.cg), so a
-// thread never rereads a stale line of its SM's (non-coherent) L1 in a retry loop.
+// thread never rereads a stale line of its SM's (non-coherent) L1 in a retry loop.  Compiled with
+// GS_CC_LOAD_CACHED they may hit L1 (ld.global.ca), as ECL-CC's plain loads do: neighbouring
+// threads climbing neighbouring vertices then share lines.  That is safe for find, link and hook:
+// a stale parent is an older ancestor (entries only ever move up the tree, to smaller ids), so a
+// climb from it still ends at a root, and a CAS reads L2, so one that fails on a stale root
+// returns the current parent and the climb moves strictly up: no loop spins on a stale line.
+#ifdef GS_CC_LOAD_CACHED
+__device__ __forceinline__ int gs_cc_load(const int* p) { return __ldca(p); }
+__device__ __forceinline__ long long gs_cc_load(const long long* p) { return __ldca(p); }
+#else
 __device__ __forceinline__ int gs_cc_load(const int* p) { return __ldcg(p); }
 __device__ __forceinline__ long long gs_cc_load(const long long* p) { return __ldcg(p); }
+#endif
 
 __device__ __forceinline__ int gs_cc_cas(int* p, int expected, int desired)
 {

@@ -1,14 +1,20 @@
 // cc.sampled-union-find: union-find over the CSR (see sampled_union_find.py):
-// init -> link2 -> largest -> compress (skip mode) -> final (+ spread) -> label.
-// `hook` picks how an edge is linked: 0 = find both roots with path halving and CAS (ECL-CC),
-// 1 = Atomic-Hook from the two parents without compression (004 Fig. 3).  Rows are sorted, so a
-// vertex's neighbours smaller than itself are a prefix of its row.
+// init -> probe -> flatten (long chains) -> link2 -> largest -> compress (skip mode) -> final (+ spread)
+// -> label.  How an edge is linked is state[5], set by the probe: 0 = find both roots with path
+// halving and CAS (ECL-CC), 1 = Atomic-Hook from the two parents without compression (004 Fig. 3).
+// Compiled with GS_CC_LOAD_CACHED, loads of `parent` may hit the SM's L1 (common.cuh).  Rows are sorted, so a
+// vertex's neighbours smaller than itself are a prefix of its row.  CSR offsets have type O: int
+// when the CSR has fewer than 2^31 entries (a narrowed copy, half the bytes of every pass over
+// them), else long long.
 #include "components/common.cuh"
 
 // state[0]: the root of the sampled largest tree, or -1 (ECL mode: no tree is skipped);
 // state[1]: how many of the samples it holds; state[2]: chunks queued for the spread kernel;
-// state[3], state[4]: edges linked by link2 and by final + spread (statistics, one atomic per warp).
+// state[3], state[4]: edges linked by link2 and by final + spread (statistics, one atomic per warp);
+// state[5]: 1 to link by Atomic-Hook, 0 by finds; state[6]: steps the probe's samples climbed;
+// state[7]: 1 when init's chains are long (the flatten pass runs).
 #define GS_SUF_SAMPLES 1024
+#define GS_SUF_PROBE_STEPS 64      // the probe stops a climb after this many steps
 #define GS_SUF_CHUNK 1024          // edges of a long row per queued chunk (one warp each)
 
 template <typename L>
@@ -19,13 +25,13 @@ __device__ __forceinline__ void gs_suf_join(L a, L b, L* parent, int hook)
 }
 
 // init: parent[v] = v's smallest neighbour if smaller than v, else v.  This links, with no random
-// access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the
-// counters.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_init(const long long* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
+// access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the state
+// (no tree to skip until the largest kernel finds one).
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_init(const O* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
                                        long long* __restrict__ state, long long n)
 {
-    if (blockIdx.x == 0 && threadIdx.x == 0) state[2] = state[3] = state[4] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0) { state[0] = -1; state[1] = state[2] = state[3] = state[4] = 0; }
     GS_CC_GRID_STRIDE(v, n) {
         long long b = off[v];
         L p = (L)v;
@@ -39,10 +45,11 @@ __global__ void graphsweep_cc_suf_init(const long long* __restrict__ off, const 
 
 // link2: hook v with its second neighbour when that is smaller than v, so every edge (a, b), a < b,
 // in which a is one of b's two smallest neighbours is now linked, exactly once.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_link2(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
-                                        long long* __restrict__ state, long long n, int hook)
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_link2(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
+                                        long long* __restrict__ state, long long n)
 {
+    const int hook = (int)state[5];
     long long links = 0;
     GS_CC_GRID_STRIDE(v, n) {
         long long b = off[v];
@@ -60,12 +67,13 @@ __global__ void graphsweep_cc_suf_link2(const long long* __restrict__ off, const
 // compress: parent[v] = the root of v.  No hooks run meanwhile, so a read-only climb finds the
 // root; only v's own entry is written (a path-halving store into another vertex could overwrite
 // its finished label with a mere ancestor).  Threads take v in increasing order and parent[v] < v,
-// so the parent is usually finished already: one dependent read.  With skip_only, it does
-// nothing unless the final pass runs in skip mode (which checks parent[v] == L).
+// so the parent is usually finished already: one dependent read.  `when`: 0 always; 1 only if the
+// final pass runs in skip mode (which checks parent[v] == L); 2 only if the probe found init's
+// chains long (flatten: later finds then start one step from a root).
 template <typename L>
-__global__ void graphsweep_cc_suf_compress(L* parent, long long n, const long long* __restrict__ state, int skip_only)
+__global__ void graphsweep_cc_suf_compress(L* parent, long long n, const long long* __restrict__ state, int when)
 {
-    if (skip_only && state[0] < 0) return;
+    if ((when == 1 && state[0] < 0) || (when == 2 && !state[7])) return;
     GS_CC_GRID_STRIDE(v, n) {
         L p = parent[v];
         if (p == (L)v) continue;
@@ -77,15 +85,53 @@ __global__ void graphsweep_cc_suf_compress(L* parent, long long n, const long lo
     }
 }
 
-// largest (one block of GS_SUF_SAMPLES threads): the roots of the neighbours in sampled CSR slots
-// (a vertex drawn with probability proportional to its degree), and the most frequent of them.
-// state[0] = that root when it holds at least min_count samples, else -1.
+// A 32-bit avalanche hash: the samples' positions.
 __device__ __forceinline__ unsigned gs_suf_mix(unsigned h)
 {
     h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
     return h;
 }
 
+// probe (one block of GS_SUF_SAMPLES threads), right after init: how far random vertices climb
+// init's trees to their roots (at most GS_SUF_PROBE_STEPS steps each).  Ids with locality (a
+// grid's row-major ids: each vertex's smallest neighbour is the one above it) make long chains;
+// random ids make short ones (a descending run of a random order, under two steps on average).
+// Long chains are flattened before any link (state[7]) and never linked by Atomic-Hook, which
+// climbs them uncompressed edge after edge.  link: 0 find, 1 hook, 2 auto = hook when `sparse`
+// (average degree below 4, from the host) and the chains are short.
+template <typename L>
+__global__ void graphsweep_cc_suf_probe(const L* parent, long long n, unsigned seed, int link, int sparse,
+                                        long long long_steps, long long* __restrict__ state)
+{
+    __shared__ unsigned long long total;
+    const int t = threadIdx.x;
+    if (t == 0) total = 0;
+    __syncthreads();
+    if (n > 0) {
+        unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed ^ 0x5bd1e995u) << 32) |
+                               gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
+        L v = (L)(h % (unsigned long long)n);
+        L p = gs_cc_load(parent + v);
+        int steps = 0;
+        while (p != v && steps < GS_SUF_PROBE_STEPS) {
+            v = p;
+            p = gs_cc_load(parent + v);
+            steps++;
+        }
+        atomicAdd(&total, (unsigned long long)steps);
+    }
+    __syncthreads();
+    if (t == 0) {
+        const int longer = (long long)total > long_steps;
+        state[6] = (long long)total;
+        state[7] = longer;
+        state[5] = link == 2 ? (sparse && !longer) : link;
+    }
+}
+
+// largest (one block of GS_SUF_SAMPLES threads): the roots of the neighbours in sampled CSR slots
+// (a vertex drawn with probability proportional to its degree), and the most frequent of them.
+// state[0] = that root when it holds at least min_count samples, else -1.
 template <typename S, typename L>
 __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, long long nnz, unsigned seed,
                                           int min_count, long long* __restrict__ state)
@@ -129,14 +175,14 @@ __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, 
 }
 
 // Which slots of v's row [b, e) the final pass links.  Skip mode: all but the ones init and link2
-// linked from v (its first two slots, where smaller than v).  ECL mode: slots from b + 2 on whose
-// neighbour is smaller than v (each remaining edge once, from its larger end); the row is sorted,
-// so the caller stops at the first neighbour >= v.
+// linked from v (its first two slots, where smaller than v).  ECL mode: slots from b + first on
+// (first = 2 after link2, 1 when no link2 ran) whose neighbour is smaller than v (each remaining
+// edge once, from its larger end); the row is sorted, so the caller stops at the first neighbour >= v.
 template <typename S>
 __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, long long v, long long b, long long e,
-                                                  bool skip_mode)
+                                                  bool skip_mode, int first)
 {
-    if (!skip_mode) return b + 2;
+    if (!skip_mode) return b + first;
     long long s = b;
     if (s < e && (long long)idx[s] < v) s++;
     if (s < e && s == b + 1 && (long long)idx[s] < v) s++;
@@ -147,11 +193,12 @@ __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, lon
 // do (after the compress it points at the root; the other end of any edge leaving the tree links
 // that edge itself).  ECL mode: the trees are as link2 left them (a link climbs them).  A row with more than thread_max slots to link is cut into chunks of
 // GS_SUF_CHUNK slots queued for the spread kernel, so one long row does not hold up its warp.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_final(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                         long long* state, L* __restrict__ chunk_vertex, int* __restrict__ chunk_index,
-                                        long long n, int thread_max, int hook)
+                                        long long n, int thread_max, int first)
 {
+    const int hook = (int)state[5];
     const long long big = state[0];
     const bool skip_mode = big >= 0;
     long long links = 0;
@@ -159,7 +206,7 @@ __global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const
         if (skip_mode && (long long)gs_cc_load(parent + v) == big) continue;
         long long b = off[v], e = off[v + 1];
         if (b == e) continue;
-        long long s = gs_suf_start(idx, v, b, e, skip_mode);
+        long long s = gs_suf_start(idx, v, b, e, skip_mode, first);
         if (!skip_mode && e - s > thread_max) {
             // a long row in ECL mode: only its neighbours below v are linked; find where they end
             long long lo = s, hi = e;
@@ -190,11 +237,12 @@ __global__ void graphsweep_cc_suf_final(const long long* __restrict__ off, const
 }
 
 // spread: one warp per queued chunk of a long row; the lanes take its slots in turn.
-template <typename S, typename L>
-__global__ void graphsweep_cc_suf_spread(const long long* __restrict__ off, const S* __restrict__ idx, L* parent,
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_spread(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                          long long* __restrict__ state, const L* __restrict__ chunk_vertex,
-                                         const int* __restrict__ chunk_index, int hook)
+                                         const int* __restrict__ chunk_index, int first)
 {
+    const int hook = (int)state[5];
     long long links = 0;
     const bool skip_mode = state[0] >= 0;
     const long long chunks = state[2];
@@ -203,7 +251,7 @@ __global__ void graphsweep_cc_suf_spread(const long long* __restrict__ off, cons
     for (long long c = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
         long long v = (long long)chunk_vertex[c];
         long long b = off[v], e = off[v + 1];
-        long long s = gs_suf_start(idx, v, b, e, skip_mode) + (long long)chunk_index[c] * GS_SUF_CHUNK;
+        long long s = gs_suf_start(idx, v, b, e, skip_mode, first) + (long long)chunk_index[c] * GS_SUF_CHUNK;
         long long stop = s + GS_SUF_CHUNK < e ? s + GS_SUF_CHUNK : e;
         for (long long i = s + lane; i < stop; i += 32) {
             L u = (L)idx[i];

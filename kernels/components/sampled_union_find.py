@@ -1,6 +1,6 @@
 """cc.sampled-union-find — union-find over the CSR that links most of a sparse graph's edges without
-a random access and skips the largest component once it is known: graphsweep's fastest CC
-(``cc.best``).
+a random access and skips the largest component once it is known: what ``cc.best`` (cc.select)
+runs, with or without its sample.
 
 Returns label[v] = the smallest vertex id of v's component (canonical: every hook puts the larger
 root under the smaller, so parent[x] <= x and a root is its tree's smallest vertex).
@@ -10,12 +10,19 @@ neighbours are a prefix of its row):
   init      parent[v] = v's first neighbour if smaller than v, else v.  Links every edge (a, b),
             a < b, where a is b's smallest neighbour (about 2/3 of a random list's edges) with
             streaming reads only.
+  probe     one block: how far 1024 random vertices climb init's chains to a root (at most 64
+            steps).  Random ids give descending runs of under two steps; ids with locality give
+            long chains (a grid's row-major ids: each vertex's smallest neighbour is the one above
+            it, so chains run the grid's height).  Long chains (over 4 steps on average) are
+            flattened (a compress pass) before any link, and never linked by Atomic-Hook.
   link2     link(v, second neighbour) when smaller than v: now every edge whose smaller end is one
             of the larger end's two smallest neighbours is linked, once.  ``link``: "find" finds
             both roots with path halving and CASes the larger under the smaller (ECL-CC's
             union-find); "hook" is Sutton et al.'s Atomic-Hook (004 Fig. 3) from the two parents,
             with a plain read before the CAS and no compression; "auto" (the default) hooks on
-            graphs of average degree below 4 and finds on denser ones (see below).
+            graphs of average degree below 4 whose init chains are short, finds otherwise.
+            ``loads=l1`` (default) lets loads of the forest hit the SM's L1, as ECL-CC's do
+            (components/common.cuh says why that is safe).
   largest   one block takes 1024 CSR slots at random (so vertices weighted by degree) and finds
             the most frequent root among their neighbours, L.  When L holds at least
             ``skip_share`` of the samples the final pass runs in skip mode, else in ECL mode.
@@ -29,6 +36,9 @@ neighbours are a prefix of its row):
             with more than ``thread_max`` edges to link are cut in chunks of 1024 edges queued for
             a second launch, one warp per chunk (a hub's row is spread over the GPU).
   label     parent[v] = root, the label.
+With ``sample=false`` only init, final (ECL mode, from each row's second slot) and label run: ECL-CC's
+order of work, for graphs with no giant component to skip (many small components), where link2
+and the sample buy nothing.
 
 Where it comes from.  ECL-CC (Jaiganesh & Burtscher, HPDC'18): initialise each vertex to its
 first smaller neighbour, lock-free union-find with intermediate pointer jumping, each edge
@@ -50,7 +60,13 @@ hence "auto", with average degree 2 on one side and 6 on the other.  Flattening 
 before link2 (a compress pass) paid on no graph (list 3.92 ms, tree 4.37 with find), and a compress
 before an ECL-mode final pass costs more than the climbing it saves (tree 3.84 against 3.67).
 
-Statistics: link (find or hook), mode (skip or ecl), the sampled share of L, edges linked by link2
+Round 2 of issue #21 (benchmarks/cc_families.py, H200): L1 loads against L2-only, without the
+sample: density sub-graphs 0.58 ms against 0.66, grid 1.44 / 1.58; the flatten on the grid 1.44 ms
+against 2.10 without it (the probe: 22.6 steps per sample); hooks on the unflattened grid took
+29.9 ms (round 1).
+
+Statistics: link (find or hook), mode (skip, ecl or once), chain_steps (the probe's mean climb),
+flattened, the sampled share of L, edges linked by link2
 and by final, chunks queued.
 The CPU twin runs the same passes with Numba ``prange`` and a real CAS (cpu.cas); a CPU thread
 takes whole rows (no chunking: a core is not held up by a long row the way a warp is).
@@ -72,12 +88,20 @@ PARAMS = {
     "link": Param("auto", str, choices=("auto", "find", "hook"),
                   help="how an edge is linked: find both roots with path halving, then CAS (ECL-CC), or "
                        "Atomic-Hook from the parents without compression (004); auto: hook below average "
-                       "degree 4, else find"),
+                       "degree 4 unless the probe finds init's chains long, else find"),
+    "loads": Param("l1", str, choices=("l1", "l2"),
+                   help="loads of the forest while links run: l1 may hit the SM's L1 (as ECL-CC's); l2 "
+                        "reads L2 only"),
+    "flatten": Param(True, bool, help="flatten init's trees before any link when the probe finds their chains "
+                                      "long (ids with locality, e.g. a grid's)"),
     "thread_max": Param(32, minimum=1, help="longest row one thread links alone; longer rows are spread "
                                             "over warps in chunks of 1024 edges"),
+    "sample": Param(True, bool, help="link each vertex's second neighbour and sample the largest tree before the "
+                                     "final pass (Afforest); false: after init link every remaining edge once from "
+                                     "its larger end (ECL-CC's order: no link2, no sample, no compress)"),
     "skip_share": Param(0.5, float, minimum=0, help="share of the 1024 sampled edge ends the largest tree "
                                                     "must hold for skip mode (above 1: never skip)"),
-    "seed": Param(1, minimum=0, help="seed of the sample that finds the largest tree"),
+    "seed": Param(1, minimum=0, help="seed of the samples that probe init's chains and find the largest tree"),
     "threads": Param(256, minimum=32, help="threads per block (a multiple of 32)"),
     "blocks": Param(None, minimum=1, help="thread blocks (default: enough to cover the vertices; "
                                           "the chunk launch fills every SM once)"),
@@ -85,14 +109,26 @@ PARAMS = {
 
 
 HOOK_BELOW_DEGREE = 4         # link="auto": Atomic-Hook on sparser graphs (lists, trees), finds on denser
+PROBE_STEPS = 64              # the probe stops a climb after this many steps (GS_SUF_PROBE_STEPS)
+LONG_CHAIN = 4                # init's chains are long when the probe's samples climb more on average
+LINK_CODES = {"find": 0, "hook": 1, "auto": 2}
 
 
-def uses_hook(params, n: int, nnz: int) -> bool:
-    """Whether edges are linked by Atomic-Hook (else by ECL's finds): the ``link`` parameter, or for
-    "auto" the CSR's average degree (both directions counted) below HOOK_BELOW_DEGREE."""
+def sparse(n: int, nnz: int) -> bool:
+    """Average degree (CSR entries per vertex, both directions) below HOOK_BELOW_DEGREE."""
+    return nnz < HOOK_BELOW_DEGREE * n
+
+
+def uses_hook(params, n: int, nnz: int, chain_steps: int) -> bool:
+    """Whether edges are linked by Atomic-Hook (else by finds): the ``link`` parameter, or for "auto"
+    a sparse graph whose init chains are short (``chain_steps``: what the probe's samples climbed)."""
     if params["link"] == "auto":
-        return nnz < HOOK_BELOW_DEGREE * n
+        return sparse(n, nnz) and not long_chains(chain_steps)
     return params["link"] == "hook"
+
+
+def long_chains(chain_steps: int) -> bool:
+    return chain_steps > LONG_CHAIN * SAMPLES
 
 
 def _min_count(params) -> int:
@@ -105,15 +141,30 @@ def _capacity(n: int, nnz: int, thread_max: int) -> int:
     return min(n, nnz // (thread_max + 1)) + nnz // CHUNK + 1
 
 
-def _traffic(n: int, index_bytes: int, label_bytes: int) -> dict:
+def setup(inp, params) -> None:
+    """On the GPU, the CSR offsets narrowed to int32 when the CSR has fewer than 2^31 entries (as
+    ECL-CC's input format): every pass reads them, and half the bytes is a few percent of a sparse
+    graph's run.  Made once per input, untimed, like the CSR itself."""
+    csr = inp.csr()
+    if inp.device == "gpu" and "csr.offsets32" not in inp.cache and csr.nnz < 2**31:
+        inp.cache["csr.offsets32"] = csr.offsets.astype(np.int32)
+
+
+def offsets(inp):
+    """The CSR offsets the GPU passes read: the int32 copy when setup made one, else the CSR's own."""
+    return inp.cache.get("csr.offsets32", inp.csr().offsets)
+
+
+def _traffic(n: int, index_bytes: int, label_bytes: int, offset_bytes: int = 8) -> dict:
     """Byte model per launch: streaming bytes exact; random accesses counted as two per linked edge
     (the other end's parent and the CAS, or the test of the larger parent; climbing adds more, not
     counted) and one per vertex a compress visits (its parent's parent)."""
-    offsets = 8 * (n + 1)
+    offsets = offset_bytes * (n + 1)
     return {"init": {"read": offsets + n * index_bytes, "written": n * label_bytes},
             "link2": {"read": offsets + n * (index_bytes + label_bytes)},
             "largest": {"read": SAMPLES * (8 + index_bytes + label_bytes), "random": SAMPLES},
-            "compress": {},                          # skip mode only: added when it ran
+            "probe": {"read": SAMPLES * label_bytes * 2, "random": SAMPLES * 2},
+            "compress": {"read": 2 * n * label_bytes, "random": n},   # counted when it runs
             "final": {"read": n * label_bytes},      # + the offsets of the vertices outside L (all,
                                                       # in ECL mode: added), their rows not counted
             "label": {"read": 2 * n * label_bytes, "random": n}}
@@ -124,63 +175,72 @@ def run_gpu(inp, params, timer):
     csr = inp.csr()
     n, nnz = csr.n, csr.nnz
     threads, blocks, thread_max = check_threads(params["threads"]), params["blocks"], params["thread_max"]
+    off = offsets(inp)
     st = types(csr.indices.dtype, n)
     lt = c_type(label_dtype(n))
-    names = {k: f"graphsweep_cc_suf_{k}<{st}>" for k in ("init", "link2", "largest", "final", "spread")}
+    names = {k: f"graphsweep_cc_suf_{k}<{c_type(off.dtype)}, {st}>" for k in ("init", "link2", "final", "spread")}
+    names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
-    mod = module("components/sampled_union_find.cu", name_expressions=tuple(names.values()))
+    names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
+    options = ("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ()
+    mod = module("components/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
     fn = {k: mod.get_function(v) for k, v in names.items()}
     dtype = label_dtype(n)
     parent = cupy.empty(n, dtype=dtype)
-    state = cupy.empty(5, dtype=np.int64)
+    state = cupy.empty(8, dtype=np.int64)
     capacity = _capacity(n, nnz, thread_max)
     chunk_vertex, chunk_index = cupy.empty(capacity, dtype=dtype), cupy.empty(capacity, dtype=np.int32)
-    model = _traffic(n, csr.indices.itemsize, dtype.itemsize)
-    off, idx, nn = csr.offsets, csr.indices, np.int64(n)
+    model = _traffic(n, csr.indices.itemsize, dtype.itemsize, off.itemsize)
+    idx, nn, seed = csr.indices, np.int64(n), np.uint32(params["seed"])
+    cached = {}
 
-    hook, no_state = np.int32(uses_hook(params, n, nnz)), np.int32(0)
-
-    def skip_mode() -> bool:                  # read after timing, for the byte model
-        return int(state[0]) >= 0
+    def word(i) -> int:                       # the device state, read once after timing
+        if "state" not in cached:
+            cached["state"] = [int(x) for x in state.get()]
+        return cached["state"][i]
 
     with timer.phase("init", **model["init"]):
         launch(fn["init"], n, threads, blocks, off, idx, parent, state, nn)
-    with timer.phase("link2", **model["link2"]) as traffic:
-        launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn, hook)
-        traffic.add(random=lambda: 2 * int(state[3]))
-    with timer.phase("largest", **model["largest"]):
-        fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), np.uint32(params["seed"]),
-                                         np.int32(_min_count(params)), state))
-    with timer.phase("compress", **model["compress"]) as traffic:
-        launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
-        traffic.add(read=lambda: 2 * n * dtype.itemsize if skip_mode() else 0, random=lambda: n if skip_mode() else 0)
+    with timer.phase("probe", **model["probe"]):
+        fn["probe"]((1,), (SAMPLES,), (parent, nn, seed, np.int32(LINK_CODES[params["link"]]),
+                                       np.int32(sparse(n, nnz)), np.int64(LONG_CHAIN * SAMPLES), state))
+    if params["flatten"]:
+        with timer.phase("flatten") as traffic:
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(2))
+            traffic.add(**{k: (lambda v=v: v if word(7) else 0) for k, v in model["compress"].items()})
+    if params["sample"]:
+        with timer.phase("link2", **model["link2"]) as traffic:
+            launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn)
+            traffic.add(random=lambda: 2 * word(3))
+        with timer.phase("largest", **model["largest"]):
+            fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(_min_count(params)), state))
+        with timer.phase("compress") as traffic:
+            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
+            traffic.add(**{k: (lambda v=v: v if word(0) >= 0 else 0) for k, v in model["compress"].items()})
+    first = 2 if params["sample"] else 1      # the row slot an ECL-mode final pass starts at
     with timer.phase("final", **model["final"]) as traffic:
         launch(fn["final"], n, threads, blocks, off, idx, parent, state, chunk_vertex, chunk_index, nn,
-               np.int32(thread_max), hook)
+               np.int32(thread_max), np.int32(first))
         fn["spread"]((blocks or resident_blocks(threads),), (threads,),
-                     (off, idx, parent, state, chunk_vertex, chunk_index, hook))
-        traffic.add(read=lambda: 0 if skip_mode() else 8 * (n + 1), random=lambda: 2 * int(state[4]))
+                     (off, idx, parent, state, chunk_vertex, chunk_index, np.int32(first)))
+        traffic.add(read=lambda: 0 if word(0) >= 0 else off.itemsize * (n + 1), random=lambda: 2 * word(4))
     with timer.phase("label", **model["label"]):
-        launch(fn["compress"], n, threads, blocks, parent, nn, state, no_state)
-    _stats(timer, lambda: state.get(), bool(hook))
+        launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(0))
+    _stats(timer, word, params)
     return parent
 
 
-def _stats(timer, state, hooked: bool):
-    """Statistics from the device state [L or -1, samples in L, chunks, links2, links final]."""
-    cached = {}
-    timer.stat("link", "hook" if hooked else "find")
-
-    def get(i):
-        if "s" not in cached:
-            cached["s"] = [int(x) for x in state()]
-        return cached["s"][i]
-
-    timer.stat("mode", lambda: "skip" if get(0) >= 0 else "ecl")
-    timer.stat("largest_share", lambda: get(1) / SAMPLES)
-    timer.stat("links_link2", lambda: get(3))
-    timer.stat("links_final", lambda: get(4))
-    timer.stat("chunks", lambda: get(2))
+def _stats(timer, word, params):
+    """Statistics from the device state (``word(i)``: [L or -1, samples in L, chunks, links2, links
+    final, hook, probe steps, long chains])."""
+    timer.stat("link", lambda: "hook" if word(5) else "find")
+    timer.stat("mode", (lambda: "skip" if word(0) >= 0 else "ecl") if params["sample"] else "once")
+    timer.stat("chain_steps", lambda: word(6) / SAMPLES)
+    timer.stat("flattened", lambda: bool(params["flatten"] and word(7)))
+    timer.stat("largest_share", lambda: word(1) / SAMPLES)
+    timer.stat("links_link2", lambda: word(3))
+    timer.stat("links_final", lambda: word(4))
+    timer.stat("chunks", lambda: word(2))
 
 
 # --- CPU twin: the same passes over whole rows, Numba prange and cpu.cas.
@@ -244,8 +304,27 @@ def _largest(idx, parent, seed, min_count):
     return (best if best_count >= min_count else -1), best_count
 
 
+@numba.njit(cache=True)
+def _probe(parent, seed):
+    """Steps SAMPLES random vertices climb init's trees to their roots (at most PROBE_STEPS each)."""
+    n = parent.shape[0]
+    if n == 0:
+        return 0
+    rng_state = np.uint64(seed) * np.uint64(0xD1B54A32D192ED03) + np.uint64(7)
+    total = 0
+    for _ in range(SAMPLES):
+        rng_state = rng_state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        v = np.int64(rng_state >> np.uint64(16)) % n
+        steps = 0
+        while parent[v] != v and steps < PROBE_STEPS:
+            v = parent[v]
+            steps += 1
+        total += steps
+    return total
+
+
 @numba.njit(cache=True, parallel=True)
-def _final(off, idx, parent, big, use_hook):
+def _final(off, idx, parent, big, use_hook, first):
     links = 0
     for v in numba.prange(parent.shape[0]):
         if big >= 0 and load(parent, v) == big:
@@ -260,7 +339,7 @@ def _final(off, idx, parent, big, use_hook):
                 if s < e and idx[s] < v:
                     s += 1
         else:
-            s = b + 2
+            s = b + first
         for i in range(s, e):
             u = idx[i]
             if big < 0 and u >= v:
@@ -280,28 +359,38 @@ def run_cpu(inp, params, timer):
     parent = np.empty(n, dtype=dtype)
     model = _traffic(n, csr.indices.itemsize, dtype.itemsize)
     off, idx = csr.offsets, csr.indices
-    use_hook = uses_hook(params, n, csr.nnz)
     with timer.phase("init", **model["init"]):
         _init(off, idx, parent)
-    with timer.phase("link2", **model["link2"]) as traffic:
-        links2 = _link2(off, idx, parent, use_hook)
-        traffic.add(random=2 * links2)
-    with timer.phase("largest", **model["largest"]):
-        big, count = _largest(idx, parent, params["seed"], _min_count(params))
-    with timer.phase("compress", **model["compress"]) as traffic:
-        if big >= 0:
-            _compress(parent)
-            traffic.add(read=2 * n * dtype.itemsize, random=n)
+    with timer.phase("probe", **model["probe"]):
+        steps = _probe(parent, params["seed"])
+        use_hook = uses_hook(params, n, csr.nnz, steps)
+    if params["flatten"]:
+        with timer.phase("flatten") as traffic:
+            if long_chains(steps):
+                _compress(parent)
+                traffic.add(**model["compress"])
+    big, count, links2 = -1, 0, 0
+    if params["sample"]:
+        with timer.phase("link2", **model["link2"]) as traffic:
+            links2 = _link2(off, idx, parent, use_hook)
+            traffic.add(random=2 * links2)
+        with timer.phase("largest", **model["largest"]):
+            big, count = _largest(idx, parent, params["seed"], _min_count(params))
+        with timer.phase("compress") as traffic:
+            if big >= 0:
+                _compress(parent)
+                traffic.add(**model["compress"])
     with timer.phase("final", **model["final"]) as traffic:
-        links = _final(off, idx, parent, big, use_hook)
+        links = _final(off, idx, parent, big, use_hook, 2 if params["sample"] else 1)
         traffic.add(read=8 * (n + 1) if big < 0 else 0, random=2 * links)
     with timer.phase("label", **model["label"]):
         _compress(parent)
-    _stats(timer, lambda: [big, count, 0, links2, links], use_hook)
+    state = [big, count, 0, links2, links, int(use_hook), steps, int(long_chains(steps))]
+    _stats(timer, lambda i: state[i], params)
     return parent
 
 
 KERNEL = Kernel(name="cc.sampled-union-find", problem=CC,
                 summary="CSR union-find: first two neighbours linked up front, then the sampled largest tree "
                         "skipped or each remaining edge linked once; ECL-CC and Afforest ideas",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",))
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",), setup=setup)

@@ -10,7 +10,8 @@ from graphsweep.generators.estimate import SHAPES, check_room, generation_cost
 
 SMALL = {"list": {"n": 1000}, "ordered-list": {"n": 1000}, "list-graph": {"n": 1000, "count": 7},
          "tree": {"n": 1000, "count": 3}, "density": {"m": 5000, "density": 0.01, "count": 2},
-         "uniform": {"n": 1000, "degree": 5.0}, "scale-free": {"n": 1000}, "rmat": {"scale": 9, "edge_factor": 3}}
+         "uniform": {"n": 1000, "degree": 5.0}, "scale-free": {"n": 1000}, "rmat": {"scale": 9, "edge_factor": 3},
+         "grid": {"rows": 30, "cols": 41, "keep": 0.8}}
 
 
 def test_every_generator_has_a_shape_equal_to_its_plan():

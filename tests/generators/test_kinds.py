@@ -124,7 +124,8 @@ def test_rmat_sizes_and_skew(make):
 @pytest.mark.parametrize("kind", [k for k, g in GENERATORS.items() if g.kind == "graph"])
 def test_every_graph_kind_is_weighted_on_request(make, kind):
     small = {"list-graph": {"n": 100}, "tree": {"n": 100}, "density": {"m": 100},
-             "uniform": {"n": 100}, "scale-free": {"n": 100}, "rmat": {"scale": 5}}[kind]
+             "uniform": {"n": 100}, "scale-free": {"n": 100}, "rmat": {"scale": 5},
+             "grid": {"rows": 10, "cols": 10}}[kind]
     data = make(kind, weights="5:5", **small)
     assert data.weighted and np.all(data.weight == 5)
 
@@ -133,6 +134,7 @@ def test_every_graph_kind_is_weighted_on_request(make, kind):
     ("list", {"n": 100_000}), ("list-graph", {"n": 50_000, "count": 3, "weights": "1:9"}),
     ("tree", {"n": 50_000, "count": 2, "k": 3}), ("density", {"m": 50_000, "count": 3}),
     ("uniform", {"n": 20_000, "weights": "1:10"}), ("scale-free", {"n": 20_000}), ("rmat", {"scale": 12}),
+    ("grid", {"rows": 150, "cols": 400, "keep": 0.8, "weights": "1:300"}),
 ])
 def test_same_seed_same_bytes_any_part_size_other_seed_differs(make, kind, params):
     a = make(kind, seed=5, part_rows=1 << 20, **params)
@@ -168,6 +170,8 @@ def test_index_dtype_int64_beyond_int32():
     ("scale-free", {"hub_fraction": 1.0}, "parameter 'hub_fraction'"),
     ("rmat", {"a": 0.9, "b": 0.1, "c": 0.1}, "a + b + c <= 1"),
     ("rmat", {"scale": 0}, "parameter 'scale': 0 is below the minimum 1"),
+    ("grid", {"keep": 1.5}, "parameter 'keep': 1.5 is outside the allowed range (0 <= keep <= 1)"),
+    ("grid", {"rows": 0}, "parameter 'rows': 0 is below the minimum 1"),
 ])
 def test_bad_parameters_name_the_parameter_and_write_nothing(tmp_path, kind, params, message):
     with pytest.raises(ParameterError) as err:

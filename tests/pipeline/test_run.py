@@ -255,7 +255,7 @@ def test_a_sweep_over_a_graph_generated_in_memory_runs_and_writes_no_dataset(tmp
     assert rc == 0, out + err
     rows = reduce.load(tmp_path / "results-mem")
     kernel_rows = rows[rows["stage"] == "kernel"]
-    assert set(kernel_rows["kernel"]) == {"cc.sampled-union-find", "bfs.direction-optimizing"}
+    assert set(kernel_rows["kernel"]) == {"cc.select", "bfs.direction-optimizing"}
     assert kernel_rows["verified"].all()
     assert set(kernel_rows["placement"]) == {"host"}      # the CPU backend's graphs are in host memory
     assert not (tmp_path / "data").exists()

@@ -62,6 +62,24 @@ def two_hubs(n=5000, seed=9):
     return n, src.astype(np.int32), dst.astype(np.int32)
 
 
+def small_components(n=4000, largest=64, seed=12):
+    """Many components of 1 ... ``largest`` vertices (random trees plus as many random extra edges
+    inside each), ids permuted: no giant component to skip."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, largest + 1, n)
+    sizes = sizes[:np.searchsorted(np.cumsum(sizes), n)]
+    sizes = np.r_[sizes, n - sizes.sum()] if sizes.sum() < n else sizes
+    start = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    size = np.repeat(sizes, sizes)
+    pos = np.arange(n)
+    child = pos[pos > start]
+    parent = start[child] + (rng.random(child.size) * (child - start[child])).astype(np.int64)
+    extra = rng.integers(0, n, n // 2)
+    mate = start[extra] + rng.integers(0, size[extra])
+    perm = rng.permutation(n).astype(np.int32)
+    return n, perm[np.r_[child, extra]], perm[np.r_[parent, mate]]
+
+
 def one_vertex():
     return 1, np.zeros(0, np.int32), np.zeros(0, np.int32)
 
@@ -88,6 +106,8 @@ GRAPHS = {
     "density-0.01": lambda: generated("density", 4, m=2000, density=0.01),
     **{f"uniform-d{d}": (lambda d=d: generated("uniform", 20 + d, n=1500, degree=float(d))) for d in (1, 2, 6, 16, 40)},
     "rmat": lambda: generated("rmat", 5, scale=10, edge_factor=16),
+    "grid": lambda: generated("grid", 5, rows=40, cols=60, keep=0.7),
+    "small-components": lambda: small_components(),
     "scale-free": lambda: generated("scale-free", 6, n=3000, max_degree=1200),
     "star": star,
     "two-hubs": two_hubs,

@@ -31,11 +31,15 @@ VARIANTS = {
     "suf-find": ("cc.sampled-union-find", {"threads": 64, "blocks": 5, "link": "find"}),
     "suf-skip": ("cc.sampled-union-find", {"threads": 64, "blocks": 2, "thread_max": 3, "skip_share": 0.0}),
     "suf-ecl": ("cc.sampled-union-find", {"threads": 96, "blocks": 4, "thread_max": 3, "skip_share": 2.0}),
+    "suf-once": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "thread_max": 3, "sample": False}),
+    "suf-once-hook": ("cc.sampled-union-find", {**SMALL, "thread_max": 2, "sample": False, "link": "hook"}),
+    "suf-l2-unflattened": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "loads": "l2", "flatten": False}),
+    "suf-once-l2": ("cc.sampled-union-find", {**SMALL, "sample": False, "loads": "l2"}),
 }
 CANONICAL = {"cc.sequential", "cc.hook-compress", "cc.adaptive", "cc.sampled-union-find"}
 
 
-GPU_ONLY = {"threads", "blocks", "thread_max"}     # launch shape: the CPU twins ignore these
+GPU_ONLY = {"threads", "blocks", "thread_max", "loads"}     # launch shape and loads: the CPU twins ignore these
 
 
 def cases(variants):
@@ -157,6 +161,20 @@ def test_sampled_union_find_picks_its_mode(graph, mode, backend, make_dataset, r
         assert init_links + res.stats["links_link2"] + res.stats["links_final"] >= g[0] - res.stats["components"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("graph", ["many-lists", "tree-k2", "uniform-d6", "two-hubs", "grid"])
+def test_sampled_union_find_without_sample_links_each_edge_once(graph, backend, make_dataset, reference):
+    g = GRAPHS[graph]()
+    res = run("cc.sampled-union-find", make_dataset(g), backend, sample=False, thread_max=4)
+    check_labels("cc.sampled-union-find", res, g, reference)
+    assert res.stats["mode"] == "once" and res.stats["links_link2"] == 0
+    # init links each vertex's smallest smaller neighbour; the final pass every other smaller one
+    n, src, dst = g
+    keep = src != dst
+    smaller = np.count_nonzero(src[keep] != dst[keep])     # each non-loop edge (with duplicates) once
+    assert int(np.count_nonzero(_first_smaller(g))) + res.stats["links_final"] == smaller
+
+
 def _first_smaller(graph):
     """For each vertex, whether its smallest neighbour is smaller than itself (init links it)."""
     n, src, dst = graph
@@ -169,11 +187,15 @@ def _first_smaller(graph):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph,link", [("random-list", "hook"), ("tree-k3", "hook"), ("uniform-d2", "hook"),
-                                        ("uniform-d6", "find"), ("rmat", "find"), ("density-0.01", "find")])
+                                        ("uniform-d6", "find"), ("rmat", "find"), ("density-0.01", "find"),
+                                        ("grid", "find")])
 def test_sampled_union_find_auto_link(graph, link, backend, make_dataset):
-    """Atomic-Hook below average degree 4 (lists, trees), ECL's finds above."""
+    """Atomic-Hook below average degree 4 (lists, trees) unless init's chains are long (a grid's
+    row-major ids: each vertex hangs from the one above it), ECL's finds above."""
     res = run("cc.sampled-union-find", make_dataset(GRAPHS[graph]()), backend)
     assert res.stats["link"] == link
+    # the probe's samples climb long chains only on the grid, which is flattened before any link
+    assert (res.stats["chain_steps"] > 4) == res.stats["flattened"] == (graph == "grid")
     other = "find" if link == "hook" else "hook"
     res = run("cc.sampled-union-find", make_dataset(GRAPHS[graph]()), backend, link=other)
     assert res.stats["link"] != link
@@ -208,8 +230,26 @@ def test_refuses_lists_and_directed_graphs(name):
     assert "\n" not in str(err.value)
 
 
-def test_best_is_the_sampled_union_find():
-    assert registry.get("cc.best").name == "cc.sampled-union-find"
+def test_best_is_the_selecting_kernel():
+    assert registry.get("cc.best").name == "cc.select"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("graph,chose", [("random-list", "cc.sampled-union-find sample=false"),
+                                         ("tree-k3", "cc.sampled-union-find sample=false"),
+                                         ("grid", "cc.sampled-union-find sample=false"),
+                                         ("small-components", "cc.sampled-union-find sample=false"),
+                                         ("uniform-d6", "cc.sampled-union-find"), ("rmat", "cc.sampled-union-find"),
+                                         ("n=1", "cc.sampled-union-find sample=false"),
+                                         ("no-edges", "cc.sampled-union-find sample=false")])
+def test_best_chooses_by_average_degree_and_says_so(graph, chose, backend, make_dataset, reference):
+    from graphsweep.kernels.components.select import SPARSE_BELOW
+    g = GRAPHS[graph]()
+    res = run("cc.best", make_dataset(g), backend)
+    check_labels("cc.sampled-union-find", res, g, reference)
+    assert res.kernel == "cc.select" and res.stats["chose"] == chose
+    assert (res.stats["average_degree"] < SPARSE_BELOW) == chose.endswith("sample=false")
+    assert res.stats["mode"] == ("once" if chose.endswith("sample=false") else "skip")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -229,3 +269,21 @@ def test_edges_as_rate_elements(backend, make_dataset):
     res = run("cc.best", make_dataset(g), backend)
     assert res.elements == g[1].size
     assert [r["phase"] for r in res.input_rows] == ["csr"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("narrow", [True, False])
+def test_sampled_union_find_reads_int32_or_int64_offsets(narrow, reference):
+    """The GPU passes read the int32 copy of the CSR offsets that setup makes below 2^31 entries, or
+    the CSR's int64 offsets when there is none (larger graphs); both give the canonical labels."""
+    from graphsweep.kernels.components import sampled_union_find as suf
+    from graphsweep.kernels.graph import from_edges
+    from graphsweep.kernels.timing import timer_for
+    g = GRAPHS["two-hubs"]()
+    inp = from_edges(*g[1:], g[0], device="gpu")
+    params = registry.get("cc.sampled-union-find").resolve_params({"thread_max": 4})
+    if narrow:
+        suf.setup(inp, params)
+    assert suf.offsets(inp).dtype == (np.int32 if narrow else np.int64)
+    label = suf.run_gpu(inp, params, timer_for("gpu"))
+    np.testing.assert_array_equal(label.get(), reference(g))

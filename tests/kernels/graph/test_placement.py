@@ -67,7 +67,8 @@ def test_the_placement_is_the_same_for_the_same_sizes():
 
 GENERATED = [("rmat", {"scale": 10, "edge_factor": 8}), ("uniform", {"n": 3000, "degree": 5, "weights": "1:9"}),
              ("scale-free", {"n": 2000}), ("density", {"m": 3000, "density": 0.01, "count": 3}), ("tree", {"n": 4000, "count": 3}),
-             ("list", {"n": 5000}), ("list-graph", {"n": 3000})]
+             ("list", {"n": 5000}), ("list-graph", {"n": 3000}),
+             ("grid", {"rows": 70, "cols": 90, "keep": 0.8, "weights": "1:300"})]
 
 
 @pytest.mark.parametrize("name,params", GENERATED, ids=[g for g, _ in GENERATED])
