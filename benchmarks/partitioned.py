@@ -6,7 +6,7 @@ exchange's cost model, measured in one run.
     python benchmarks/partitioned.py --backend gpu --scale 27 --partitions 1 2 --cuda   # a worker per GPU
 
 For each graph (an R-MAT graph generated in memory, which each worker generates again for its
-slice; with ``--grid`` also a road-like 2-D grid, handed over by the driver) and each K, every
+slice; with ``--grid`` also the road-like ``grid`` generator's, keeping 80 % of its edges) and each K, every
 partitioned kernel beside the one-worker kernel it stands for (``cc.best``, ``bfs.best``,
 ``pagerank.best``) on the same graph and device, all verified, then:
 
@@ -103,12 +103,8 @@ def rmat(scale: int, edge_factor: int, seed: int) -> Dataset:
 
 
 def grid(side: int, keep: float, seed: int) -> Dataset:
-    """A side x side 2-D grid with a fraction ``keep`` of its edges (road-like: long paths, degree <= 4)."""
-    ids = np.arange(side * side, dtype=np.int32).reshape(side, side)
-    src = np.r_[ids[:, :-1].ravel(), ids[:-1, :].ravel()]
-    dst = np.r_[ids[:, 1:].ravel(), ids[1:, :].ravel()]
-    kept = np.random.default_rng(seed).random(src.shape[0]) < keep
-    return Dataset.in_memory("graph", side * side, name=f"grid-{side}", src=src[kept], dst=dst[kept])
+    """The road-like grid generator's side x side grid keeping a fraction ``keep`` of its edges."""
+    return memory.generate("grid", seed=seed, params={"rows": side, "cols": side, "keep": keep})
 
 
 def _partition_of(data: Dataset):
