@@ -38,6 +38,9 @@ from graphsweep.generators import memory
 from graphsweep.kernels import harness
 
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
+# Each partitioned kernel's runs: (label, parameters); cc both ways of merging slices.
+VARIANTS = {"cc.distributed": [("cc.distributed", {"merge": "tree"}), ("cc.distributed/hook", {"merge": "hook"})],
+            "bfs.distributed": [("bfs.distributed", {})], "pagerank.distributed": [("pagerank.distributed", {})]}
 
 
 def _say(text: str = "") -> None:
@@ -166,8 +169,9 @@ def main(argv=None) -> int:
             single[name], _ = measure(PAIRS[name], data, args.backend, {}, args.reps, args.roots)
         for k in args.partitions:
             run_params = {**params, "partitions": k}
-            measured = {name: measure(name, data, args.backend, run_params, args.reps, args.roots)
-                        for name in args.kernels}
+            measured = {label: (name, *measure(name, data, args.backend, {**run_params, **extra}, args.reps,
+                                               args.roots))
+                        for name in args.kernels for label, extra in VARIANTS[name]}
             part = _partition_of(data)
             net = link(part.client, part.workers)
             net["hop_ms"] = hop_ms(part.client, part.workers)
@@ -176,18 +180,19 @@ def main(argv=None) -> int:
                  f"{part.facts['slice_edges_min']:,}..{part.facts['slice_edges_max']:,} entries, "
                  f"{part.facts['cut_entries']:,} cut, built in {part.facts['partition_s']:.1f} s")
             _say(header)
-            for name, (ms, stats) in measured.items():
+            for variant, (name, ms, stats) in measured.items():
                 rounds = statistics.median(s["rounds"] for s in stats)
                 exchanged = statistics.median(s["bytes_exchanged"] for s in stats)
-                per_round = net["round_ms"] if name == "cc.distributed" else net["hop_ms"]
+                per_round = net["round_ms"] if variant == "cc.distributed" else net["hop_ms"]   # tree: scheduler
                 model = 1e3 * exchanged / 1e9 / net["gbps"] + rounds * per_round
-                row = {"graph": label, "kernel": name, "partitions": k, "backend": args.backend,
+                row = {"graph": label, "kernel": variant, "partitions": k, "backend": args.backend,
                        "ms": ms, "single_ms": single[name], "overhead": ms / single[name], "rounds": rounds,
                        "bytes_exchanged": exchanged, "model_ms": model, "link_gbps": net["gbps"],
-                       "round_ms": net["round_ms"], "hop_ms": net["hop_ms"], "local_ms": statistics.median(s["local_ms"] for s in stats),
+                       "round_ms": net["round_ms"], "hop_ms": net["hop_ms"],
+                       "local_ms": statistics.median(s["local_ms"] for s in stats),
                        "wait_ms": statistics.median(s["wait_ms"] for s in stats), **part.facts}
                 rows.append(row)
-                _say(f"{label:<16} {name:<21} {k:>2} {ms:9.2f} {single[name]:9.2f} {row['overhead']:7.2f}x "
+                _say(f"{label:<16} {variant:<21} {k:>2} {ms:9.2f} {single[name]:9.2f} {row['overhead']:7.2f}x "
                      f"{rounds:6.0f} {exchanged / 1e6:9.2f} {model:9.2f} {ms / model if model else 0:10.2f} "
                      f"{row['local_ms']:8.2f} {row['wait_ms']:8.2f}")
     _say()

@@ -25,12 +25,16 @@ Canonical: a component's smallest vertex m roots m's local piece; when the compo
 slices every piece has a vertex on a cut edge, so every piece's root is an id in the forest,
 whose tree's smallest id (no id in it is a vertex outside the component) is then m.
 
-Hooking across cut edges (label propagation over the cut, one exchange per round until no label
-changes) is the other design: it needs as many rounds as the longest chain of slices a
-component crosses (up to K, or more when it re-enters a slice), each moving every cut edge's
-label, where the tree moves each forest once and needs log K rounds.
+``merge=hook`` is the other design, hooking across cut edges: one task per worker, in step with
+the others over the mailbox (``kernels/graph/exchange.py``), computes its local components, then
+each round pushes the label of every local root whose label changed (at first: all) to the
+owners of its cut edges' far ends, one (vertex, smallest label) pair per far vertex; an owner
+keeps the smallest label per local root; an all-reduce says whether any label changed.  Labels
+start at each local piece's smallest id, so they settle at each component's smallest id after as
+many rounds as the longest chain of pieces a component threads (re-entering slices counts), where
+the tree moves each forest once in log K rounds.  benchmarks/partitioned.py measures both.
 
-Rows: per phase (local, merge, relabel, gather) the ledger's local work, wait, bytes exchanged
+Rows: per phase (local, merge, relabel or hook; gather) the ledger's local work, wait, bytes exchanged
 and rounds (``partition.Ledger``); the partition's facts (slice edges, cut entries, build time).
 Memory-traffic byte models are not given: a phase's exchange is in ``*_bytes_exchanged``.
 """
@@ -40,14 +44,18 @@ import numpy as np
 from ..contract import Kernel, Param
 from ..graph import GraphInput
 from ..graph.partition import PARAMS as PARTITION_PARAMS
+from ..graph.exchange import Peers
 from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
 from ..timing import timer_for
 from . import CC, label_dtype
 
-PHASES = ("local", "merge", "relabel", "gather")
+PHASES = ("local", "merge", "relabel", "hook", "gather")
 PARAMS = {**PARTITION_PARAMS,
-          "fan_in": Param(2, minimum=2, help="forests merged per task in the reduction tree (K or more: all on one "
-                                             "worker in one round)")}
+          "merge": Param("tree", str, choices=("tree", "hook"),
+                         help="tree: the cut's spanning forests reduced in a tree; hook: minimum labels pushed across "
+                              "cut edges, one exchange a round, until none changes"),
+          "fan_in": Param(2, minimum=2, help="merge=tree: forests merged per task in the reduction tree (K or more: "
+                                             "all on one worker in one round)")}
 
 
 def components(xp, n: int, a, b, device: str, inp=None):
@@ -92,7 +100,7 @@ def _structure(s) -> dict:
         own, other = rows[cut], cols[cut]
         first = own + lo < other
         s.scratch["cc-structure"] = {"inner": inner, "own": own[first], "other": other[first],
-                                     "boundary": xp.unique(own)}
+                                     "boundary": xp.unique(own), "cut_own": own, "cut_other": other}
     return s.scratch["cc-structure"]
 
 
@@ -112,6 +120,52 @@ def _local(key) -> dict:
     synchronize(s.device)
     s.record("local", None, time.perf_counter() - t0)
     return {"pairs": pairs, "from": s.index}
+
+
+def _min_by(xp, index, value):
+    """(distinct ``index``, the smallest ``value`` of each): one sort of (index << 32 | value)."""
+    key = xp.unique((index.astype(np.int64) << 32) | value.astype(np.int64))
+    first = xp.ones(key.shape[0], dtype=np.bool_)
+    first[1:] = (key[1:] >> 32) != (key[:-1] >> 32)
+    key = key[first]
+    return key >> 32, key & 0xFFFFFFFF
+
+
+def _hook(key, addresses: list) -> dict:
+    """merge=hook, one task per worker in step with the others: local components, then rounds
+    of pushing each local root's label to the owners of its cut edges' far ends, who keep the
+    smallest per local root, until no label changes anywhere (an all-reduce each round)."""
+    import time
+    t0 = time.perf_counter()
+    s = held(key)
+    peers = Peers(key[1], s.index, addresses)
+    xp, lo, hi = s.xp, s.lo, s.hi
+    g = _structure(s)
+    root = components(xp, hi - lo, None, None, s.device, g["inner"]).astype(np.int64)   # local ids
+    own, other = g["cut_own"], g["cut_other"].astype(np.int64)
+    label = xp.arange(lo, hi, dtype=np.int64)          # per local root: the smallest id it has heard of
+    changed = xp.ones(hi - lo, dtype=np.bool_)
+    rounds = 0
+    while True:
+        send = changed[root[own]]
+        far, smallest = _min_by(xp, other[send], label[root[own[send]]])
+        pairs = _host(xp.stack([far, smallest]))
+        cuts = np.searchsorted(pairs[0], s.bounds)
+        got = peers.exchange(("hook", rounds), {j: pairs[:, cuts[j]:cuts[j + 1]] for j in range(peers.k)})
+        changed = xp.zeros(hi - lo, dtype=np.bool_)
+        if got:
+            pairs = xp.asarray(np.concatenate(list(got.values()), axis=1))
+            roots, smallest = _min_by(xp, root[pairs[0] - lo], pairs[1])
+            lower = smallest < label[roots]
+            label[roots[lower]] = smallest[lower]
+            changed[roots[lower]] = True
+        rounds += 1
+        if not int(peers.allreduce(("hook-changed", rounds), np.array([int(changed.any())]))[0]):
+            break
+    s.scratch["cc-label"] = label[root]
+    synchronize(s.device)
+    s.record("hook", None, time.perf_counter() - t0 - peers.waited, peers.received)
+    return {"rounds": peers.rounds, "iterations": rounds}
 
 
 def _merge(key, *forests) -> dict:
@@ -175,10 +229,9 @@ def tree_rounds(k: int, fan_in: int) -> int:
     return rounds
 
 
-def _run(inp, params, timer, device: str):
-    part = partitioned(inp, params, device)
-    ledger = Ledger(part, timer, PHASES)
-    k, fan_in, name = part.k, params["fan_in"], "cc.distributed"
+def _tree(part, ledger, fan_in: int, name: str) -> None:
+    """merge=tree: local components and cut forests, the forests reduced in a tree, relabelled."""
+    k = part.k
     with ledger.phase("local", rounds=0):
         forests = ledger.each(_local, name=f"{name}-local")
         part.wait(forests, "local")
@@ -196,6 +249,19 @@ def _run(inp, params, timer, device: str):
         done = [part.submit(_relabel, j, ledger.key, part.item(pieces, 0, j, f"{name}-piece"), name=f"{name}-relabel")
                 for j in range(k)]
         part.wait(done, "relabel")
+
+
+def _run(inp, params, timer, device: str):
+    part = partitioned(inp, params, device)
+    ledger = Ledger(part, timer, PHASES)
+    fan_in, name = params["fan_in"], "cc.distributed"
+    if params["merge"] == "hook":
+        with ledger.phase("hook", rounds=0):
+            out = part.gather(ledger.each(_hook, part.workers, name=f"{name}-hook"), "hook", cancel=ledger.key[1])
+        ledger.rounds[("hook", None)] = out[0]["rounds"]
+        timer.stat("hook_iterations", out[0]["iterations"])
+    else:
+        _tree(part, ledger, fan_in, name)
     with ledger.phase("gather", rounds=1, written=inp.n * label_dtype(inp.n).itemsize):
         labels = part.gather(ledger.each(_labels, name=f"{name}-gather"), "gather")
         label = np.concatenate(labels).astype(label_dtype(inp.n), copy=False)

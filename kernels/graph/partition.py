@@ -552,7 +552,8 @@ class Ledger:
 
     def stats(self) -> None:
         """Per phase and in all: local_ms, wait_ms, bytes exchanged, rounds; and the partition's facts."""
-        for phase in (*self.phases, None):
+        ran = {phase for phase, _ in self.wall}
+        for phase in (*(p for p in self.phases if p in ran), None):
             prefix = f"{phase.replace('-', '_')}_" if phase else ""
             for stat, field_name in (("local_ms", "local_ms"), ("wait_ms", "wait_ms"),
                                      ("bytes_exchanged", "bytes"), ("rounds", "rounds")):

@@ -50,6 +50,17 @@ def test_components_are_the_canonical_labels(shape, k, backend):
     assert res.stats["slice_edges_total"] == 2 * int(np.count_nonzero(graph[1] != graph[2]))
 
 
+@pytest.mark.parametrize("shape,k", [(shape, 3) for shape in SHAPES] + [("components", 4), ("path", 2)])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hooking_across_cut_edges_gives_the_same_labels(shape, k, backend):
+    graph = SHAPES[shape]()
+    res = run("cc.distributed", dataset(graph), backend, partitions=k, merge="hook")
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert res.stats["hook_iterations"] >= 1
+    # each iteration: the labels' exchange and the all-reduce of "changed"; then the gather
+    assert res.stats["rounds"] == 2 * res.stats["hook_iterations"] + 1
+
+
 @pytest.mark.parametrize("fan_in", [2, 3, 8])
 def test_every_reduction_tree_gives_the_same_labels(fan_in):
     graph = SHAPES["components"]()
