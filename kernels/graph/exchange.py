@@ -27,7 +27,7 @@ HANDLER = "graphsweep_exchange"
 WAIT_S = 600.0            # the longest a worker waits for one round's pieces
 POLL_S = 0.5
 
-_BOX: dict = {}           # (run, tag) -> {sender: piece}
+_BOX: dict = {}           # (run, tag, receiver) -> {sender: piece} (workers of one process share it)
 _CANCELLED: set = set()   # runs the driver cancelled
 _COND = threading.Condition()
 
@@ -37,11 +37,11 @@ class ExchangeError(GraphsweepError):
     exit_code = 1
 
 
-def _deliver(run=None, tag=None, sender=None, piece=None):
+def _deliver(run=None, tag=None, sender=None, receiver=None, piece=None):
     """The handler: keep ``piece`` until the task of ``run`` here asks for round ``tag``."""
     with _COND:
         if run not in _CANCELLED:
-            _BOX.setdefault((run, tag), {})[sender] = piece
+            _BOX.setdefault((run, tag, receiver), {})[sender] = piece
             _COND.notify_all()
 
 
@@ -77,7 +77,7 @@ class Peers:
         async def send_all():
             import asyncio
             await asyncio.gather(*(getattr(self.worker.rpc(self.addresses[j]), HANDLER)(
-                run=self.run, tag=tag, sender=self.index, piece=to_serialize(piece))
+                run=self.run, tag=tag, sender=self.index, receiver=j, piece=to_serialize(piece))
                 for j, piece in pieces.items() if j != self.index))
 
         sync(self.worker.loop, send_all)
@@ -98,7 +98,7 @@ class Peers:
 
     def _wait(self, tag, count: int) -> dict:
         t0 = time.perf_counter()
-        key = (self.run, tag)
+        key = (self.run, tag, self.index)
         with _COND:
             while len(_BOX.get(key, ())) < count:
                 if self.run in _CANCELLED:

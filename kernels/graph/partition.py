@@ -7,12 +7,14 @@ an undirected edge, self-loops dropped, duplicates kept, neighbours sorted, neig
 every worker first counts the degrees of the parts i, i+K, ... of the dataset in buckets of
 ceil(n / 2^16) vertices (a K x 2^16 histogram is all the driver receives), and the bounds cut
 the bucketed degree sum into K equal shares (exact for n <= 2^16; at most one bucket's edges
-off otherwise).  Then each worker reads every part, row group by row group, and keeps the edges
-with an end in its range (``datasets.reader.read_chunks``): the dataset is read K times in all,
-but no worker holds more than its slice, and nothing but the histogram passes through the
-driver.  A graph generated in memory (``store: memory``) is generated again by each worker, on
-its device, from the generator's plan (the driver sends the plan, never the edges): chunks
-i, i+K, ... for the histogram, then every chunk, keeping its slice's.  Other edge lists held only
+off otherwise).  Then each worker builds its rows' CSR by ``kernels/graph/sliced.py``'s sliced
+build restricted to its range: a pass counting every row's entries, then a pass per piece of its
+rows of at most a memory budget's entries (the device's free memory shared by the K workers),
+each reading the parts again (``datasets.reader.read_chunks``) and keeping the entries of the
+piece: no worker holds more than its slice and one piece, and nothing but the histogram passes
+through the driver.  A graph generated in memory (``store: memory``) is generated again by each
+worker, on its device, from the generator's plan (the driver sends the plan, never the edges):
+chunks i, i+K, ... for the histogram, then every chunk on every pass.  Other edge lists held only
 in memory (tests) are handed to the workers by the driver, each worker its rows' edges.
 
 Workers.  ``partitions=K`` slices on: the workers of the Dask scheduler named by ``scheduler``;
@@ -20,7 +22,8 @@ else, inside a Dask worker (a sweep's task), its own cluster; else K local worke
 started for the run (one thread each; on the GPU they share the device), kept (and grown) for
 the next run in this process and closed at exit.  A task driving a run from inside a Dask worker
 leaves the worker's thread pool while it waits (``driving``).  K larger than the workers there
-are is refused in one line before any slice is built.  Every task runs on its slice's worker (``workers=``, no stealing);
+are is refused in one line before any slice is built.  Every task runs on its slice's worker
+(``workers=``, no stealing);
 results move between workers as Dask futures, worker to worker.  A worker lost while the driver
 waits (polled every ``POLL_S``) fails the run with one ``PartitionError`` naming the worker, its
 slice and the phase, never a hang (a task bound to a dead worker would wait for ever).
@@ -49,7 +52,7 @@ from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.reader import read_chunks
 
 from ..contract import Param
-from . import CSR, PACK_LIMIT, exchange
+from . import PACK_LIMIT, _slice_budget, exchange, sliced
 
 PARAMS = {
     "partitions": Param(1, minimum=1, help="K: workers, each holding one slice of the graph (a range of source "
@@ -59,6 +62,7 @@ PARAMS = {
 }
 BUCKETS = 1 << 16         # degree histogram buckets: the driver receives K x BUCKETS counts
 GENERATED_ROWS = 1 << 25  # edges a worker generates again at a time (a few arrays of 8 B per edge)
+CUT_CHUNK = 1 << 28       # CSR entries tested for the cut at a time
 POLL_S = 0.5              # how often a waiting driver checks that its workers are alive
 
 
@@ -120,16 +124,21 @@ class Slice:
         self.log.append((self.run, phase, step, seconds, int(received)))
 
 
-_SLICES: dict = {}
+_SLICES: dict = {}    # (partition key, worker address) -> Slice: workers of one process share the module
+
+
+def _slot(key) -> tuple:
+    from distributed import get_worker
+    return key, get_worker().address
 
 
 def held(key) -> Slice:
     """The slice this worker holds under ``key`` (the partition's key, or (key, run) from a run's
     tasks: what they record is that run's); a worker restarted since the build holds none."""
     key, run = key if isinstance(key, tuple) else (key, "")
-    if key not in _SLICES:
+    if _slot(key) not in _SLICES:
         raise PartitionError(f"this worker holds no slice {key!r} (restarted since the slices were built?)")
-    s = _SLICES[key]
+    s = _SLICES[_slot(key)]
     s.run = run
     if s.device == "cpu":
         _set_threads(s.threads)
@@ -183,43 +192,42 @@ def _degree_histogram(source, share: int, shares: int, bucket: int, device: str)
     return _host(hist)
 
 
-def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, device: str, threads: int) -> dict:
-    """Read (or generate again) the edges with an end in this slice's range and build its CSR on
-    the worker's device; keep it under ``key``."""
+class _SliceEdges:
+    """The edges a worker finds for its slice (``_edge_chunks`` of ``source``), as an edge source
+    for ``sliced.build``: read or generated again on each of its passes."""
+
+    def __init__(self, source, m: int):
+        self.source, self.m, self.weighted = source, m, False
+
+    def chunks(self, xp, rows: int = 0):
+        start = 0
+        for src, dst in _edge_chunks(self.source, 0, 1, xp):
+            yield start, {"src": src, "dst": dst}
+            start += int(src.shape[0])
+
+
+def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, m: int, device: str, threads: int) -> dict:
+    """Build this slice's CSR on the worker's device from the edges of ``source`` (read or
+    generated again): a sliced build of its rows (``kernels/graph/sliced.py``), so no step holds
+    more than a budget's share of its entries; keep it under ``key``."""
     t0 = time.perf_counter()
     _set_threads(threads)
     xp = _module(device)
     lo, hi = int(bounds[index]), int(bounds[index + 1])
+    k = len(bounds) - 1
+    budget = _slice_budget(xp) // k        # the K workers of one device build at once
     dtype = np.int32 if n < PACK_LIMIT else np.int64
-    rows, cols, read = [], [], 0
-    for src, dst in _edge_chunks(source, 0, 1, xp):
-        read += src.nbytes + dst.nbytes
-        keep = src != dst
-        src, dst = src[keep], dst[keep]
-        out = (src >= lo) & (src < hi)
-        back = (dst >= lo) & (dst < hi)
-        rows += [(src[out] - lo).astype(dtype), (dst[back] - lo).astype(dtype)]
-        cols += [dst[out].astype(dtype), src[back].astype(dtype)]
-    rows = xp.concatenate(rows) if rows else xp.zeros(0, dtype)
-    cols = xp.concatenate(cols) if cols else xp.zeros(0, dtype)
-    csr = _slice_csr(xp, hi - lo, rows, cols, dtype)
-    del rows, cols
-    cut = int(xp.count_nonzero((csr.indices < lo) | (csr.indices >= hi)))
+    csr, pieces = sliced.build(xp, _SliceEdges(source, m), n, directed=False, index_dtype=dtype,
+                               destination="device", budget=budget, rows=(lo, hi))
+    cut = 0
+    for start in range(0, csr.nnz, CUT_CHUNK):
+        part = csr.indices[start:start + CUT_CHUNK]
+        cut += int(xp.count_nonzero((part < lo) | (part >= hi)))
     from distributed import get_worker
     get_worker().handlers.setdefault(exchange.HANDLER, exchange._deliver)   # before any peer sends here
-    _SLICES[key] = Slice(index, lo, hi, n, bounds, csr, device, threads)
+    _SLICES[_slot(key)] = Slice(index, lo, hi, n, bounds, csr, device, threads)
     synchronize(device)
-    return {"edges": csr.nnz, "cut": cut, "bytes_read": read, "seconds": time.perf_counter() - t0}
-
-
-def _slice_csr(xp, size: int, rows, cols, dtype) -> CSR:
-    """The CSR of the entries rows[i] -> cols[i] (local rows, global columns, no self-loops: the
-    shared build's loop test compares a row with a column, which here are ids of two spaces):
-    one sort of (row << 32 | col) keys, offsets by binary search of each row's first key."""
-    key = (rows.astype(np.int64) << 32) | cols.astype(np.int64)
-    key.sort()
-    offsets = xp.searchsorted(key, xp.arange(size + 1, dtype=np.int64) << 32).astype(np.int64)
-    return CSR(offsets, (key & 0xFFFFFFFF).astype(dtype), None, size)
+    return {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0}
 
 
 def _module(device: str):
@@ -236,7 +244,7 @@ def _set_threads(threads: int) -> None:
 
 
 def _drop(key) -> None:
-    _SLICES.pop(key, None)
+    _SLICES.pop(_slot(key), None)
 
 
 def _collect_log(key) -> list:
@@ -464,12 +472,12 @@ def _build(inp, client, workers: list, device: str) -> Partition:
             lo, hi = part.bounds[i], part.bounds[i + 1]
             mine = ((src >= lo) & (src < hi)) | ((dst >= lo) & (dst < hi))
             sources.append(("arrays", (src[mine], dst[mine])))
-    built = part.gather([part.submit(_build_slice, i, key, sources[i], i, part.bounds, n, device, threads,
+    built = part.gather([part.submit(_build_slice, i, key, sources[i], i, part.bounds, n, inp.m, device, threads,
                                      name="partition-build") for i in range(k)], "partition")
     edges = [b["edges"] for b in built]
     part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
                   "slice_edges_min": min(edges),
-                  "cut_entries": sum(b["cut"] for b in built), "partition_read_bytes": sum(b["bytes_read"] for b in built),
+                  "cut_entries": sum(b["cut"] for b in built), "partition_passes": max(b["passes"] for b in built),
                   "partition_s": time.perf_counter() - t0}
     return part
 
