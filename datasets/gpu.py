@@ -18,12 +18,13 @@ def is_device(arr) -> bool:
 
 
 def array_module(arr):
-    """NumPy or CuPy, whichever owns ``arr``."""
-    if is_device(arr):
+    """NumPy or CuPy, whichever owns ``arr`` (``cupy.get_array_module``; NumPy without CuPy)."""
+    try:
         import cupy
-        return cupy
-    import numpy
-    return numpy
+    except ImportError:
+        import numpy
+        return numpy
+    return cupy.get_array_module(arr)
 
 
 def to_host(arr):
@@ -31,3 +32,13 @@ def to_host(arr):
     if is_device(arr):
         return arr.get()
     return arr
+
+
+def device_errors() -> tuple:
+    """The exception types of a failing or full GPU (CuPy's), empty without CuPy: a task that
+    raised one may have left the device unusable for the dataset it holds."""
+    try:
+        import cupy
+    except ImportError:
+        return ()
+    return (cupy.cuda.memory.OutOfMemoryError, cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError)

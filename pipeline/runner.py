@@ -440,7 +440,7 @@ def _taken(plan: Plan, client, tasks: list, poll: float = 0.05) -> None:
     deadline = time.monotonic() + dask.utils.parse_timedelta(timeout)
     waiting = {t.key: t for t in tasks}
     while True:
-        states = client.sync(client.scheduler.get_task_status, keys=list(waiting))
+        states = launched.task_states(client, list(waiting))
         waiting = {k: t for k, t in waiting.items()
                    if states.get(k) is None and not store.task_file(plan.results, t.hash).exists()}
         if not waiting:

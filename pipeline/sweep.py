@@ -52,7 +52,7 @@ from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.params import Param
 from graphsweep.kernels import registry
-from graphsweep.kernels.contract import capabilities, mismatch
+from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 
 from . import config
 
@@ -359,9 +359,7 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
             # Named by the parameters given; identified (as in its manifest) by all, defaults filled.
             params = _coerce(gen.params, given, at / "params", name)
             # What the generator's manifest will say: undirected, weighted when given weights.
-            caps = sorted(capabilities({"kind": gen.kind, "directed": False,
-                                        "weighted": params.get("weights", "none") != "none",
-                                        "generator": {"name": name}}))
+            caps = sorted(capabilities_of(gen.kind, weighted=params.get("weights", "none") != "none", generator=name))
             for seed in seeds:
                 ident = _dataset_name(name, given, seed)
                 out.append(DatasetRef(id=ident, path=f"<memory:{ident}>" if store == "memory" else str(data / ident),
@@ -395,9 +393,7 @@ def _why_not(kernel, data: DatasetRef) -> str | None:
     """Why ``kernel`` cannot run on ``data`` (None when it can), from the dataset's capabilities."""
     if data.kind is None or data.capabilities is None:
         return None
-    return mismatch(kernel, {"kind": data.kind, "directed": "directed" in data.capabilities,
-                             "weighted": "weighted" in data.capabilities,
-                             "stats": {"ordered": "ordered" in data.capabilities}})
+    return mismatch(kernel, frozenset(data.capabilities))
 
 
 def _kernels(entries, where: _Where, backend: str) -> list[tuple]:

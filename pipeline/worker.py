@@ -21,6 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from graphsweep.datasets import format as dataset_format
+from graphsweep.datasets import gpu
 from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
 from graphsweep.generators import memory
@@ -285,7 +286,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         rows = result_rows(task, run_id, result, ceilings, timing)
     except Exception as exc:  # every failure of the task itself becomes its error row
         log.warning("task %s failed: %s", task.label, traceback.format_exc())
-        if type(exc).__name__ in ("OutOfMemoryError", "CUDARuntimeError", "CUDADriverError"):
+        if isinstance(exc, gpu.device_errors()):
             with state.lock:
                 state.drop()  # the dataset may be what no longer fits; start the next task clean
         timing["task_s"] = time.perf_counter() - t0

@@ -33,7 +33,7 @@ def test_disk_is_the_column_bytes_and_memory_counts_plan_and_parts():
 def test_the_check_refuses_before_any_file(tmp_path, monkeypatch):
     monkeypatch.setattr(capacity, "free_disk", lambda path: 10_000)
     # 4000 int32 ids in 4 parts: 16,000 B + 4 x 4 KiB of framing
-    refusal = r"^generate list \(n = 4000\): need 31.6 KiB of disk under .*, have 9.8 KiB$"
+    refusal = r"^generate list \(n = 4000\): need 31.62 kiB of disk under .*, have 9.77 kiB$"
     with pytest.raises(GraphsweepError, match=refusal):
         generate("list", tmp_path / "l", seed=1, params={"n": 4000}, part_rows=1000)
     assert list(tmp_path.iterdir()) == []

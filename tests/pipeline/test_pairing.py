@@ -177,5 +177,5 @@ def test_memory_check_charges_each_placement_its_own_largest_task(tmp_path):
                                       {"name": "listrank.sequential", "datasets": "list_n=1024*"}]))
     # On a GPU host the 2^30 tasks need device memory; the CPU twin only sees the small list.
     estimate.check(plan, has_gpu=True, host_memory=2**30, device_memory=2**40)
-    with pytest.raises(NoRoomError, match="need .* of memory for a CPU kernel task on this host, have 1.0 GiB"):
+    with pytest.raises(NoRoomError, match="need .* of memory for a CPU kernel task on this host, have 1.00 GiB"):
         estimate.check(plan, has_gpu=False, host_memory=2**30, device_memory=None)

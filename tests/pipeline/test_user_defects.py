@@ -178,8 +178,8 @@ def test_cpu_kernel_tasks_never_overlap_and_need_a_host_resource(tmp_path, write
 # --- 4. impossible sizes are refused before any work --------------------------------------------
 
 @pytest.mark.parametrize("argv, need", [
-    (["generate", "list", "--n", "2^40"], "need 8.0 TiB of disk under "),
-    (["generate", "rmat", "--scale", "40"], "need 256.1 TiB of disk under "),
+    (["generate", "list", "--n", "2^40"], "need 8.00 TiB of disk under "),
+    (["generate", "rmat", "--scale", "40"], "need 256.06 TiB of disk under "),
 ])
 def test_impossible_sizes_are_refused_at_once(tmp_path, gs, argv, need):
     start = time.perf_counter()
@@ -192,7 +192,7 @@ def test_memory_counts_the_tree_planner(tmp_path, gs, monkeypatch):
     monkeypatch.setattr(capacity, "available_memory", lambda: 100 << 20)
     rc, out, err = gs("generate", "tree", "--n", "16M", "--out", tmp_path / "t")
     # 12 B per vertex to plan 2^24 vertices: 192 MiB, more than the 100 MiB there are.
-    assert rc == 2 and "of host memory, have 100.0 MiB" in one_error_line(err)
+    assert rc == 2 and "of host memory, have 100.00 MiB" in one_error_line(err)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -201,15 +201,15 @@ def test_a_sweep_prints_its_costs_and_refuses_what_does_not_fit(tmp_path, write_
                       kernels=["listrank.sequential", "listrank.wyllie"])
     rc, out, err = gs("run", spec, "--dry-run")
     assert rc == 0, err
-    # 3001 int32 nodes and one part: 15.7 KiB on disk; 48 B per node for a kernel task
-    assert re.search(r"list_n=3001_seed=1 +15.7 KiB on disk \(to generate: .*\); 2 tasks, 140.7 KiB each", out)
+    # 3001 int32 nodes and one part: 15.72 kiB on disk; 48 B per node for a kernel task
+    assert re.search(r"list_n=3001_seed=1 +15.72 kiB on disk \(to generate: .*\); 2 tasks, 140.67 kiB each", out)
     estimate, needs = out.strip().splitlines()[-2:]
-    assert estimate.startswith("estimate: 31.4 KiB of datasets (31.4 KiB new, ")
-    assert needs.startswith("needs: 140.7 KiB of host memory for its largest CPU kernel task; ")
+    assert estimate.startswith("estimate: 31.45 kiB of datasets (31.45 kiB new, ")
+    assert needs.startswith("needs: 140.72 kiB of host memory for its largest CPU kernel task; ")
     monkeypatch.setattr(capacity, "free_disk", lambda path: 1000)
     for argv in (["--dry-run"], []):
         rc, out, err = gs("run", spec, *argv)
-        assert rc == 2 and "sweep cost: need 31.4 KiB of disk for new datasets under " in one_error_line(err)
+        assert rc == 2 and "sweep cost: need 31.45 kiB of disk for new datasets under " in one_error_line(err)
     assert not (tmp_path / "results-cost").exists()
 
 
