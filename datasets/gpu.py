@@ -2,6 +2,10 @@
 
 from functools import cache
 
+# Where work runs, for kernels and generators alike: "auto" is the GPU when a CUDA device is usable
+# and the work has a GPU path, else the CPU.
+BACKENDS = ("auto", "gpu", "cpu")
+
 
 @cache
 def available() -> bool:
@@ -10,6 +14,13 @@ def available() -> bool:
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:  # no CuPy, no driver, or no device: all mean "CPU only"
         return False
+
+
+def choose(backend: str, has_gpu_path: bool) -> str:
+    """``backend`` with "auto" replaced by "gpu" or "cpu"."""
+    if backend == "auto":
+        return "gpu" if has_gpu_path and available() else "cpu"
+    return backend
 
 
 def is_device(arr) -> bool:

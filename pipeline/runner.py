@@ -35,21 +35,20 @@ from graphsweep.generators.progress import Progress
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
 from . import report as reporter
-from .sweep import Plan
+from .sweep import SweepPlan
 
 log = logging.getLogger("graphsweep.run")
-LOCAL_KINDS = ("local", "local-cuda")
 
 
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
-def _log_path(plan: Plan, run_id: str):
+def _log_path(plan: SweepPlan, run_id: str):
     return plan.results / store.LOGS / f"{run_id}.log"
 
 
-def _placement(client, plan: Plan) -> dict:
+def _placement(client, plan: SweepPlan) -> dict:
     """The resources every kernel task holds on this cluster, after checking that its workers
     offer them and have the memory the sweep needs.
 
@@ -102,7 +101,7 @@ def _priorities(todo: list, wait: bool) -> dict:
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
 
-def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: dict):
+def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
     With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size);
@@ -165,7 +164,7 @@ class Affinity:
         return task
 
 
-def _pending(plan: Plan, client, run_id: str) -> list:
+def _pending(plan: SweepPlan, client, run_id: str) -> list:
     done = store.finished(plan.results)
     todo = [t for t in plan.tasks if t.hash not in done]
     log.info("run %s of sweep %s: %d tasks, %d already finished, %d to run; dashboard %s",
@@ -190,7 +189,7 @@ class _Membership:
         self.known = now
 
 
-def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=click.echo,
+def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo=click.echo,
             resources: dict | None = None) -> dict:
     """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts.
 
@@ -259,26 +258,26 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     return counts
 
 
-def uses_gpu(plan: Plan, profile=None, cluster_file=None) -> bool:
+def uses_gpu(plan: SweepPlan, profile=None, cluster_file=None) -> bool:
     """Whether the sweep's kernels run on GPUs on the cluster ``profile`` names (assumed for a
     cluster elsewhere unless the sweep says ``backend: cpu``)."""
     _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
-    if chosen["kind"] in LOCAL_KINDS:
-        return chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    if chosen["kind"] in cluster.LOCAL_KINDS:
+        return chosen["kind"] == "local-gpu" and plan.backend != "cpu"
     return plan.backend != "cpu"
 
 
-def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
+def check_room(plan: SweepPlan, profile=None, cluster_file=None) -> None:
     """Refuse a sweep whose new datasets do not fit the disk, or (for a cluster on this host)
     whose largest generation or kernel task does not fit this host's or GPU's memory."""
     _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
-    local = chosen["kind"] in LOCAL_KINDS
-    has_gpu = chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    local = chosen["kind"] in cluster.LOCAL_KINDS
+    has_gpu = chosen["kind"] == "local-gpu" and plan.backend != "cpu"
     estimate.check(plan, has_gpu=has_gpu, host_memory=capacity.available_memory() if local else None,
                    device_memory=capacity.device_memory(total=True) if has_gpu else None)
 
 
-def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
+def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
     """Everything that can be refused before a cluster starts (``run --dry-run`` too): the results
     directory (writable and, with ``claim``, free and the same sweep when resuming) and the room
     the sweep needs."""
@@ -290,7 +289,7 @@ def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, 
     check_room(plan, profile, cluster_file)
 
 
-def dry_run(plan: Plan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True, echo=click.echo) -> int:
+def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True, echo=click.echo) -> int:
     """``run --dry-run``: print the plan (with ``resume``, only its unfinished tasks) with its costs
     and what it needs, then refuse (GraphsweepError) whatever the run would refuse before starting,
     and a datasets pattern that names nothing; 0 when none."""
@@ -305,7 +304,7 @@ def dry_run(plan: Plan, profile=None, cluster_file=None, *, resume: bool, claim:
     return 0
 
 
-def reuse(plan: Plan, *, say_only: bool = False) -> tuple[bool, str | None]:
+def reuse(plan: SweepPlan, *, say_only: bool = False) -> tuple[bool, str | None]:
     """For a sweep run again and again into one folder (``run --default``): (resume, what was done).
 
     An unfinished run of the same sweep is resumed; a finished one, or another sweep's results,
@@ -324,7 +323,7 @@ def reuse(plan: Plan, *, say_only: bool = False) -> tuple[bool, str | None]:
     return False, f"earlier results set aside: {store.set_aside(results)}"
 
 
-def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> None:
+def _claim(plan: SweepPlan, client, *, resume: bool, retry_failed: bool, echo) -> None:
     """Under the results directory's lock: write the plan, refuse while tasks a submit launched
     still run, and with ``retry_failed`` forget the failed tasks so they run again."""
     store.init(plan, resume=resume)
@@ -339,7 +338,7 @@ def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> Non
         echo(f"retrying {store.forget_failed(plan.results)} failed tasks")
 
 
-def _summary(plan: Plan, report: bool, log_path) -> tuple[list[str], int]:
+def _summary(plan: SweepPlan, report: bool, log_path) -> tuple[list[str], int]:
     state = store.status(plan.results)
     lines = [f"{len(plan.tasks)} tasks: {len(state['done'])} done, {len(state['failed'])} failed, "
              f"{len(state['pending'])} pending{' (stopped after a failure)' if state['stopped'] else ''}"]
@@ -351,7 +350,7 @@ def _summary(plan: Plan, report: bool, log_path) -> tuple[list[str], int]:
     return lines, 0 if not state["failed"] and not state["pending"] else 1
 
 
-def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
+def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
              progress: bool = True, report: bool = True, echo=click.echo) -> int:
     """Run a whole sweep: connect, claim its results directory (held locked to the end), run,
     reduce and report.  A refusal before the claim writes nothing into the directory.
@@ -394,7 +393,7 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
         logs.detach(held)
 
 
-def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False,
+def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False,
                 retry_failed: bool = False, echo=click.echo) -> int:
     """Send a sweep to a long-lived cluster and return at once; the tasks store their own results."""
     name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
@@ -419,7 +418,7 @@ def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = F
         logs.detach(held)
 
 
-def submit(plan: Plan, client, *, run_id: str, resources: dict | None = None) -> int:
+def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = None) -> int:
     """Hand the plan's unfinished tasks to the cluster, record what was launched (for ``status``)
     and return how many were sent."""
     resources = resources or _placement(client, plan)
@@ -433,7 +432,7 @@ def submit(plan: Plan, client, *, run_id: str, resources: dict | None = None) ->
     return len(futures)
 
 
-def _taken(plan: Plan, client, tasks: list, poll: float = 0.05) -> None:
+def _taken(plan: SweepPlan, client, tasks: list, poll: float = 0.05) -> None:
     """Wait until the scheduler knows every task just sent (or it already stored its result), so
     that a ``status`` right after ``submit`` never calls a task in flight to the scheduler lost."""
     timeout = config.get("cluster.worker-timeout")

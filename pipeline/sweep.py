@@ -35,9 +35,9 @@ exponent, or every ``step``-th with a third entry) or ``{range: [start, stop, st
 included).  The plan is datasets × kernels × each kernel's grid, ordered dataset by dataset so a
 worker's consecutive tasks reuse the dataset it has loaded.  A kernel meets only the datasets
 it can run on (kind and capabilities: an undirected or weighted graph, an ordered list) and
-that its ``datasets`` patterns name; every other pair is skipped with a note (``Plan.skipped``,
+that its ``datasets`` patterns name; every other pair is skipped with a note (``SweepPlan.skipped``,
 printed by ``--dry-run``, kept in plan.json).  A pattern that names no dataset is a likely typo:
-``Plan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec is one ``ParameterError``
+``SweepPlan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec is one ``ParameterError``
 naming the file, the key and what is allowed.
 """
 
@@ -48,6 +48,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.params import Param
@@ -56,7 +57,6 @@ from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 
 from . import config
 
-BACKENDS = ("auto", "gpu", "cpu")
 FAILURE_POLICIES = ("continue", "stop")
 TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
             "part_rows", "seed", "roots", "datasets", "kernels")
@@ -139,7 +139,7 @@ class Task:
 
 
 @dataclass
-class Plan:
+class SweepPlan:
     name: str
     results: Path
     data: Path
@@ -173,7 +173,7 @@ class Plan:
                 "skipped": [list(s) for s in self.skipped]}
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Plan":
+    def from_json(cls, doc: dict) -> "SweepPlan":
         datasets = [DatasetRef(**d) for d in doc["datasets"]]
         by_id = {d.id: d for d in datasets}
         tasks = [Task(**{**t, "dataset": by_id[t["dataset"]]}) for t in doc["tasks"]]
@@ -426,20 +426,20 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
     return out
 
 
-def load(path, *, results: str | None = None) -> Plan:
+def load(path, *, results: str | None = None) -> SweepPlan:
     """Read, check and expand the spec at ``path``; ``results`` overrides its results directory."""
     path = Path(path)
     return expand(config.read_yaml(path, "sweep spec"), source=str(path), results=results)
 
 
-def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
+def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepPlan:
     """The plan of the spec mapping ``spec``; ``source`` names it in errors."""
     top = _Where(source)
     _check_keys(spec, TOP_KEYS, top, required=("datasets", "kernels"))
     name = spec.get("name", Path(source).stem)
     if not isinstance(name, str) or not name or "/" in name:
         raise (top / "name").error(f"{name!r} is not a name (a non-empty string without '/')")
-    backend = _choice(spec.get("backend", "auto"), BACKENDS, top / "backend")
+    backend = _choice(spec.get("backend", "auto"), gpu.BACKENDS, top / "backend")
     reps = _int(spec.get("reps", 20), top / "reps", 1)
     warmup = _int(spec.get("warmup", 2), top / "warmup", 0)
     verify = spec.get("verify", True)
@@ -496,6 +496,6 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
         if t.hash in seen:
             raise top.error(f"task {t.label} appears more than once")
         seen.add(t.hash)
-    return Plan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
+    return SweepPlan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
                 warmup=warmup, verify=verify, on_failure=on_failure, part_rows=part_rows,
                 datasets=datasets, tasks=tasks, spec=spec, skipped=skipped, warnings=warnings)

@@ -52,7 +52,7 @@ def test_pairs_follow_capabilities_and_the_rest_are_noted():
     assert notes[("uniform", "listrank.sequential")].startswith("listrank.sequential needs a list dataset")
     text = plan.describe()
     assert "skipped (" in text and "toy.sssp on uniform_n=64_weights=none_seed=1: toy.sssp needs a weighted graph" in text
-    assert sweep.Plan.from_json(plan.to_json()).skipped == plan.skipped
+    assert sweep.SweepPlan.from_json(plan.to_json()).skipped == plan.skipped
 
 
 def test_kernel_datasets_patterns():

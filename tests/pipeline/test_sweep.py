@@ -43,7 +43,7 @@ def test_task_hash_is_stable_and_names_what_matters():
 
 def test_plan_round_trips_through_json():
     plan = sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "params": {"threads": [64, 128]}}]))
-    again = sweep.Plan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
+    again = sweep.SweepPlan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
     assert again.fingerprint == plan.fingerprint
     assert [t.label for t in again.tasks] == [t.label for t in plan.tasks]
 

@@ -51,7 +51,7 @@ def profiles_file(folder, **profiles):
 # --- 1. the dashboard -------------------------------------------------------------------------
 
 def test_the_dashboard_of_a_cluster_graphsweep_starts_serves_its_status_page(tmp_path):
-    path = profiles_file(tmp_path, quick={"kind": "local", "options": {
+    path = profiles_file(tmp_path, quick={"kind": "local-cpu", "options": {
         "n_workers": 1, "processes": False, "dashboard_address": ":0"}})
     with cluster.connect("quick", path) as client:
         page = urllib.request.urlopen(client.dashboard_link, timeout=30).read().decode()
@@ -60,7 +60,7 @@ def test_the_dashboard_of_a_cluster_graphsweep_starts_serves_its_status_page(tmp
 
 @pytest.mark.gpu
 def test_the_dashboard_of_a_gpu_cluster_has_its_gpu_panels(tmp_path, wait_for):
-    path = profiles_file(tmp_path, gpus={"kind": "local-cuda", "options": {"dashboard_address": ":0"}})
+    path = profiles_file(tmp_path, gpus={"kind": "local-gpu", "options": {"dashboard_address": ":0"}})
     with cluster.connect("gpus", path) as client:
         base = client.dashboard_link.rsplit("/", 1)[0]
         # The GPU tab is in the menu only when NVML (pynvml) sees the devices.
@@ -292,7 +292,7 @@ def test_an_unreachable_cluster_leaves_the_results_folder_unclaimed(tmp_path, wr
 def test_failures_are_one_line_each_ctrl_c_is_one_line_and_failed_tasks_retry(tmp_path, write_spec, gs_process,
                                                                               gs, cluster_file, test_kernels, wait_for):
     # On a cluster embedded in the run, whose worker processes share the terminal (and its Ctrl-C).
-    profiles = profiles_file(tmp_path, embedded={"kind": "local", "options": {
+    profiles = profiles_file(tmp_path, embedded={"kind": "local-cpu", "options": {
         "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}})
     spec = write_spec(tmp_path, "loud", datasets=[{"generator": "list", "params": {"n": 1024}}],
                       kernels=[{"name": "test.flaky", "params": {"mode": "raise", "blocks": [1, 2]}},
@@ -347,7 +347,7 @@ def test_a_busy_dashboard_port_is_a_log_line_not_a_warning(tmp_path, caplog):
     with socket.socket() as busy:
         busy.bind(("", 0))
         busy.listen()
-        path = profiles_file(tmp_path, x={"kind": "local", "options": {
+        path = profiles_file(tmp_path, x={"kind": "local-cpu", "options": {
             "n_workers": 1, "processes": False, "dashboard_address": f":{busy.getsockname()[1]}"}})
         with warnings.catch_warnings(record=True) as shown, caplog.at_level("INFO", "graphsweep.cluster"):
             warnings.simplefilter("always")
