@@ -27,7 +27,8 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
         placement: host                   # force the graph into host memory (default: the planner's)
 
 For single-source problems (BFS, SSSP) ``roots: N`` draws N roots of non-zero degree per task
-from ``seed`` (top level; a kernel's ``root`` parameter fixes one instead); each root is timed
+from ``roots_seed`` (top level; a kernel's ``root`` parameter fixes one instead; ``seed`` always
+means a generated dataset's seed, and the old top-level ``seed`` is still read, with a FutureWarning); each root is timed
 ``reps`` times and GTEPS are reduced as the harmonic mean over roots.
 
 A parameter value is a scalar, a list (one grid axis), ``{pow2: [lo, hi]}`` (2^lo … 2^hi, every
@@ -45,6 +46,7 @@ import fnmatch
 import hashlib
 import itertools
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -59,7 +61,7 @@ from . import config
 
 FAILURE_POLICIES = ("continue", "stop")
 TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
-            "part_rows", "seed", "roots", "datasets", "kernels")
+            "part_rows", "roots_seed", "seed", "roots", "datasets", "kernels")
 DATASET_KEYS = ("generator", "params", "seed", "path", "store")
 KERNEL_KEYS = ("name", "params", "datasets", "placement")
 STORES = ("parquet", "memory")
@@ -113,8 +115,8 @@ class Task:
     reps: int
     warmup: int
     verify: bool
-    roots: int | None = None   # instances drawn per task (single-source problems), from ``seed``
-    seed: int = 0
+    roots: int | None = None   # instances drawn per task (single-source problems), from ``roots_seed``
+    roots_seed: int = 0
     placement: str | None = None   # forced graph placement ('device' or 'host'); None: the planner's
     # The spec's name when it stands for another kernel per placement (cc.best: cc.streaming on a
     # host-placed graph, registry.HOST_ALIASES); ``kernel`` is what it stands for on the device.
@@ -136,6 +138,11 @@ class Task:
     def key(self) -> str:
         """A Dask key that reads like the task; key_split groups the task stream by kernel."""
         return f"{self.kernel}-{self.dataset.id}-{self.hash}"
+
+
+def _renamed(task: dict) -> dict:
+    """A task of a plan.json written before ``seed`` became ``roots_seed``."""
+    return {("roots_seed" if k == "seed" else k): v for k, v in task.items()}
 
 
 @dataclass
@@ -176,7 +183,7 @@ class SweepPlan:
     def from_json(cls, doc: dict) -> "SweepPlan":
         datasets = [DatasetRef(**d) for d in doc["datasets"]]
         by_id = {d.id: d for d in datasets}
-        tasks = [Task(**{**t, "dataset": by_id[t["dataset"]]}) for t in doc["tasks"]]
+        tasks = [Task(**{**_renamed(t), "dataset": by_id[t["dataset"]]}) for t in doc["tasks"]]
         return cls(name=doc["name"], results=Path(doc["results"]), data=Path(doc["data"]),
                    backend=doc["backend"], reps=doc["reps"], warmup=doc["warmup"],
                    verify=doc["verify"], on_failure=doc["on_failure"], part_rows=doc["part_rows"],
@@ -432,6 +439,18 @@ def load(path, *, results: str | None = None) -> SweepPlan:
     return expand(config.read_yaml(path, "sweep spec"), source=str(path), results=results)
 
 
+def _roots_seed(spec: dict, top) -> int:
+    """The seed of the roots drawn for single-source problems (``roots_seed``; the top-level
+    ``seed`` of older specs, read with a FutureWarning: ``seed`` now only seeds a dataset)."""
+    if "seed" in spec:
+        if "roots_seed" in spec:
+            raise (top / "seed").error("give the roots' seed once, as 'roots_seed'")
+        warnings.warn(str((top / "seed").error("deprecated at the top level; write 'roots_seed' (the seed of the "
+                                               "roots drawn)")), FutureWarning, stacklevel=3)
+        return _int(spec["seed"], top / "seed", 0)
+    return _int(spec.get("roots_seed", 0), top / "roots_seed", 0)
+
+
 def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepPlan:
     """The plan of the spec mapping ``spec``; ``source`` names it in errors."""
     top = _Where(source)
@@ -459,7 +478,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
 
     datasets = _datasets(spec["datasets"], top / "datasets", dirs["data"])
     kernels = _kernels(spec["kernels"], top / "kernels", backend)
-    seed = _int(spec.get("seed", 0), top / "seed", 0)
+    roots_seed = _roots_seed(spec, top)
     roots = spec.get("roots")
     if roots is not None:
         roots = _int(roots, top / "roots", 1)
@@ -481,12 +500,13 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
             for params in grid:
                 ident = {"dataset": data.identity, "kernel": kernel.name, "params": params,
                          "backend": backend, "reps": reps, "warmup": warmup, "verify": verify,
-                         **({"roots": roots, "seed": seed} if sampled else {}),
+                         # "seed" in the hash is the roots' seed (its old name: results keep their names)
+                         **({"roots": roots, "seed": roots_seed} if sampled else {}),
                          **({"placement": placement} if placement else {}), **({"alias": alias} if alias else {})}
                 tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
                                   warmup=warmup, verify=verify, roots=roots if sampled else None,
-                                  seed=seed if sampled else 0, placement=placement, alias=alias))
+                                  roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias))
     if not tasks:
         reasons = sorted({why for _, _, why in skipped})
         raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else

@@ -277,7 +277,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         result = harness.run(task.runs, data, backend=device, reps=task.reps,
                              warmup=state.warmup(task, kernel, data, device, where.placement),
                              placement=task.placement,
-                             verify=task.verify, keep_output=False, instances=task.roots, instance_seed=task.seed,
+                             verify=task.verify, keep_output=False, instances=task.roots, instance_seed=task.roots_seed,
                              **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})

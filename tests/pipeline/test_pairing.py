@@ -78,15 +78,28 @@ def test_path_datasets_use_their_manifest(tmp_path, make_list):
 
 
 def test_roots_and_seed_are_part_of_single_source_tasks_only():
-    one = sweep.expand(spec(roots=4, seed=9))
+    one = sweep.expand(spec(roots=4, roots_seed=9))
     by_kernel = {t.kernel: t for t in one.tasks}
-    assert (by_kernel["toy.sssp"].roots, by_kernel["toy.sssp"].seed) == (4, 9)
-    assert (by_kernel["toy.cc"].roots, by_kernel["toy.cc"].seed) == (None, 0)
-    other = {t.kernel: t for t in sweep.expand(spec(roots=8, seed=9)).tasks}
+    assert (by_kernel["toy.sssp"].roots, by_kernel["toy.sssp"].roots_seed) == (4, 9)
+    assert (by_kernel["toy.cc"].roots, by_kernel["toy.cc"].roots_seed) == (None, 0)
+    other = {t.kernel: t for t in sweep.expand(spec(roots=8, roots_seed=9)).tasks}
     assert other["toy.sssp"].hash != by_kernel["toy.sssp"].hash
     assert other["toy.cc"].hash == by_kernel["toy.cc"].hash
     with pytest.raises(ParameterError, match="s.yaml: roots: 0 is below the minimum 1"):
         sweep.expand(spec(roots=0), source="s.yaml")
+
+
+def test_the_old_top_level_seed_is_the_roots_seed_with_a_warning():
+    with pytest.warns(FutureWarning, match="s.yaml: seed: deprecated at the top level; write 'roots_seed'"):
+        old = sweep.expand(spec(roots=4, seed=9), source="s.yaml")
+    new = sweep.expand(spec(roots=4, roots_seed=9))
+    assert [t.hash for t in old.tasks] == [t.hash for t in new.tasks]    # the same tasks, the same result files
+    with pytest.raises(ParameterError, match="s.yaml: seed: give the roots' seed once, as 'roots_seed'"):
+        sweep.expand(spec(roots=4, seed=9, roots_seed=9), source="s.yaml")
+    written = old.to_json()
+    for task in written["tasks"]:                      # a plan.json from before the rename
+        task["seed"] = task.pop("roots_seed")
+    assert [t.roots_seed for t in sweep.SweepPlan.from_json(written).tasks] == [t.roots_seed for t in new.tasks]
 
 
 def test_reduce_keeps_steps_and_inputs_apart_and_averages_rates_harmonically():
@@ -151,7 +164,7 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
     finally:
         registry.get = registry_get
     plan = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64, "weights": "1:9"}}],
-                             kernels=["toy.sssp"], roots=2, seed=3))
+                             kernels=["toy.sssp"], roots=2, roots_seed=3))
     timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "verify", "kernel", "task")}
     rows = worker.result_rows(plan.tasks[0], "run", result, {"copy_gbps": 100.0}, timing)
     frame = pd.DataFrame(rows)
