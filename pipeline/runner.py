@@ -5,8 +5,10 @@ Datasets to generate become one task each (which fans out into one task per part
 task waits for all of them, so no generation shares a GPU with a timed kernel.  Kernel tasks hold
 ``GPU=1`` on a GPU cluster (one kernel at a time per GPU) and ``HOST=1`` on a CPU cluster (one
 timed CPU twin per host, with every core), carry readable keys and a Dask span per sweep and
-kernel, and are prioritised dataset by dataset (largest first once sizes are known), which keeps a
-dataset's tasks together and the GPUs busy to the end.  Tasks store their own results, so
+kernel, and are prioritised dataset by dataset (largest first once sizes are known).  Placement is
+Dask's, for ``run`` and ``submit`` alike: each dataset's tasks are restricted, loosely, to one worker
+(``owners``: datasets split over the workers by estimated time), so the worker's ``WorkerState``
+plugin loads it once; idle workers steal from busy ones at the end.  Tasks store their own results, so
 ``submit`` can hand them to the cluster with fire_and_forget and return (recording what it
 launched, for ``status``).
 
@@ -122,8 +124,8 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
     priority = _priorities(todo, wait)
 
     def send(task, to=None):
-        # ``to``: the worker that holds (or will load) the task's dataset; a preference only, so
-        # the task still runs if that worker leaves.
+        # ``to``: the worker that owns the task's dataset (``owners``); a preference only, so the
+        # task may be stolen by an idle worker and still runs if that worker leaves.
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
                                  generated, key=task.key, priority=priority[task.key],
@@ -133,35 +135,31 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
     return sorted(todo, key=lambda t: -priority[t.key]), send
 
 
-class Affinity:
-    """Which task a worker runs next: each dataset goes to one worker, which runs all its tasks,
-    so a dataset is loaded, checked and warmed up once rather than on every worker.
+def owners(todo: list, workers: list, seconds: dict) -> dict:
+    """Dataset id -> the worker its tasks are restricted to (loosely: ``allow_other_workers``), so
+    that a dataset is loaded, checked and warmed up on one worker, not on each.
 
-    ``pick(worker)`` gives that worker the next task (in sending order: largest dataset first) of
-    a dataset it owns; when it has none, the next dataset no worker owns becomes its own; when
-    every dataset is owned, it takes the next task of another worker's dataset (the end of a
-    sweep, where an idle GPU is worse than a second load).
-    """
+    Datasets go, most estimated seconds first, to the worker with the fewest seconds so far (LPT):
+    the split follows time, not task count.  The rest is Dask's: a worker that runs out of work
+    steals tasks from a busy one (loose restrictions allow it), and a task whose worker left runs
+    elsewhere."""
+    if not workers:
+        return {}
+    per_dataset: dict = {}
+    for t in todo:
+        per_dataset[t.dataset.id] = per_dataset.get(t.dataset.id, 0.0) + seconds.get(t.hash, 0.0)
+    load = dict.fromkeys(sorted(workers), 0.0)
+    owner = {}
+    for dataset, cost in sorted(per_dataset.items(), key=lambda item: -item[1]):
+        owner[dataset] = min(load, key=load.get)
+        load[owner[dataset]] += cost
+    return owner
 
-    def __init__(self, ordered: list):
-        self.remaining = list(ordered)
-        self.owner: dict = {}
 
-    def forget(self, gone) -> None:
-        """Workers that left give up their datasets."""
-        self.owner = {d: w for d, w in self.owner.items() if w not in gone}
-
-    def pick(self, address):
-        task = next((t for t in self.remaining if self.owner.get(t.dataset.id) == address), None)
-        if task is None:
-            task = next((t for t in self.remaining if t.dataset.id not in self.owner), None)
-            if task is not None:
-                self.owner[task.dataset.id] = address
-        if task is None and self.remaining:
-            task = self.remaining[0]
-        if task is not None:
-            self.remaining.remove(task)
-        return task
+def _send_all(client, todo: list, send, seconds: dict) -> list:
+    """Submit every task of ``todo`` (in sending order) restricted, loosely, to its dataset's owner."""
+    owner = owners(todo, list(client.scheduler_info(n_workers=-1)["workers"]), seconds)
+    return [send(task, owner.get(task.dataset.id)) for task in todo]
 
 
 def _pending(plan: SweepPlan, client, run_id: str) -> list:
@@ -194,6 +192,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts.
 
     Progress and one line per failed task go to stderr; the details to the log."""
+    client.register_plugin(worker.WorkerState())
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     echo(f"dashboard: {client.dashboard_link}")
@@ -202,36 +201,20 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
     members = _Membership()
-    clock = eta.Eta(eta.task_seconds(plan, todo, has_gpu="GPU" in resources),
-                    workers=len(client.scheduler_info(n_workers=-1)["workers"]))
+    seconds = eta.task_seconds(plan, todo, has_gpu="GPU" in resources)
+    clock = eta.Eta(seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]))
 
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
     ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
-    affinity = Affinity(ordered)
     by_key = {t.key: t for t in todo}
-    sent_to, in_flight = {}, {}
-
-    def top_up(running):
-        # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
-        # all at once would split the work by task count, not time: keep two per worker in flight,
-        # each from a dataset that worker owns (see Affinity).
-        workers = client.scheduler_info(n_workers=-1)["workers"]
-        members.update(workers)
-        affinity.forget(set(in_flight) - set(workers))
-        for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
-            while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
-                running.add(send(task, address))
-                sent_to[task.key] = address
-                in_flight[address] = in_flight.get(address, 0) + 1
-
-    running = as_completed()
-    top_up(running)
+    members.update(client.scheduler_info(n_workers=-1)["workers"])
+    running = as_completed(_send_all(client, ordered, send, seconds))
     bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
     for future in running:
         task = by_key[future.key]
-        in_flight[sent_to[task.key]] -= 1
+        members.update(client.scheduler_info(n_workers=-1)["workers"])
         try:
             outcome = future.result()
         except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
@@ -252,7 +235,6 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
             log.info("%s: %s", outcome["status"], task.label)
         clock.done(task.hash)
         bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
-        top_up(running)
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
@@ -421,11 +403,12 @@ def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: boo
 def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = None) -> int:
     """Hand the plan's unfinished tasks to the cluster, record what was launched (for ``status``)
     and return how many were sent."""
+    client.register_plugin(worker.WorkerState())
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
     store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: t.key for t in ordered})
-    futures = [send(task) for task in ordered]
+    futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources))
     fire_and_forget(futures)
     _taken(plan, client, ordered)
     log.info("submitted %d tasks (fire and forget)", len(futures))
