@@ -1,12 +1,13 @@
 """The papers' figures and tables, drawn from a sweep's summary (``reduce.summarize``) alone.
 
-Times are the median of each task's timed runs (``median_ms``; see ``prepare``).  Each ``fig_*``
+Times are the median of each task's timed runs and rates are computed from it, by reduce
+(``reduce.summarize``, kernels.throughput): the figures take the summary's columns as they are.  Each ``fig_*``
 function takes the summary DataFrame and returns a matplotlib ``Figure``, or
 None when the summary does not hold what the figure needs (one list size has no time-vs-n
 curve; a sweep without ``blocks`` has no speed-up curve).  Each ``table_*`` returns a DataFrame
 or None the same way.  ``figures(summary)`` and ``tables(summary)`` give every one the summary
-supports, as (id, caption, object), for the report; ``python -m graphsweep.pipeline.figures
-RESULTS --out DIR`` writes them as PNG and Markdown (what docs/results/ holds).
+supports, as (id, caption, object), for the report; ``graphsweep report RESULTS --figures DIR``
+writes them as PNG and Markdown (what docs/results/ holds).
 
 Generic figures cover any kernel and parameter:
 
@@ -25,7 +26,7 @@ Generic figures cover any kernel and parameter:
 Experiment-specific ones: the inflection (ns per node of the whole run and of its list walk
 against n, with where the walk's random working set outgrows the L2; 002 §5.2.6), sub-list
 statistics against the number of sub-lists (003 §4.2) and 000 Table 3 (random vs even
-splitters), and the floors table of benchmarks/floors.py (``fig_floors``).
+splitters).
 
 Words used below: a *variant* is a kernel plus those of its parameters that vary in the
 results (``listrank.random-splitter packing=48``); a *family* is a dataset generator plus those
@@ -101,9 +102,7 @@ def prepare(summary: pd.DataFrame, exclude=()) -> pd.DataFrame:
         return s
     s["variant"] = variants(s, exclude)
     s["family"] = families(s, exclude)
-    # The median of the timed runs: a rare host-side stall (tens of ms, about one run in 200 on
-    # the H200) skews a mean of five runs; rates are recomputed from the median.
-    s["ms"] = s["median_ms"].fillna(s["mean_ms"]) if "median_ms" in s else s["mean_ms"]
+    s["ms"] = s["median_ms"]    # reduce's time of record (its rates come from it too)
     # The size a curve runs over: input edges for problems that count edges (CC, BFS, SSSP: their
     # rates are G edges/s), else n (list nodes; APSP's vertices).
     s["size"], s["by_edges"] = s["n"], False
@@ -111,10 +110,6 @@ def prepare(summary: pd.DataFrame, exclude=()) -> pd.DataFrame:
         m = pd.to_numeric(s["m"], errors="coerce")
         s["by_edges"] = m.notna() & (s["elements"] == m)
         s["size"] = m.where(s["by_edges"], s["n"])
-    if "elements" in s:
-        s["ns_per_element"] = s["ms"] * 1e6 / s["elements"].fillna(s["n"])
-    if {"bytes_read", "bytes_written"} <= set(s):
-        s["gbps"] = (s["bytes_read"] + s["bytes_written"]) / (s["ms"] / 1e3) / 1e9
     return s
 
 
@@ -911,73 +906,6 @@ def steps(summary: pd.DataFrame, threshold: float = 0.15):
     return pd.DataFrame(out) if out else None
 
 
-# --- exp. 8: the floors table -------------------------------------------------------------------
-
-def fig_floors(floors: pd.DataFrame):
-    """benchmarks/floors.py's table: each kernel's time over its reference floor (bars) and over
-    the peers' figures quoted in the issues (marks)."""
-    need = {"label", "ms", "floor_ms"}
-    if floors is None or floors.empty or not need <= set(floors):
-        return None
-    rows = floors.dropna(subset=["ms"])
-    if rows.empty:
-        return None
-    fig = Figure(figsize=(9, 1.2 + 0.32 * len(rows)))
-    ax = fig.add_subplot()
-    ax.set_title("Fastest kernels: time over the floor measured in the same run (and over peers)", fontsize=10)
-    ax.set_xlabel("ratio (log scale; 1 = at the floor or the peer's time)")
-    ax.grid(True, axis="x", which="both", alpha=0.3)
-    y = np.arange(len(rows))
-    ax.barh(y, rows["ms"] / rows["floor_ms"], color="tab:blue", label="time / reference floor")
-    if "peer_ms" in rows and rows["peer_ms"].notna().any():
-        ax.scatter(rows["ms"] / rows["peer_ms"], y, color="tab:orange", marker="D", zorder=3,
-                   label="time / peer's time (< 1: faster than the peer)")
-    ax.set_yticks(y, rows["label"], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.axvline(1.0, color="black", lw=0.8)
-    _legend(ax)
-    return fig
-
-
-def fig_chase(chase: pd.DataFrame, l2_bytes: float | None = None):
-    """benchmarks/floors.py's chase curves: G steps/s of the dependent chase (and of the chase
-    with an 8-byte store per step) against the table's size, with the L2 marked — the floor
-    under a list walk, and where it changes (002 §5.2.6's inflection, measured without a
-    kernel); and against the number of chains (latency- or throughput-bound)."""
-    need = {"curve", "table_bytes", "chains", "gsteps"}
-    if chase is None or chase.empty or not need <= set(chase):
-        return None
-    size = chase[chase["curve"].astype(str).str.startswith("size")]
-    chains = chase[chase["curve"] == "chains"]
-    if size.empty and chains.empty:
-        return None
-    fig = Figure(figsize=(12, 4.4))
-    fig.suptitle("The dependent pointer chase: G steps/s vs table size and vs chains", fontsize=10)
-    axes = [fig.add_subplot(1, 2, i + 1) for i in range(2)]
-    for kind, rows in size.groupby("curve", sort=False):
-        rows = rows.sort_values("table_bytes")
-        axes[0].plot(rows["table_bytes"] / 2**20, rows["gsteps"], marker="o", ms=3,
-                     label={"size-chase": "chase", "size-store8": "chase + 8-byte store"}.get(kind, kind))
-    if l2_bytes:
-        axes[0].axvline(l2_bytes / 2**20, color="tab:red", ls="--", lw=1, label=f"L2 {l2_bytes / 2**20:.0f} MiB")
-    axes[0].set_xscale("log", base=2)
-    axes[0].set_xlabel("table (MiB of int32)")
-    axes[0].set_ylabel("G steps/s (all chains)")
-    if not chains.empty:
-        rows = chains.sort_values("chains")
-        axes[1].plot(rows["chains"], rows["gsteps"], marker="o", ms=3, label="chase, 256 MiB table")
-        axes[1].set_xscale("log", base=2)
-        axes[1].set_yscale("log")
-    axes[1].set_xlabel("chains (one per thread)")
-    axes[1].set_ylabel("G steps/s")
-    for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
-        _legend(ax)
-    fig.tight_layout()
-    return fig
-
-
 # --- everything the summary supports ------------------------------------------------------------
 
 def figures(summary: pd.DataFrame) -> list[tuple[str, str, Figure]]:
@@ -1093,9 +1021,7 @@ def table_input_builds(summary: pd.DataFrame):
     s = summary[(summary["stage"] == "input") & summary["phase"].notna()]
     if s.empty:
         return None
-    s = s.assign(ms=s["median_ms"].fillna(s["mean_ms"]) if "median_ms" in s else s["mean_ms"])
-    s = s.assign(gbps=(s["bytes_read"] + s["bytes_written"]) / (s["ms"] / 1e3) / 1e9)
-    out = s.groupby(["dataset", "phase"], sort=False).agg(n=("n", "first"), m=("m", "first"), ms=("ms", "median"),
+    out = s.groupby(["dataset", "phase"], sort=False).agg(n=("n", "first"), m=("m", "first"), ms=("median_ms", "median"),
                                                          gbps=("gbps", "median"), tasks=("task", "nunique"))
     copy = _ceiling(summary, "copy_gbps")
     out = out.reset_index()
@@ -1136,10 +1062,9 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *body])
 
 
-def write(results, out) -> list[Path]:
-    """Every figure (PNG) and table (Markdown) of the sweep in ``results`` into ``out``."""
-    results, out = Path(results), Path(out)
-    summary = pd.read_csv(results / "summary.csv")
+def write(summary: pd.DataFrame, out) -> list[Path]:
+    """Every figure (PNG) and table (Markdown) ``summary`` supports into the folder ``out``."""
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for ident, caption, fig in figures(summary):
@@ -1151,13 +1076,3 @@ def write(results, out) -> list[Path]:
         path.write_text(f"{caption}\n\n{_markdown(table)}\n")
         written.append(path)
     return written
-
-
-if __name__ == "__main__":
-    import argparse
-    ap = argparse.ArgumentParser(description="Write a sweep's figures (PNG) and tables (Markdown).")
-    ap.add_argument("results", help="a sweep's results directory (with summary.csv)")
-    ap.add_argument("--out", required=True, help="folder for the PNG and Markdown files")
-    args = ap.parse_args()
-    for path in write(args.results, args.out):
-        print(path)

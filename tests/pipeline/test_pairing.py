@@ -122,7 +122,9 @@ def test_reduce_keeps_steps_and_inputs_apart_and_averages_rates_harmonically():
     assert total["instances"] == 3 and total["gelems_hmean"] == pytest.approx(throughput.harmonic_mean(rates))
     assert total["gelems_min"] == pytest.approx(min(rates)) and total["gelems_max"] == pytest.approx(max(rates))
     assert total["stat_levels"] == pytest.approx(4.0)
-    assert total["gbps"] == pytest.approx(8000 / (7 / 3 / 1e3) / 1e9)
+    # rates from the median of the timed runs (2 ms), the one time the report and figures use
+    assert total["median_ms"] == 2.0 and total["gbps"] == pytest.approx(8000 / (2 / 1e3) / 1e9)
+    assert total["ns_per_element"] == pytest.approx(2e6 / 1000)
     assert total["pct_copy_ceiling"] == pytest.approx(100 * total["gbps"] / 4000)
     csr = summary.loc[("input", "csr")]
     assert csr["reps"] == 1 and csr["mean_ms"] == 5.0
