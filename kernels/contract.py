@@ -53,6 +53,8 @@ class Problem:
     instances: Callable | None = None
     columns: Callable | None = None
     save: Callable | None = None
+    # The kernel the others are compared with (speed-up figures): the papers' first algorithm.
+    baseline: str | None = None
 
     def named(self, output) -> dict:
         """A kernel's output as a dict of named arrays, primary first (a bare array is the primary)."""
@@ -80,6 +82,11 @@ class Kernel:
     requires: frozenset = frozenset()
     # Graph representations built, timed apart (stage "input"), before warm-up: "csr", "rcsr".
     needs: tuple = ()
+    # For figures, declared here so the report need not know kernels: the phase that walks a list
+    # (ranking: RS3, HJ2, ...), and walk_bytes(params) -> bytes per node it touches at random
+    # (where n times that passes the L2, the walk leaves the cache).
+    walk_phase: str | None = None
+    walk_bytes: Callable | None = None
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))

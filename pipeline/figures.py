@@ -43,17 +43,39 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.kernels import registry
+
 SIZE_KEYS = ("n", "m", "scale")                    # dataset parameters that set its size, not its kind
 QUIET = {"param_seed", "data_seed", "data_weights", "param_root"}   # never an axis of their own
 ITERATION_STATS = ("stat_iterations", "stat_levels")
-WALK_PHASES = ("RS3", "walk", "HJ2", "PJ2")        # the list walk (or jump) of each list-ranking kernel
-# Bytes per node of the arrays a list walk touches at random (succ plus its per-node records), by
-# kernel (and packing): where n x this passes the L2, the walk leaves the cache.
-FOOTPRINT = {("listrank.random-splitter", 64): 12, ("listrank.random-splitter", 48): 10,
-             ("listrank.recursive-splitter", None): 12, ("listrank.helman-jaja", None): 12,
-             ("listrank.wyllie", None): 20}
-BASELINES = ("cc.hook-compress", "bfs.harish", "sssp.harish", "apsp.floyd-warshall")
 MAX_PANELS = 6
+
+
+# What a figure needs to know of a kernel, the kernel declares (contract.Kernel: walk_phase,
+# walk_bytes; contract.Problem: baseline); a kernel not installed here declares nothing.
+
+def _kernel(name: str):
+    try:
+        return registry.get(name)
+    except GraphsweepError:
+        return None
+
+
+def _walk_phase(kernel: str) -> str | None:
+    k = _kernel(kernel)
+    return k.walk_phase if k is not None else None
+
+
+def _is_walk(rows: pd.DataFrame) -> pd.Series:
+    """Whether each row is its kernel's list walk (RS3, HJ2, ...)."""
+    return rows["phase"] == rows["kernel"].astype(str).map(_walk_phase)
+
+
+def _baselines(kernels) -> list[str]:
+    """The baseline kernel of each problem of ``kernels``."""
+    found = (_kernel(str(name)) for name in kernels)
+    return sorted({k.problem.baseline for k in found if k is not None and k.problem.baseline})
 
 
 # --- preparation -----------------------------------------------------------------------------
@@ -599,9 +621,14 @@ def fig_phase_speedup(summary: pd.DataFrame, column: str = "param_blocks"):
 
 # --- list ranking: the inflection, sub-lists ------------------------------------------------------
 
-def _footprint(kernel: str, packing) -> float | None:
-    key = (kernel, None if pd.isna(packing) else int(packing))
-    return FOOTPRINT.get(key) or FOOTPRINT.get((kernel, None))
+def _walk_bytes(kernel: str, params: dict) -> float | None:
+    k = _kernel(kernel)
+    if k is None or k.walk_bytes is None:
+        return None
+    try:
+        return k.walk_bytes(k.resolve_params(params))   # defaults filled: the task's params as it ran
+    except GraphsweepError:
+        return None
 
 
 def fig_inflection(summary: pd.DataFrame):
@@ -611,7 +638,7 @@ def fig_inflection(summary: pd.DataFrame):
     s = prepare(summary)
     if s.empty:
         return None
-    s = s[s["kernel"].astype(str).str.startswith("listrank.") & s["n"].notna()]
+    s = s[s["kernel"].astype(str).map(_walk_phase).notna() & s["n"].notna()]   # kernels that walk a list
     l2 = _ceiling(summary, "l2_bytes")
     panels = []
     for variant, rows in s.groupby("variant", sort=False):
@@ -622,13 +649,13 @@ def fig_inflection(summary: pd.DataFrame):
     fig, axes = _panels(len(panels), "ns per node vs n: total and the list walk" +
                         (f" (L2 {l2 / 2**20:.0f} MiB)" if l2 else ""))
     for ax, (variant, rows) in zip(axes, panels[:MAX_PANELS]):
-        for (phase, family), curve in rows[rows["phase"].isin(("total", *WALK_PHASES))].groupby(["phase", "family"],
-                                                                                               sort=False):
+        for (phase, family), curve in rows[(rows["phase"] == "total") | _is_walk(rows)].groupby(["phase", "family"],
+                                                                                                sort=False):
             curve = curve.groupby("n")["ms"].mean().sort_index()
             ns = curve * 1e6 / curve.index
             ax.plot(ns.index, ns.values, marker="o", ms=2.5, label=f"{phase} · {family}")
         first = rows.iloc[0]
-        per_node = _footprint(str(first["kernel"]), first.get("param_packing", np.nan))
+        per_node = _walk_bytes(str(first["kernel"]), json.loads(first["params"]) if "params" in first else {})
         if l2 and per_node:
             ax.axvline(l2 / per_node, color="tab:red", ls="--", lw=1,
                        label=f"{per_node:g} B/node x n = L2")
@@ -704,7 +731,7 @@ def table_sublists(summary: pd.DataFrame):
     s = sublist_columns(prepare(summary, exclude=("param_splitters",)))
     if s.empty or s["param_splitters"].nunique() < 2:
         return None
-    walk = s[s["phase"].isin(WALK_PHASES)].groupby(["variant", "n", "param_splitters"])["ms"].mean()
+    walk = s[_is_walk(s)].groupby(["variant", "n", "param_splitters"])["ms"].mean()
     rows = []
     for (variant, n), group in s[s["phase"] == "total"].groupby(["variant", "n"], sort=True):
         by = {r["param_splitters"]: r for _, r in group.iterrows()}
@@ -814,7 +841,7 @@ def fig_speedup_over_baseline(summary: pd.DataFrame):
         return None
     total = total.assign(problem=total["kernel"].astype(str).str.split(".").str[0])
     groups = []
-    for base in BASELINES:
+    for base in _baselines(total["kernel"].unique()):
         ref = total[total["kernel"] == base]
         if ref.empty:
             continue
@@ -892,7 +919,7 @@ def steps(summary: pd.DataFrame, threshold: float = 0.15):
     s = prepare(summary)
     if s.empty:
         return None
-    s = s[s["kernel"].astype(str).str.startswith("listrank.") & s["phase"].isin(("total", *WALK_PHASES))]
+    s = s[s["kernel"].astype(str).map(_walk_phase).notna() & ((s["phase"] == "total") | _is_walk(s))]
     out = []
     for (variant, family, phase), rows in s.groupby(["variant", "family", "phase"], sort=False):
         curve = rows.groupby("n")["ms"].mean().sort_index()

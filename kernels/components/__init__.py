@@ -54,4 +54,5 @@ def canonical_columns(out) -> dict:
 
 
 CC = Problem(name="cc", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("label",),
-             requires=frozenset({"undirected"}), element="edge", elements=input_edges, columns=canonical_columns)
+             requires=frozenset({"undirected"}), element="edge", elements=input_edges, columns=canonical_columns,
+             baseline="cc.hook-compress")

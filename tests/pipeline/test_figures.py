@@ -197,6 +197,11 @@ def test_inflection_marks_where_the_walk_leaves_the_l2_and_steps_finds_the_jump(
     assert set(jumps["phase"]) == {"RS3", "total"}
     assert set(jumps["n before"]) == {2**22} and set(jumps["n after"]) == {2**23}
     assert jumps["rise"].iloc[0] == pytest.approx(2.0)
+    # the walk's bytes per node are the kernel's own declaration (48-bit packing: 10), and a phase
+    # that is not the kernel's walk is no walk
+    narrow = s.assign(params=json.dumps({"packing": 48}), param_packing=48)
+    assert "10 B/node x n = L2" in labels(F.fig_inflection(narrow).axes[0])
+    assert set(F.steps(s.assign(phase=s["phase"].replace("RS3", "HJ2")))["phase"]) == {"total"}
 
 
 def _sublists(n, p, lo, hi):
