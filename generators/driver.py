@@ -26,10 +26,11 @@ from .estimate import check_room, generation_cost
 from .graphs import DENSITY, RMAT, SCALE_FREE, UNIFORM
 from .lists import LIST, LIST_GRAPH, ORDERED_LIST
 from .progress import Progress
+from .recursive_tree import RECURSIVE_TREE
 from .registry import Plan, weight_column
 from .trees import TREE
 
-GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, DENSITY, UNIFORM,
+GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, RECURSIVE_TREE, DENSITY, UNIFORM,
                                    SCALE_FREE, RMAT)}
 
 

@@ -47,7 +47,7 @@ ALIASES = {
                                                      "benchmarks/listrank.py (H200, 2026-11-21)"),
     "cc.best": ("cc.sampled-union-find", "fastest GPU CC on the issue's uniform and R-MAT graphs in "
                                           "benchmarks/components.py (H200, 2026-11-22; cc.adaptive is faster on "
-                                          "32M lists and trees, both meet the targets)"),
+                                          "32M lists and trees, both meet the targets); rerun: sweeps/cc-best.yaml"),
     "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
                                    "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
                                    "1.7-18x faster than sssp.harish on every graph"),

@@ -425,7 +425,7 @@ def test_the_params_column_is_compact():
 
 
 def test_phase_bars_keep_their_labels_whole():
-    summary = pd.DataFrame({"phase": [f"RS{i}" for i in range(12)] + ["total"], "n": 1 << 20, "mean_ms": 1.0,
+    summary = pd.DataFrame({"phase": [f"RS{i}" for i in range(12)] + ["total"], "n": 1 << 20, "median_ms": 1.0,
                             "variant": "listrank.random-splitter packing=48 splitters=even", "type": "list"})
     fig = report._phases(summary)
     [axes] = fig.axes[:1]
