@@ -50,7 +50,7 @@ ALIASES = {
                                           "32M lists and trees, both meet the targets); rerun: sweeps/cc-best.yaml"),
     "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
                                    "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
-                                   "1.7-18x faster than sssp.harish on every graph"),
+                                   "1.7-18x faster than sssp.harish on every graph; rerun: sweeps/sssp-best.yaml"),
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
                                              "bfs.harish up to 110x slower (R-MAT 24); rerun: sweeps/bfs-best.yaml"),
