@@ -29,7 +29,8 @@ def main():
         if dataset in best:
             ms = best[dataset]
             versus = f"; ECL-CC {ecl} ms = {ecl / ms:.2f}x cc.best" if ecl else ""
-            print(f"{dataset:<40} cc.best {ms:.3f} ms: target {target} ms {'met' if ms <= target else 'MISSED'}{versus}")
+            verdict = "met" if ms <= target else "MISSED"
+            print(f"{dataset:<40} cc.best {ms:.3f} ms: target {target} ms {verdict}{versus}")
 
 
 if __name__ == "__main__":

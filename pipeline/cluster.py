@@ -11,7 +11,8 @@ replaces profiles.  Kinds:
 - ``slurm``: ``dask_jobqueue.SLURMCluster`` (``options`` for the job, ``jobs`` to start).
 
 The built-in profiles are named after their kinds (the kinds' old names ``local-cuda`` and
-``local`` are still read, with a FutureWarning).  ``auto`` picks local-gpu when this machine has a GPU (and the sweep may use it), else local-cpu.
+``local`` are still read, with a FutureWarning).  ``auto`` picks local-gpu when this machine has a
+GPU (and the sweep may use it), else local-cpu.
 ``--cluster`` also takes a scheduler address (``tcp://...``) or a scheduler file (``*.json``)
 directly.  Kernel tasks hold a worker resource, so that timed kernels never share what they
 measure: ``GPU=1`` on GPU workers (one kernel per GPU) and ``HOST=1`` for CPU kernels (one per

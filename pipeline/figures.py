@@ -1048,7 +1048,8 @@ def table_input_builds(summary: pd.DataFrame):
     s = summary[(summary["stage"] == "input") & summary["phase"].notna()]
     if s.empty:
         return None
-    out = s.groupby(["dataset", "phase"], sort=False).agg(n=("n", "first"), m=("m", "first"), ms=("median_ms", "median"),
+    out = s.groupby(["dataset", "phase"], sort=False).agg(n=("n", "first"), m=("m", "first"),
+                                                         ms=("median_ms", "median"),
                                                          gbps=("gbps", "median"), tasks=("task", "nunique"))
     copy = _ceiling(summary, "copy_gbps")
     out = out.reset_index()

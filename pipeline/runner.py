@@ -271,7 +271,8 @@ def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: b
     check_room(plan, profile, cluster_file)
 
 
-def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True, echo=click.echo) -> int:
+def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True,
+            echo=click.echo) -> int:
     """``run --dry-run``: print the plan (with ``resume``, only its unfinished tasks) with its costs
     and what it needs, then refuse (GraphsweepError) whatever the run would refuse before starting,
     and a datasets pattern that names nothing; 0 when none."""

@@ -28,8 +28,9 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
 
 For single-source problems (BFS, SSSP) ``roots: N`` draws N roots of non-zero degree per task
 from ``roots_seed`` (top level; a kernel's ``root`` parameter fixes one instead; ``seed`` always
-means a generated dataset's seed, and the old top-level ``seed`` is still read, with a FutureWarning); each root is timed
-``reps`` times and GTEPS are reduced as the harmonic mean over roots.
+means a generated dataset's seed, and the old top-level ``seed`` is still read, with a
+FutureWarning); each root is timed ``reps`` times and GTEPS are reduced as the harmonic mean over
+roots.
 
 A parameter value is a scalar, a list (one grid axis), ``{pow2: [lo, hi]}`` (2^lo … 2^hi, every
 exponent, or every ``step``-th with a third entry) or ``{range: [start, stop, step]}`` (stop
@@ -38,8 +39,8 @@ worker's consecutive tasks reuse the dataset it has loaded.  A kernel meets only
 it can run on (kind and capabilities: an undirected or weighted graph, an ordered list) and
 that its ``datasets`` patterns name; every other pair is skipped with a note (``SweepPlan.skipped``,
 printed by ``--dry-run``, kept in plan.json).  A pattern that names no dataset is a likely typo:
-``SweepPlan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec is one ``ParameterError``
-naming the file, the key and what is allowed.
+``SweepPlan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec
+is one ``ParameterError`` naming the file, the key and what is allowed.
 """
 
 import fnmatch

@@ -9,7 +9,8 @@ from graphsweep.generators import GENERATORS, generate
 from graphsweep.generators.estimate import SHAPES, check_room, generation_cost
 
 SMALL = {"list": {"n": 1000}, "ordered-list": {"n": 1000}, "list-graph": {"n": 1000, "count": 7},
-         "tree": {"n": 1000, "count": 3}, "recursive-tree": {"n": 1000}, "density": {"m": 5000, "density": 0.01, "count": 2},
+         "tree": {"n": 1000, "count": 3}, "recursive-tree": {"n": 1000},
+         "density": {"m": 5000, "density": 0.01, "count": 2},
          "uniform": {"n": 1000, "degree": 5.0}, "scale-free": {"n": 1000}, "rmat": {"scale": 9, "edge_factor": 3}}
 
 

@@ -17,7 +17,8 @@ def test_builtin_and_file_profiles(tmp_path):
     assert {"local-gpu", "local-cpu"} <= set(cluster.profiles())
     shipped = cluster.profiles(REPO / "cluster.yaml")
     assert {n: p["kind"] for n, p in shipped.items()} == {
-        "local-gpu": "local-gpu", "local-cpu": "local-cpu", "shared": "scheduler-file", "lab": "address", "slurm": "slurm"}
+        "local-gpu": "local-gpu", "local-cpu": "local-cpu", "shared": "scheduler-file", "lab": "address",
+        "slurm": "slurm"}
     assert cluster.resolve("tcp://host:8786")[1] == {"kind": "address", "address": "tcp://host:8786"}
     assert cluster.resolve("sched.json")[1]["kind"] == "scheduler-file"
     assert cluster.is_long_lived(cluster.resolve("lab", REPO / "cluster.yaml")[1])
@@ -31,7 +32,8 @@ def test_auto_picks_local_cpu_without_a_gpu():
 
 
 @pytest.mark.parametrize("profiles, message", [
-    ({"x": {"kind": "k8s"}}, "profiles.x.kind: 'k8s' is not one of local-gpu, local-cpu, scheduler-file, address, slurm"),
+    ({"x": {"kind": "k8s"}},
+     "profiles.x.kind: 'k8s' is not one of local-gpu, local-cpu, scheduler-file, address, slurm"),
     ({"x": {"kind": "address", "adress": "tcp://a:1"}}, "profiles.x.adress: unknown key for kind address"),
     ({"x": {"kind": "local-cpu", "options": [1]}}, "profiles.x.options: expected a mapping"),
 ])

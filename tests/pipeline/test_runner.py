@@ -39,7 +39,8 @@ def test_owners_split_datasets_over_workers_by_estimated_time():
     assert owner == {"big": "A", "mid": "B", "small": "B", "tiny": "B"}
     assert runner.owners(todo, ["only"], seconds) == dict.fromkeys(("big", "mid", "small", "tiny"), "only")
     assert runner.owners(todo, [], seconds) == {}
-    # every dataset has one owner whatever the workers, and no worker's load exceeds the best split by the largest dataset
+    # every dataset has one owner whatever the workers, and no worker's load exceeds an even split by
+    # more than the largest dataset (LPT's bound)
     rng = np.random.default_rng(4)
     for trial in range(20):
         costs = {f"d{i}": float(rng.exponential()) for i in range(int(rng.integers(1, 12)))}
