@@ -63,8 +63,8 @@ def main():
     args = ap.parse_args()
 
     backend = "cpu" if args.cpu or not gpu.available() else "gpu"
-    profile, options = (("local", {"n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"})
-                        if backend == "cpu" else ("local-cuda", {"n_workers": 1, "dashboard_address": ":0"}))
+    profile, options = (("local-cpu", {"n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"})
+                        if backend == "cpu" else ("local-gpu", {"n_workers": 1, "dashboard_address": ":0"}))
     spec = {"name": "bench", "data": str(Path(args.data).absolute()), "backend": backend,
             "reps": args.reps, "warmup": 1, "verify": True,
             "datasets": [{"generator": "list", "params": {"n": {"pow2": [args.lo, args.hi]}}, "seed": 1}],

@@ -6,20 +6,13 @@ pipeline.estimate, the importers' check in the CLI)."""
 import shutil
 from pathlib import Path
 
+from dask.utils import format_bytes  # noqa: F401  (the one byte formatter: 1.50 GiB)
+
 from .errors import GraphsweepError
 
 
 class NoRoomError(GraphsweepError):
     """The work would need more disk or memory than there is; nothing was started."""
-
-
-def format_bytes(n: float) -> str:
-    """1536 -> '1.5 KiB'."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(n) < 1024 or unit == "PiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    raise AssertionError  # unreachable
 
 
 def nearest_existing(path) -> Path:

@@ -2,6 +2,10 @@
 
 from functools import cache
 
+# Where work runs, for kernels and generators alike: "auto" is the GPU when a CUDA device is usable
+# and the work has a GPU path, else the CPU.
+BACKENDS = ("auto", "gpu", "cpu")
+
 
 @cache
 def available() -> bool:
@@ -12,18 +16,26 @@ def available() -> bool:
         return False
 
 
+def choose(backend: str, has_gpu_path: bool) -> str:
+    """``backend`` with "auto" replaced by "gpu" or "cpu"."""
+    if backend == "auto":
+        return "gpu" if has_gpu_path and available() else "cpu"
+    return backend
+
+
 def is_device(arr) -> bool:
     """Whether ``arr`` is a CuPy (device) array."""
     return type(arr).__module__.startswith("cupy")
 
 
 def array_module(arr):
-    """NumPy or CuPy, whichever owns ``arr``."""
-    if is_device(arr):
+    """NumPy or CuPy, whichever owns ``arr`` (``cupy.get_array_module``; NumPy without CuPy)."""
+    try:
         import cupy
-        return cupy
-    import numpy
-    return numpy
+    except ImportError:
+        import numpy
+        return numpy
+    return cupy.get_array_module(arr)
 
 
 def to_host(arr):
@@ -31,3 +43,13 @@ def to_host(arr):
     if is_device(arr):
         return arr.get()
     return arr
+
+
+def device_errors() -> tuple:
+    """The exception types of a failing or full GPU (CuPy's), empty without CuPy: a task that
+    raised one may have left the device unusable for the dataset it holds."""
+    try:
+        import cupy
+    except ImportError:
+        return ()
+    return (cupy.cuda.memory.OutOfMemoryError, cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError)

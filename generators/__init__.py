@@ -6,7 +6,7 @@ randomness schemes that make datasets independent of part size and worker count 
 in ``streams``.
 """
 
-from .driver import BACKENDS, GENERATORS, generate
+from .driver import GENERATORS, generate
 from .registry import Generator, Plan
 
-__all__ = ["BACKENDS", "GENERATORS", "Generator", "Plan", "generate"]
+__all__ = ["GENERATORS", "Generator", "Plan", "generate"]

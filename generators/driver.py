@@ -27,12 +27,12 @@ from .graphs import DENSITY, RMAT, SCALE_FREE, UNIFORM
 from .grid import GRID
 from .lists import LIST, LIST_GRAPH, ORDERED_LIST
 from .progress import Progress
+from .recursive_tree import RECURSIVE_TREE
 from .registry import Plan, weight_column
 from .trees import TREE
 
-GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, DENSITY, UNIFORM,
+GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, RECURSIVE_TREE, DENSITY, UNIFORM,
                                    SCALE_FREE, RMAT, GRID)}
-BACKENDS = ("cpu", "gpu")
 
 
 def write_generated_part(name: str, plan: Plan, pending, index: int, start: int, stop: int,
@@ -53,15 +53,17 @@ def part_bounds(rows: int, part_rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + part_rows, rows)) for a in range(0, max(rows, 1), part_rows)]
 
 
-def _check_call(name: str, seed, part_rows, backend: str):
+def _check_call(name: str, seed, part_rows, backend: str) -> str:
+    """The backend to run on ("auto" chosen), once the call's arguments are checked."""
     if name not in GENERATORS:
         raise ParameterError(f"unknown generator {name!r} (kinds: {', '.join(GENERATORS)})")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ParameterError(f"seed: {seed!r} is not an integer >= 0")
     if not isinstance(part_rows, int) or isinstance(part_rows, bool) or part_rows < 1:
         raise ParameterError(f"part_rows: {part_rows!r} is not an integer >= 1")
-    if backend not in BACKENDS:
-        raise ParameterError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
+    if backend not in gpu.BACKENDS:
+        raise ParameterError(f"backend: {backend!r} is not one of {', '.join(gpu.BACKENDS)}")
+    backend = gpu.choose(backend, GENERATORS[name].gpu)
     if backend == "gpu":
         if not GENERATORS[name].gpu:
             kinds = ", ".join(g.name for g in GENERATORS.values() if g.gpu)
@@ -69,6 +71,7 @@ def _check_call(name: str, seed, part_rows, backend: str):
                                  f"(the GPU generates {kinds})")
         if not gpu.available():
             raise ParameterError("backend gpu: no CUDA device usable with CuPy here")
+    return backend
 
 
 def _run_local(tasks: list, progress: Progress) -> list[dict]:
@@ -117,7 +120,7 @@ def generate(name: str, out, *, seed: int, params: dict | None = None, part_rows
     ``out`` exists and is not a dataset (or is one and ``overwrite`` is false), and
     ``NoRoomError`` (need vs have) when the estimated disk or memory is not there.
     """
-    _check_call(name, seed, part_rows, backend)
+    backend = _check_call(name, seed, part_rows, backend)
     generator = GENERATORS[name]
     resolved = resolve(f"generator '{name}'", generator.params, params or {})
     # Before planning: a tree's plan alone can outgrow the memory, and a huge part count the disk.

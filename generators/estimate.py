@@ -52,6 +52,7 @@ SHAPES = {
     "ordered-list": lambda p: (p["n"], p["n"]),
     "list-graph": lambda p: (p["n"], max(0, p["n"] - p["count"])),
     "tree": lambda p: (p["n"], max(0, p["n"] - p["count"])),
+    "recursive-tree": lambda p: (p["n"], p["n"] - 1),
     "density": lambda p: (_density_n(p), p["m"]),
     "uniform": lambda p: (p["n"], _half_degree(p)),
     "scale-free": lambda p: (p["n"], _half_degree(p)),

@@ -17,6 +17,7 @@ part size.  Memory: three arrays of n integers while building, the parent array 
 import numba
 import numpy as np
 
+from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
@@ -43,7 +44,7 @@ def _attach(u, first, open_pos, n_open, children, k, parent, count):
 
 def build_parents(n: int, count: int, k: int, seed: int) -> tuple[np.ndarray, int]:
     """(parent position of each non-root position, largest child count) of the thesis' process."""
-    dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    dtype = np.dtype(index_dtype_for(n))
     open_pos = np.empty(n, dtype=dtype)
     open_pos[:count] = np.arange(count, dtype=dtype)
     children = np.zeros(n, dtype=np.int32)

@@ -50,7 +50,7 @@ def best_gpu_seconds(fn, reps: int = REPS) -> float:
 def _measure_gpu() -> dict:
     import cupy
 
-    from .cuda import device_name, l2_bytes, module, sm_count
+    from .cuda import device_name, l2_bytes, module, sm_count, thread_slots_per_sm
 
     best = best_gpu_seconds
 
@@ -66,7 +66,7 @@ def _measure_gpu() -> dict:
     gather_s = best(lambda: cupy.take(table, idx, out=out))
     mod, bits, seed = module("ceilings.cu"), (TABLE - 1).bit_length(), np.uint64(0x5EED)
     mod.get_function("graphsweep_ceiling_cycle")((4096,), (256,), (table, np.int64(TABLE), np.int32(bits), seed))
-    chains = sm_count() * 2048
+    chains = sm_count() * thread_slots_per_sm()
     steps = TABLE // chains
     end = cupy.empty(chains, dtype=np.int32)
     chase = mod.get_function("graphsweep_ceiling_chase")

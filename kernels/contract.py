@@ -53,6 +53,8 @@ class Problem:
     instances: Callable | None = None
     columns: Callable | None = None
     save: Callable | None = None
+    # The kernel the others are compared with (speed-up figures): the papers' first algorithm.
+    baseline: str | None = None
 
     def named(self, output) -> dict:
         """A kernel's output as a dict of named arrays, primary first (a bare array is the primary)."""
@@ -80,6 +82,11 @@ class Kernel:
     requires: frozenset = frozenset()
     # Graph representations built, timed apart (stage "input"), before warm-up: "csr", "rcsr".
     needs: tuple = ()
+    # For figures, declared here so the report need not know kernels: the phase that walks a list
+    # (ranking: RS3, HJ2, ...), and walk_bytes(params) -> bytes per node it touches at random
+    # (where n times that passes the L2, the walk leaves the cache).
+    walk_phase: str | None = None
+    walk_bytes: Callable | None = None
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))
@@ -96,13 +103,23 @@ CAPABILITIES = {"undirected": "an undirected graph", "directed": "a directed gra
 
 def capabilities(manifest: dict) -> frozenset:
     """What a dataset offers kernels, from its manifest: kind, (un)directed, weighted, ordered."""
-    caps = {manifest["kind"]}
-    if manifest["kind"] == "graph":
-        caps.add("directed" if manifest.get("directed") else "undirected")
-        if manifest.get("weighted"):
+    return capabilities_of(manifest["kind"], directed=bool(manifest.get("directed")),
+                           weighted=bool(manifest.get("weighted")),
+                           generator=(manifest.get("generator") or {}).get("name"),
+                           ordered=bool((manifest.get("stats") or {}).get("ordered")))
+
+
+def capabilities_of(kind: str, *, directed: bool = False, weighted: bool = False, generator: str | None = None,
+                    ordered: bool = False) -> frozenset:
+    """What a dataset of ``kind`` offers kernels (a sweep asks before its generator has written a
+    manifest): graphs are directed or undirected and maybe weighted; an ordered-list generator's
+    list, or one whose statistics say so, is ordered."""
+    caps = {kind}
+    if kind == "graph":
+        caps.add("directed" if directed else "undirected")
+        if weighted:
             caps.add("weighted")
-    generator = (manifest.get("generator") or {}).get("name")
-    if generator == "ordered-list" or (manifest.get("stats") or {}).get("ordered"):
+    if generator == "ordered-list" or ordered:
         caps.add("ordered")
     return frozenset(caps)
 
@@ -113,28 +130,28 @@ def capabilities(manifest: dict) -> frozenset:
 CHECKED_ON_DATA = frozenset({"ordered"})
 
 
-def _described(manifest: dict) -> str:
-    if manifest["kind"] == "list":
+def _described(caps: frozenset) -> str:
+    if "list" in caps:
         return "a list"
-    direction = "a directed" if manifest.get("directed") else "an undirected"
-    return f"{direction}, {'weighted' if manifest.get('weighted') else 'unweighted'} graph"
+    direction = "a directed" if "directed" in caps else "an undirected"
+    return f"{direction}, {'weighted' if 'weighted' in caps else 'unweighted'} graph"
 
 
-def mismatch(kernel: Kernel, manifest: dict, *, strict: bool = True) -> str | None:
-    """Why ``kernel`` cannot run on a dataset with ``manifest`` (None when it can); not ``strict``:
-    leave the capabilities in ``CHECKED_ON_DATA`` to the kernel."""
+def mismatch(kernel: Kernel, caps: frozenset, *, strict: bool = True) -> str | None:
+    """Why ``kernel`` cannot run on a dataset offering ``caps`` (``capabilities``; None when it can);
+    not ``strict``: leave the capabilities in ``CHECKED_ON_DATA`` to the kernel."""
     kind = kernel.problem.dataset_kind
     needed = kernel.all_requires if strict else kernel.all_requires - CHECKED_ON_DATA
-    missing = sorted(needed - capabilities(manifest))
-    if manifest["kind"] != kind or missing:
+    missing = sorted(needed - caps)
+    if kind not in caps or missing:
         # Each capability names its kind too ("an undirected graph"); without any, name the kind.
         wants = [CAPABILITIES.get(c, c) for c in missing] or [f"a {kind} dataset"]
-        return f"{kernel.name} needs {' and '.join(wants)}, and this is {_described(manifest)}"
+        return f"{kernel.name} needs {' and '.join(wants)}, and this is {_described(caps)}"
     return None
 
 
 def check_runs_on(kernel: Kernel, manifest: dict, where) -> None:
     """Refuse, in one line naming the dataset, a dataset ``kernel`` cannot run on."""
-    why = mismatch(kernel, manifest, strict=False)
+    why = mismatch(kernel, capabilities(manifest), strict=False)
     if why is not None:
         raise ParameterError(f"{where}: {why}")

@@ -46,6 +46,12 @@ def sm_count() -> int:
     return int(_properties(cupy.cuda.Device().id)["multiProcessorCount"])
 
 
+def thread_slots_per_sm() -> int:
+    """Threads one SM holds at once (2048 on Volta to Hopper, 1536 on some consumer parts)."""
+    import cupy
+    return int(_properties(cupy.cuda.Device().id)["maxThreadsPerMultiProcessor"])
+
+
 def l2_bytes() -> int:
     import cupy
     return int(_properties(cupy.cuda.Device().id)["l2CacheSize"])
@@ -69,8 +75,8 @@ def check_threads(threads: int) -> int:
 
 
 def resident_blocks(threads: int) -> int:
-    """Blocks of ``threads`` that fill every SM's 2048 thread slots once (a persistent grid)."""
-    return sm_count() * max(1, 2048 // threads)
+    """Blocks of ``threads`` that fill every SM's thread slots once (a persistent grid)."""
+    return sm_count() * max(1, thread_slots_per_sm() // threads)
 
 
 def launch(fn, n: int, threads: int, blocks, *args):

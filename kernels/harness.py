@@ -34,7 +34,6 @@ from . import placement, registry
 from .contract import check_runs_on
 from .timing import TRAFFIC, timer_for
 
-BACKENDS = ("auto", "gpu", "cpu")
 
 
 @dataclass
@@ -82,10 +81,9 @@ class KernelResult:
 
 
 def resolve_backend(backend: str, kernel) -> str:
-    if backend not in BACKENDS:
-        raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend == "auto":
-        backend = "gpu" if kernel.gpu is not None and gpu.available() else "cpu"
+    if backend not in gpu.BACKENDS:
+        raise ParameterError(f"backend must be one of {', '.join(gpu.BACKENDS)}, got {backend!r}")
+    backend = gpu.choose(backend, kernel.gpu is not None)
     if backend == "gpu" and not gpu.available():
         raise ParameterError("backend 'gpu' asked for, but no CUDA device is usable here (CuPy or driver missing)")
     if getattr(kernel, backend) is None:

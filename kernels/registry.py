@@ -50,13 +50,13 @@ ALIASES = {
     "listrank.best": ("listrank.recursive-splitter", "fastest GPU algorithm on random lists 2^22-2^31 in "
                                                      "benchmarks/listrank.py (H200, 2026-11-21)"),
     "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, the "
-                             "fastest on every family in benchmarks/cc_families.py (H200, 2026-11-24)"),
+                             "fastest on every family in benchmarks/cc_families.py (H200, 2026-11-24); rerun: sweeps/cc-families.yaml"),
     "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
                                    "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
-                                   "1.7-18x faster than sssp.harish on every graph"),
+                                   "1.7-18x faster than sssp.harish on every graph; rerun: sweeps/sssp-best.yaml"),
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
-                                             "bfs.harish up to 110x slower (R-MAT 24)"),
+                                             "bfs.harish up to 110x slower (R-MAT 24); rerun: sweeps/bfs-best.yaml"),
     "pagerank.best": ("pagerank.spmv", "fastest PageRank on kron and urand 22 and 24 in benchmarks/gap.py (H200, "
                                        "2026-11-24): kron 24 66 ms (cuSPARSE) vs pagerank.pull-warp 255 ms; urand 24 "
                                        "55 vs 74 ms (pagerank.pull)"),

@@ -1,6 +1,6 @@
 """The one throughput computation: a phase's rates from its time, byte model and element count,
 against the device's measured ceilings.  Used by the worker (per row), reduce (per summary row,
-from the mean time) and ``graphsweep kernel`` (its table); works on scalars, NumPy arrays and
+from the median time) and ``graphsweep kernel`` (its table); works on scalars, NumPy arrays and
 pandas Series alike.
 
 - ``gbps``: bytes read + written by the byte model over the time; ``pct_copy_ceiling`` against the

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets import capacity
+from graphsweep.datasets import capacity, gpu
 from graphsweep.datasets.errors import DatasetError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.importers import FORMATS, import_file
 from graphsweep.datasets.params import Param
 from graphsweep.datasets.validate import validate
 from graphsweep.datasets.writer import remove_stale_partials
-from graphsweep.generators import BACKENDS, GENERATORS, generate as generate_dataset
+from graphsweep.generators import GENERATORS, generate as generate_dataset
 
 from .cluster import HeldSignals, IgnoreInterrupts
 from .paths import check_writable
@@ -112,8 +112,9 @@ def _generate_command(name: str, generator) -> click.Command:
                      help="rows per Parquet part (1M, 3M... accepted)"),
         click.Option(["--workers"], type=click.IntRange(min=0), default=0,
                      help="0: run the parts in this process; W: on a LocalCluster of W processes"),
-        click.Option(["--backend"], type=click.Choice(BACKENDS), default="cpu",
-                     help="where the arrays are computed (gpu: list kinds, with CuPy)"),
+        click.Option(["--backend"], type=click.Choice(gpu.BACKENDS), default="cpu",
+                     help="where the arrays are computed (gpu: list kinds, with CuPy; auto: the GPU when "
+                          "one is usable and the kind has a GPU path)"),
         click.Option(["--overwrite"], is_flag=True, help="replace an existing dataset at --out"),
         click.Option(["--no-progress"], is_flag=True, help="no progress lines on stderr"),
     ]

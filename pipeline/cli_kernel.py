@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
@@ -94,7 +95,7 @@ def _list_kernels() -> None:
 @click.command()
 @click.argument("name", required=False)
 @click.argument("dataset", required=False, type=click.Path(path_type=Path))
-@click.option("--backend", type=click.Choice(harness.BACKENDS), default="auto", show_default=True)
+@click.option("--backend", type=click.Choice(gpu.BACKENDS), default="auto", show_default=True)
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True)
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="a kernel parameter (repeatable)")

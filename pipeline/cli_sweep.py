@@ -16,6 +16,7 @@ import click
 from graphsweep.datasets.errors import GraphsweepError
 
 from . import config, launched, paths, runner, store, sweep
+from . import figures as papers
 from . import reduce as reducer
 from . import report as reporter
 
@@ -189,9 +190,17 @@ def reduce(results):
 
 @click.command()
 @click.argument("results", type=click.Path(file_okay=False))
-def report(results):
+@click.option("--figures", "figures_dir", type=click.Path(file_okay=False),
+              help="also write every figure (PNG) and table (Markdown) into this folder (what docs/results holds)")
+def report(results, figures_dir):
     """Reduce, then write RESULTS/report.html (self-contained, plots embedded).
 
     Exit codes: 0 written; 2 bad input (not a results folder, no task results, not writable)."""
-    click.echo(f"report: {reporter.report(_results_dir(results, writing=True))}")
+    results = _results_dir(results, writing=True)
+    if figures_dir:
+        figures_dir = paths.check_writable(figures_dir, "--figures")
+    click.echo(f"report: {reporter.report(results)}")
+    if figures_dir:
+        for path in papers.write(reducer.summarize(reducer.rows_of(results)), figures_dir):
+            click.echo(str(path))
     return 0

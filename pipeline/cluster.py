@@ -4,13 +4,15 @@ Profiles come from graphsweep's Dask config (``graphsweep.cluster.profiles``: lo
 local-cpu) and from a ``cluster.yaml`` (``profiles: {NAME: {kind: ..., ...}}``), which adds or
 replaces profiles.  Kinds:
 
-- ``local-cuda``: ``dask_cuda.LocalCUDACluster`` in this process, one worker per GPU;
-- ``local``: ``distributed.LocalCluster`` (CPU);
+- ``local-gpu``: ``dask_cuda.LocalCUDACluster`` in this process, one worker per GPU;
+- ``local-cpu``: ``distributed.LocalCluster`` (CPU);
 - ``scheduler-file`` (``scheduler_file: PATH``) and ``address`` (``address: tcp://HOST:PORT``):
   an existing cluster started with ``dask scheduler`` and ``dask cuda worker``;
 - ``slurm``: ``dask_jobqueue.SLURMCluster`` (``options`` for the job, ``jobs`` to start).
 
-``auto`` picks local-gpu when this machine has a GPU (and the sweep may use it), else local-cpu.
+The built-in profiles are named after their kinds (the kinds' old names ``local-cuda`` and
+``local`` are still read, with a FutureWarning).  ``auto`` picks local-gpu when this machine has a
+GPU (and the sweep may use it), else local-cpu.
 ``--cluster`` also takes a scheduler address (``tcp://...``) or a scheduler file (``*.json``)
 directly.  Kernel tasks hold a worker resource, so that timed kernels never share what they
 measure: ``GPU=1`` on GPU workers (one kernel per GPU) and ``HOST=1`` for CPU kernels (one per
@@ -37,9 +39,11 @@ from graphsweep.datasets.errors import GraphsweepError
 from . import config
 
 log = logging.getLogger("graphsweep.cluster")
-KINDS = ("local-cuda", "local", "scheduler-file", "address", "slurm")
+KINDS = ("local-gpu", "local-cpu", "scheduler-file", "address", "slurm")
+DEPRECATED_KINDS = {"local-cuda": "local-gpu", "local": "local-cpu"}   # old name -> the one name
+LOCAL_KINDS = ("local-gpu", "local-cpu")
 LONG_LIVED = ("scheduler-file", "address")
-PROFILE_KEYS = {"local-cuda": ("kind", "options"), "local": ("kind", "options"),
+PROFILE_KEYS = {"local-gpu": ("kind", "options"), "local-cpu": ("kind", "options"),
                 "scheduler-file": ("kind", "scheduler_file"), "address": ("kind", "address"),
                 "slurm": ("kind", "options", "jobs")}
 
@@ -55,6 +59,10 @@ def profiles(cluster_file=None) -> dict:
         raise GraphsweepError(f"{path}: expected a mapping 'profiles: {{NAME: {{kind: ...}}}}'")
     for name, profile in doc["profiles"].items():
         where = f"{path}: profiles.{name}"
+        if isinstance(profile, dict) and profile.get("kind") in DEPRECATED_KINDS:
+            old, new = profile["kind"], DEPRECATED_KINDS[profile["kind"]]
+            warnings.warn(f"{where}.kind: {old!r} is deprecated; write {new!r}", FutureWarning, stacklevel=2)
+            profile = {**profile, "kind": new}
         if not isinstance(profile, dict) or profile.get("kind") not in KINDS:
             kind = profile.get("kind") if isinstance(profile, dict) else profile
             raise GraphsweepError(f"{where}.kind: {kind!r} is not one of {', '.join(KINDS)}")
@@ -117,7 +125,7 @@ def _start_kind(name: str, profile: dict):
 
 def _start_local(name: str, profile: dict):
     kind, options = profile["kind"], dict(profile.get("options") or {})
-    if kind == "local-cuda":
+    if kind == "local-gpu":
         if not gpu.available():
             raise GraphsweepError(f"profile {name}: no CUDA device is usable here; use --cluster local-cpu")
         try:
@@ -202,6 +210,6 @@ def connect(name=None, cluster_file=None, backend: str = "auto"):
     with cluster:
         held.deliver()
         with Client(cluster) as client:
-            if kind in ("local", "local-cuda"):
+            if kind in LOCAL_KINDS:
                 client.register_plugin(IgnoreInterrupts())
             yield client

@@ -23,10 +23,12 @@ host's for a local cluster, the smallest worker's once connected to another.
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from graphsweep.datasets import capacity, gpu
 from graphsweep.datasets.capacity import format_bytes
 from graphsweep.datasets.errors import GraphsweepError
-from graphsweep.datasets.format import is_dataset, read_manifest
+from graphsweep.datasets.format import index_dtype_for, is_dataset, read_manifest
 from graphsweep.kernels import placement, registry
 
 LIST_BYTES_PER_NODE = 48
@@ -104,7 +106,7 @@ def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCo
             kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
             disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
             size = placement.GraphSize(n, m, weighted=ref.params.get("weights", "none") != "none",
-                                       index_bytes=4 if n < 2**31 else 8, in_memory=ref.in_memory)
+                                       index_bytes=np.dtype(index_dtype_for(n)).itemsize, in_memory=ref.in_memory)
         load_seconds = disk / LOAD_BYTES_PER_SECOND
         if ref.in_memory:  # never written: each task generates it (on the GPU at least as fast)
             disk, generate_bytes, load_seconds, generate_seconds = 0, 0, generate_seconds, 0.0

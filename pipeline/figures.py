@@ -1,12 +1,13 @@
 """The papers' figures and tables, drawn from a sweep's summary (``reduce.summarize``) alone.
 
-Times are the median of each task's timed runs (``median_ms``; see ``prepare``).  Each ``fig_*``
+Times are the median of each task's timed runs and rates are computed from it, by reduce
+(``reduce.summarize``, kernels.throughput): the figures take the summary's columns as they are.  Each ``fig_*``
 function takes the summary DataFrame and returns a matplotlib ``Figure``, or
 None when the summary does not hold what the figure needs (one list size has no time-vs-n
 curve; a sweep without ``blocks`` has no speed-up curve).  Each ``table_*`` returns a DataFrame
 or None the same way.  ``figures(summary)`` and ``tables(summary)`` give every one the summary
-supports, as (id, caption, object), for the report; ``python -m graphsweep.pipeline.figures
-RESULTS --out DIR`` writes them as PNG and Markdown (what docs/results/ holds).
+supports, as (id, caption, object), for the report; ``graphsweep report RESULTS --figures DIR``
+writes them as PNG and Markdown (what docs/results/ holds).
 
 Generic figures cover any kernel and parameter:
 
@@ -25,7 +26,7 @@ Generic figures cover any kernel and parameter:
 Experiment-specific ones: the inflection (ns per node of the whole run and of its list walk
 against n, with where the walk's random working set outgrows the L2; 002 §5.2.6), sub-list
 statistics against the number of sub-lists (003 §4.2) and 000 Table 3 (random vs even
-splitters), and the floors table of benchmarks/floors.py (``fig_floors``).
+splitters).
 
 Words used below: a *variant* is a kernel plus those of its parameters that vary in the
 results (``listrank.random-splitter packing=48``); a *family* is a dataset generator plus those
@@ -42,17 +43,39 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.kernels import registry
+
 SIZE_KEYS = ("n", "m", "scale")                    # dataset parameters that set its size, not its kind
 QUIET = {"param_seed", "data_seed", "data_weights", "param_root"}   # never an axis of their own
 ITERATION_STATS = ("stat_iterations", "stat_levels")
-WALK_PHASES = ("RS3", "walk", "HJ2", "PJ2")        # the list walk (or jump) of each list-ranking kernel
-# Bytes per node of the arrays a list walk touches at random (succ plus its per-node records), by
-# kernel (and packing): where n x this passes the L2, the walk leaves the cache.
-FOOTPRINT = {("listrank.random-splitter", 64): 12, ("listrank.random-splitter", 48): 10,
-             ("listrank.recursive-splitter", None): 12, ("listrank.helman-jaja", None): 12,
-             ("listrank.wyllie", None): 20}
-BASELINES = ("cc.hook-compress", "bfs.harish", "sssp.harish", "apsp.floyd-warshall")
 MAX_PANELS = 6
+
+
+# What a figure needs to know of a kernel, the kernel declares (contract.Kernel: walk_phase,
+# walk_bytes; contract.Problem: baseline); a kernel not installed here declares nothing.
+
+def _kernel(name: str):
+    try:
+        return registry.get(name)
+    except GraphsweepError:
+        return None
+
+
+def _walk_phase(kernel: str) -> str | None:
+    k = _kernel(kernel)
+    return k.walk_phase if k is not None else None
+
+
+def _is_walk(rows: pd.DataFrame) -> pd.Series:
+    """Whether each row is its kernel's list walk (RS3, HJ2, ...)."""
+    return rows["phase"] == rows["kernel"].astype(str).map(_walk_phase)
+
+
+def _baselines(kernels) -> list[str]:
+    """The baseline kernel of each problem of ``kernels``."""
+    found = (_kernel(str(name)) for name in kernels)
+    return sorted({k.problem.baseline for k in found if k is not None and k.problem.baseline})
 
 
 # --- preparation -----------------------------------------------------------------------------
@@ -101,9 +124,7 @@ def prepare(summary: pd.DataFrame, exclude=()) -> pd.DataFrame:
         return s
     s["variant"] = variants(s, exclude)
     s["family"] = families(s, exclude)
-    # The median of the timed runs: a rare host-side stall (tens of ms, about one run in 200 on
-    # the H200) skews a mean of five runs; rates are recomputed from the median.
-    s["ms"] = s["median_ms"].fillna(s["mean_ms"]) if "median_ms" in s else s["mean_ms"]
+    s["ms"] = s["median_ms"]    # reduce's time of record (its rates come from it too)
     # The size a curve runs over: input edges for problems that count edges (CC, BFS, SSSP: their
     # rates are G edges/s), else n (list nodes; APSP's vertices).
     s["size"], s["by_edges"] = s["n"], False
@@ -111,10 +132,6 @@ def prepare(summary: pd.DataFrame, exclude=()) -> pd.DataFrame:
         m = pd.to_numeric(s["m"], errors="coerce")
         s["by_edges"] = m.notna() & (s["elements"] == m)
         s["size"] = m.where(s["by_edges"], s["n"])
-    if "elements" in s:
-        s["ns_per_element"] = s["ms"] * 1e6 / s["elements"].fillna(s["n"])
-    if {"bytes_read", "bytes_written"} <= set(s):
-        s["gbps"] = (s["bytes_read"] + s["bytes_written"]) / (s["ms"] / 1e3) / 1e9
     return s
 
 
@@ -604,9 +621,14 @@ def fig_phase_speedup(summary: pd.DataFrame, column: str = "param_blocks"):
 
 # --- list ranking: the inflection, sub-lists ------------------------------------------------------
 
-def _footprint(kernel: str, packing) -> float | None:
-    key = (kernel, None if pd.isna(packing) else int(packing))
-    return FOOTPRINT.get(key) or FOOTPRINT.get((kernel, None))
+def _walk_bytes(kernel: str, params: dict) -> float | None:
+    k = _kernel(kernel)
+    if k is None or k.walk_bytes is None:
+        return None
+    try:
+        return k.walk_bytes(k.resolve_params(params))   # defaults filled: the task's params as it ran
+    except GraphsweepError:
+        return None
 
 
 def fig_inflection(summary: pd.DataFrame):
@@ -616,7 +638,7 @@ def fig_inflection(summary: pd.DataFrame):
     s = prepare(summary)
     if s.empty:
         return None
-    s = s[s["kernel"].astype(str).str.startswith("listrank.") & s["n"].notna()]
+    s = s[s["kernel"].astype(str).map(_walk_phase).notna() & s["n"].notna()]   # kernels that walk a list
     l2 = _ceiling(summary, "l2_bytes")
     panels = []
     for variant, rows in s.groupby("variant", sort=False):
@@ -627,13 +649,13 @@ def fig_inflection(summary: pd.DataFrame):
     fig, axes = _panels(len(panels), "ns per node vs n: total and the list walk" +
                         (f" (L2 {l2 / 2**20:.0f} MiB)" if l2 else ""))
     for ax, (variant, rows) in zip(axes, panels[:MAX_PANELS]):
-        for (phase, family), curve in rows[rows["phase"].isin(("total", *WALK_PHASES))].groupby(["phase", "family"],
-                                                                                               sort=False):
+        for (phase, family), curve in rows[(rows["phase"] == "total") | _is_walk(rows)].groupby(["phase", "family"],
+                                                                                                sort=False):
             curve = curve.groupby("n")["ms"].mean().sort_index()
             ns = curve * 1e6 / curve.index
             ax.plot(ns.index, ns.values, marker="o", ms=2.5, label=f"{phase} · {family}")
         first = rows.iloc[0]
-        per_node = _footprint(str(first["kernel"]), first.get("param_packing", np.nan))
+        per_node = _walk_bytes(str(first["kernel"]), json.loads(first["params"]) if "params" in first else {})
         if l2 and per_node:
             ax.axvline(l2 / per_node, color="tab:red", ls="--", lw=1,
                        label=f"{per_node:g} B/node x n = L2")
@@ -709,7 +731,7 @@ def table_sublists(summary: pd.DataFrame):
     s = sublist_columns(prepare(summary, exclude=("param_splitters",)))
     if s.empty or s["param_splitters"].nunique() < 2:
         return None
-    walk = s[s["phase"].isin(WALK_PHASES)].groupby(["variant", "n", "param_splitters"])["ms"].mean()
+    walk = s[_is_walk(s)].groupby(["variant", "n", "param_splitters"])["ms"].mean()
     rows = []
     for (variant, n), group in s[s["phase"] == "total"].groupby(["variant", "n"], sort=True):
         by = {r["param_splitters"]: r for _, r in group.iterrows()}
@@ -819,7 +841,7 @@ def fig_speedup_over_baseline(summary: pd.DataFrame):
         return None
     total = total.assign(problem=total["kernel"].astype(str).str.split(".").str[0])
     groups = []
-    for base in BASELINES:
+    for base in _baselines(total["kernel"].unique()):
         ref = total[total["kernel"] == base]
         if ref.empty:
             continue
@@ -897,7 +919,7 @@ def steps(summary: pd.DataFrame, threshold: float = 0.15):
     s = prepare(summary)
     if s.empty:
         return None
-    s = s[s["kernel"].astype(str).str.startswith("listrank.") & s["phase"].isin(("total", *WALK_PHASES))]
+    s = s[s["kernel"].astype(str).map(_walk_phase).notna() & ((s["phase"] == "total") | _is_walk(s))]
     out = []
     for (variant, family, phase), rows in s.groupby(["variant", "family", "phase"], sort=False):
         curve = rows.groupby("n")["ms"].mean().sort_index()
@@ -909,73 +931,6 @@ def steps(summary: pd.DataFrame, threshold: float = 0.15):
                 out.append({"variant": variant, "family": family, "phase": phase, "n before": int(n0),
                             "n after": int(n1), "ns/node before": a, "ns/node after": b, "rise": b / a - 1})
     return pd.DataFrame(out) if out else None
-
-
-# --- exp. 8: the floors table -------------------------------------------------------------------
-
-def fig_floors(floors: pd.DataFrame):
-    """benchmarks/floors.py's table: each kernel's time over its reference floor (bars) and over
-    the peers' figures quoted in the issues (marks)."""
-    need = {"label", "ms", "floor_ms"}
-    if floors is None or floors.empty or not need <= set(floors):
-        return None
-    rows = floors.dropna(subset=["ms"])
-    if rows.empty:
-        return None
-    fig = Figure(figsize=(9, 1.2 + 0.32 * len(rows)))
-    ax = fig.add_subplot()
-    ax.set_title("Fastest kernels: time over the floor measured in the same run (and over peers)", fontsize=10)
-    ax.set_xlabel("ratio (log scale; 1 = at the floor or the peer's time)")
-    ax.grid(True, axis="x", which="both", alpha=0.3)
-    y = np.arange(len(rows))
-    ax.barh(y, rows["ms"] / rows["floor_ms"], color="tab:blue", label="time / reference floor")
-    if "peer_ms" in rows and rows["peer_ms"].notna().any():
-        ax.scatter(rows["ms"] / rows["peer_ms"], y, color="tab:orange", marker="D", zorder=3,
-                   label="time / peer's time (< 1: faster than the peer)")
-    ax.set_yticks(y, rows["label"], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.axvline(1.0, color="black", lw=0.8)
-    _legend(ax)
-    return fig
-
-
-def fig_chase(chase: pd.DataFrame, l2_bytes: float | None = None):
-    """benchmarks/floors.py's chase curves: G steps/s of the dependent chase (and of the chase
-    with an 8-byte store per step) against the table's size, with the L2 marked — the floor
-    under a list walk, and where it changes (002 §5.2.6's inflection, measured without a
-    kernel); and against the number of chains (latency- or throughput-bound)."""
-    need = {"curve", "table_bytes", "chains", "gsteps"}
-    if chase is None or chase.empty or not need <= set(chase):
-        return None
-    size = chase[chase["curve"].astype(str).str.startswith("size")]
-    chains = chase[chase["curve"] == "chains"]
-    if size.empty and chains.empty:
-        return None
-    fig = Figure(figsize=(12, 4.4))
-    fig.suptitle("The dependent pointer chase: G steps/s vs table size and vs chains", fontsize=10)
-    axes = [fig.add_subplot(1, 2, i + 1) for i in range(2)]
-    for kind, rows in size.groupby("curve", sort=False):
-        rows = rows.sort_values("table_bytes")
-        axes[0].plot(rows["table_bytes"] / 2**20, rows["gsteps"], marker="o", ms=3,
-                     label={"size-chase": "chase", "size-store8": "chase + 8-byte store"}.get(kind, kind))
-    if l2_bytes:
-        axes[0].axvline(l2_bytes / 2**20, color="tab:red", ls="--", lw=1, label=f"L2 {l2_bytes / 2**20:.0f} MiB")
-    axes[0].set_xscale("log", base=2)
-    axes[0].set_xlabel("table (MiB of int32)")
-    axes[0].set_ylabel("G steps/s (all chains)")
-    if not chains.empty:
-        rows = chains.sort_values("chains")
-        axes[1].plot(rows["chains"], rows["gsteps"], marker="o", ms=3, label="chase, 256 MiB table")
-        axes[1].set_xscale("log", base=2)
-        axes[1].set_yscale("log")
-    axes[1].set_xlabel("chains (one per thread)")
-    axes[1].set_ylabel("G steps/s")
-    for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
-        _legend(ax)
-    fig.tight_layout()
-    return fig
 
 
 # --- everything the summary supports ------------------------------------------------------------
@@ -1093,9 +1048,8 @@ def table_input_builds(summary: pd.DataFrame):
     s = summary[(summary["stage"] == "input") & summary["phase"].notna()]
     if s.empty:
         return None
-    s = s.assign(ms=s["median_ms"].fillna(s["mean_ms"]) if "median_ms" in s else s["mean_ms"])
-    s = s.assign(gbps=(s["bytes_read"] + s["bytes_written"]) / (s["ms"] / 1e3) / 1e9)
-    out = s.groupby(["dataset", "phase"], sort=False).agg(n=("n", "first"), m=("m", "first"), ms=("ms", "median"),
+    out = s.groupby(["dataset", "phase"], sort=False).agg(n=("n", "first"), m=("m", "first"),
+                                                         ms=("median_ms", "median"),
                                                          gbps=("gbps", "median"), tasks=("task", "nunique"))
     copy = _ceiling(summary, "copy_gbps")
     out = out.reset_index()
@@ -1136,10 +1090,9 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *body])
 
 
-def write(results, out) -> list[Path]:
-    """Every figure (PNG) and table (Markdown) of the sweep in ``results`` into ``out``."""
-    results, out = Path(results), Path(out)
-    summary = pd.read_csv(results / "summary.csv")
+def write(summary: pd.DataFrame, out) -> list[Path]:
+    """Every figure (PNG) and table (Markdown) ``summary`` supports into the folder ``out``."""
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for ident, caption, fig in figures(summary):
@@ -1151,13 +1104,3 @@ def write(results, out) -> list[Path]:
         path.write_text(f"{caption}\n\n{_markdown(table)}\n")
         written.append(path)
     return written
-
-
-if __name__ == "__main__":
-    import argparse
-    ap = argparse.ArgumentParser(description="Write a sweep's figures (PNG) and tables (Markdown).")
-    ap.add_argument("results", help="a sweep's results directory (with summary.csv)")
-    ap.add_argument("--out", required=True, help="folder for the PNG and Markdown files")
-    args = ap.parse_args()
-    for path in write(args.results, args.out):
-        print(path)

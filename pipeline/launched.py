@@ -26,8 +26,18 @@ def _executing(dask_worker) -> list:
     return [ts.key for ts in (*state.executing, *state.long_running)]
 
 
+def _scheduler_states(keys: list, dask_scheduler=None) -> dict:
+    """key -> the scheduler's state of it, None for a key it does not know (run on the scheduler)."""
+    return {key: ts.state if (ts := dask_scheduler.tasks.get(key)) is not None else None for key in keys}
+
+
+def task_states(client, keys: list) -> dict:
+    """key -> the scheduler's state of it (None: unknown), through distributed's public API."""
+    return client.run_on_scheduler(_scheduler_states, keys=list(keys))
+
+
 def _ask(client, keys: list) -> dict:
-    states = client.sync(client.scheduler.get_task_status, keys=list(keys))
+    states = task_states(client, keys)
     executing = {key for keys in client.run(_executing).values() for key in keys}
     return {key: "executing" if state in RUNNING and key in executing else state for key, state in states.items()}
 

@@ -2,9 +2,10 @@
 
 ``reduce(RESULTS)`` writes ``RESULTS/results.parquet`` (all rows, failed tasks included) and
 ``RESULTS/summary.csv``: per task, stage and phase the mean, std (sample), median and min of ``ms``
-over the timed reps (the papers report the mean of their runs with std bars), with GB/s, the
-share of the device's ceilings and elements per second computed from the mean time, and the
-per-instance rates' harmonic mean (GTEPS over roots).  Both are derived from the rows alone.
+over the timed reps, with GB/s, the share of the device's ceilings and elements per second
+computed from the median time (a rare host stall skews a mean of five runs), and the
+per-instance rates' harmonic mean (GTEPS over roots).  Both are derived from the rows alone, and
+the report, the figures (docs/results) and ``compare`` take their times and rates from here.
 """
 
 from pathlib import Path
@@ -62,7 +63,7 @@ def rows_of(results) -> pd.DataFrame:
 
 def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per (task, stage, phase) of the timed rows (per-step rows left out): ms statistics
-    over reps and instances, rates from the mean time (``kernels.throughput``), and per-instance
+    over reps and instances, rates from the median time (``kernels.throughput``), and per-instance
     rates (elements over each instance's median time) as their harmonic mean, min, median and max
     — GTEPS over BFS roots as Graph500 reduces them.  Numeric ``stat_`` columns are averaged over
     instances; other task columns come from the task's first row."""
@@ -99,7 +100,7 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     out = out.reset_index()
     ceilings = {key: out[f"ceiling_{key}"] for key in (throughput.COPY, throughput.GATHER, throughput.CHASE,
                                                        throughput.LINK) if f"ceiling_{key}" in out}
-    rates = throughput.rates(out["mean_ms"].to_numpy(), (out["bytes_read"] + out["bytes_written"]).to_numpy(),
+    rates = throughput.rates(out["median_ms"].to_numpy(), (out["bytes_read"] + out["bytes_written"]).to_numpy(),
                              out["random_accesses"].to_numpy(), out["elements"].to_numpy(dtype=float), ceilings,
                              link_bytes=out["bytes_link"].fillna(0).to_numpy())
     for column, values in rates.items():

@@ -67,7 +67,7 @@ def _phases(summary: pd.DataFrame):
     if rows.empty:
         return None
     table = rows.pivot_table(index=rows["variant"] + " · " + rows["type"] + " n=" + rows["n"].astype(str), columns="phase",
-                             values="mean_ms", aggfunc="mean", sort=False)
+                             values="median_ms", aggfunc="mean", sort=False)
     # Horizontal bars: labels of any length stay whole and readable (rotated ones were cut off).
     fig = Figure(figsize=(9, 1.6 + 0.3 * len(table)))
     ax = fig.add_subplot()
@@ -110,20 +110,12 @@ def _gbps(summary: pd.DataFrame):
 OVERVIEW_MAX = 16
 
 
-def _time(summary: pd.DataFrame) -> pd.Series:
-    """Each row's time: the median of its timed runs (see figures.prepare), else the mean."""
-    return summary["median_ms"].fillna(summary["mean_ms"]) if "median_ms" in summary else summary["mean_ms"]
-
-
 def figures(summary: pd.DataFrame, rows: pd.DataFrame | None = None) -> list[tuple[str, str, str]]:
     """(id, caption, base64 PNG) of every figure the results support: figures.py's, with the two
     overviews of this module after the time-per-element one, and the per-step figure (from the rows)."""
     kernel = summary[summary["stage"].fillna("kernel") == "kernel"] if "stage" in summary else summary
-    overview = kernel.assign(variant=_variant(kernel), type=_dataset_type(kernel), mean_ms=_time(kernel)) \
-        if not kernel.empty else kernel
-    if not overview.empty and {"bytes_read", "bytes_written"} <= set(overview):
-        overview = overview.assign(gbps=(overview["bytes_read"] + overview["bytes_written"])
-                                   / (overview["mean_ms"] / 1e3) / 1e9)
+    # times and rates as reduce computed them (the median of the timed runs)
+    overview = kernel.assign(variant=_variant(kernel), type=_dataset_type(kernel)) if not kernel.empty else kernel
     made = papers.figures(summary)
     at = next((i + 1 for i, (ident, _, _) in enumerate(made) if ident == "fig-time-per-n"), min(2, len(made)))
     extra = []

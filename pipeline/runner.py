@@ -5,8 +5,10 @@ Datasets to generate become one task each (which fans out into one task per part
 task waits for all of them, so no generation shares a GPU with a timed kernel.  Kernel tasks hold
 ``GPU=1`` on a GPU cluster (one kernel at a time per GPU) and ``HOST=1`` on a CPU cluster (one
 timed CPU twin per host, with every core), carry readable keys and a Dask span per sweep and
-kernel, and are prioritised dataset by dataset (largest first once sizes are known), which keeps a
-dataset's tasks together and the GPUs busy to the end.  Tasks store their own results, so
+kernel, and are prioritised dataset by dataset (largest first once sizes are known).  Placement is
+Dask's, for ``run`` and ``submit`` alike: each dataset's tasks are restricted, loosely, to one worker
+(``owners``: datasets split over the workers by estimated time), so the worker's ``WorkerState``
+plugin loads it once; idle workers steal from busy ones at the end.  Tasks store their own results, so
 ``submit`` can hand them to the cluster with fire_and_forget and return (recording what it
 launched, for ``status``).
 
@@ -35,21 +37,20 @@ from graphsweep.generators.progress import Progress
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
 from . import report as reporter
-from .sweep import Plan
+from .sweep import SweepPlan
 
 log = logging.getLogger("graphsweep.run")
-LOCAL_KINDS = ("local", "local-cuda")
 
 
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
-def _log_path(plan: Plan, run_id: str):
+def _log_path(plan: SweepPlan, run_id: str):
     return plan.results / store.LOGS / f"{run_id}.log"
 
 
-def _placement(client, plan: Plan) -> dict:
+def _placement(client, plan: SweepPlan) -> dict:
     """The resources every kernel task holds on this cluster, after checking that its workers
     offer them and have the memory the sweep needs.
 
@@ -102,7 +103,7 @@ def _priorities(todo: list, wait: bool) -> dict:
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
 
-def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: dict):
+def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
     With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size);
@@ -123,8 +124,8 @@ def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: 
     priority = _priorities(todo, wait)
 
     def send(task, to=None):
-        # ``to``: the worker that holds (or will load) the task's dataset; a preference only, so
-        # the task still runs if that worker leaves.
+        # ``to``: the worker that owns the task's dataset (``owners``); a preference only, so the
+        # task may be stolen by an idle worker and still runs if that worker leaves.
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
                                  generated, key=task.key, priority=priority[task.key],
@@ -134,38 +135,34 @@ def _sender(plan: Plan, client, run_id: str, todo: list, wait: bool, resources: 
     return sorted(todo, key=lambda t: -priority[t.key]), send
 
 
-class Affinity:
-    """Which task a worker runs next: each dataset goes to one worker, which runs all its tasks,
-    so a dataset is loaded, checked and warmed up once rather than on every worker.
+def owners(todo: list, workers: list, seconds: dict) -> dict:
+    """Dataset id -> the worker its tasks are restricted to (loosely: ``allow_other_workers``), so
+    that a dataset is loaded, checked and warmed up on one worker, not on each.
 
-    ``pick(worker)`` gives that worker the next task (in sending order: largest dataset first) of
-    a dataset it owns; when it has none, the next dataset no worker owns becomes its own; when
-    every dataset is owned, it takes the next task of another worker's dataset (the end of a
-    sweep, where an idle GPU is worse than a second load).
-    """
-
-    def __init__(self, ordered: list):
-        self.remaining = list(ordered)
-        self.owner: dict = {}
-
-    def forget(self, gone) -> None:
-        """Workers that left give up their datasets."""
-        self.owner = {d: w for d, w in self.owner.items() if w not in gone}
-
-    def pick(self, address):
-        task = next((t for t in self.remaining if self.owner.get(t.dataset.id) == address), None)
-        if task is None:
-            task = next((t for t in self.remaining if t.dataset.id not in self.owner), None)
-            if task is not None:
-                self.owner[task.dataset.id] = address
-        if task is None and self.remaining:
-            task = self.remaining[0]
-        if task is not None:
-            self.remaining.remove(task)
-        return task
+    Datasets go, most estimated seconds first, to the worker with the fewest seconds so far (LPT):
+    the split follows time, not task count.  The rest is Dask's: a worker that runs out of work
+    steals tasks from a busy one (loose restrictions allow it), and a task whose worker left runs
+    elsewhere."""
+    if not workers:
+        return {}
+    per_dataset: dict = {}
+    for t in todo:
+        per_dataset[t.dataset.id] = per_dataset.get(t.dataset.id, 0.0) + seconds.get(t.hash, 0.0)
+    load = dict.fromkeys(sorted(workers), 0.0)
+    owner = {}
+    for dataset, cost in sorted(per_dataset.items(), key=lambda item: -item[1]):
+        owner[dataset] = min(load, key=load.get)
+        load[owner[dataset]] += cost
+    return owner
 
 
-def _pending(plan: Plan, client, run_id: str) -> list:
+def _send_all(client, todo: list, send, seconds: dict) -> list:
+    """Submit every task of ``todo`` (in sending order) restricted, loosely, to its dataset's owner."""
+    owner = owners(todo, list(client.scheduler_info(n_workers=-1)["workers"]), seconds)
+    return [send(task, owner.get(task.dataset.id)) for task in todo]
+
+
+def _pending(plan: SweepPlan, client, run_id: str) -> list:
     done = store.finished(plan.results)
     todo = [t for t in plan.tasks if t.hash not in done]
     log.info("run %s of sweep %s: %d tasks, %d already finished, %d to run; dashboard %s",
@@ -190,11 +187,12 @@ class _Membership:
         self.known = now
 
 
-def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=click.echo,
+def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo=click.echo,
             resources: dict | None = None) -> dict:
     """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts.
 
     Progress and one line per failed task go to stderr; the details to the log."""
+    client.register_plugin(worker.WorkerState())
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     echo(f"dashboard: {client.dashboard_link}")
@@ -203,36 +201,20 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
     members = _Membership()
-    clock = eta.Eta(eta.task_seconds(plan, todo, has_gpu="GPU" in resources),
-                    workers=len(client.scheduler_info(n_workers=-1)["workers"]))
+    seconds = eta.task_seconds(plan, todo, has_gpu="GPU" in resources)
+    clock = eta.Eta(seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]))
 
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
     ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
-    affinity = Affinity(ordered)
     by_key = {t.key: t for t in todo}
-    sent_to, in_flight = {}, {}
-
-    def top_up(running):
-        # The scheduler binds a task with resources to a worker as soon as it arrives, so sending
-        # all at once would split the work by task count, not time: keep two per worker in flight,
-        # each from a dataset that worker owns (see Affinity).
-        workers = client.scheduler_info(n_workers=-1)["workers"]
-        members.update(workers)
-        affinity.forget(set(in_flight) - set(workers))
-        for address in sorted(workers) or [None]:  # none: a worker is being restarted; queue two anyway
-            while in_flight.get(address, 0) < 2 and (task := affinity.pick(address)) is not None:
-                running.add(send(task, address))
-                sent_to[task.key] = address
-                in_flight[address] = in_flight.get(address, 0) + 1
-
-    running = as_completed()
-    top_up(running)
+    members.update(client.scheduler_info(n_workers=-1)["workers"])
+    running = as_completed(_send_all(client, ordered, send, seconds))
     bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
     for future in running:
         task = by_key[future.key]
-        in_flight[sent_to[task.key]] -= 1
+        members.update(client.scheduler_info(n_workers=-1)["workers"])
         try:
             outcome = future.result()
         except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
@@ -253,32 +235,31 @@ def execute(plan: Plan, client, *, run_id: str, progress: bool = True, echo=clic
             log.info("%s: %s", outcome["status"], task.label)
         clock.done(task.hash)
         bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
-        top_up(running)
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
 
 
-def uses_gpu(plan: Plan, profile=None, cluster_file=None) -> bool:
+def uses_gpu(plan: SweepPlan, profile=None, cluster_file=None) -> bool:
     """Whether the sweep's kernels run on GPUs on the cluster ``profile`` names (assumed for a
     cluster elsewhere unless the sweep says ``backend: cpu``)."""
     _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
-    if chosen["kind"] in LOCAL_KINDS:
-        return chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    if chosen["kind"] in cluster.LOCAL_KINDS:
+        return chosen["kind"] == "local-gpu" and plan.backend != "cpu"
     return plan.backend != "cpu"
 
 
-def check_room(plan: Plan, profile=None, cluster_file=None) -> None:
+def check_room(plan: SweepPlan, profile=None, cluster_file=None) -> None:
     """Refuse a sweep whose new datasets do not fit the disk, or (for a cluster on this host)
     whose largest generation or kernel task does not fit this host's or GPU's memory."""
     _, chosen = cluster.resolve(profile, cluster_file, plan.backend)
-    local = chosen["kind"] in LOCAL_KINDS
-    has_gpu = chosen["kind"] == "local-cuda" and plan.backend != "cpu"
+    local = chosen["kind"] in cluster.LOCAL_KINDS
+    has_gpu = chosen["kind"] == "local-gpu" and plan.backend != "cpu"
     estimate.check(plan, has_gpu=has_gpu, host_memory=capacity.available_memory() if local else None,
                    device_memory=capacity.device_memory(total=True) if has_gpu else None)
 
 
-def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
+def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
     """Everything that can be refused before a cluster starts (``run --dry-run`` too): the results
     directory (writable and, with ``claim``, free and the same sweep when resuming) and the room
     the sweep needs."""
@@ -290,7 +271,8 @@ def check_before_connecting(plan: Plan, profile, cluster_file, *, resume: bool, 
     check_room(plan, profile, cluster_file)
 
 
-def dry_run(plan: Plan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True, echo=click.echo) -> int:
+def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True,
+            echo=click.echo) -> int:
     """``run --dry-run``: print the plan (with ``resume``, only its unfinished tasks) with its costs
     and what it needs, then refuse (GraphsweepError) whatever the run would refuse before starting,
     and a datasets pattern that names nothing; 0 when none."""
@@ -305,7 +287,7 @@ def dry_run(plan: Plan, profile=None, cluster_file=None, *, resume: bool, claim:
     return 0
 
 
-def reuse(plan: Plan, *, say_only: bool = False) -> tuple[bool, str | None]:
+def reuse(plan: SweepPlan, *, say_only: bool = False) -> tuple[bool, str | None]:
     """For a sweep run again and again into one folder (``run --default``): (resume, what was done).
 
     An unfinished run of the same sweep is resumed; a finished one, or another sweep's results,
@@ -324,7 +306,7 @@ def reuse(plan: Plan, *, say_only: bool = False) -> tuple[bool, str | None]:
     return False, f"earlier results set aside: {store.set_aside(results)}"
 
 
-def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> None:
+def _claim(plan: SweepPlan, client, *, resume: bool, retry_failed: bool, echo) -> None:
     """Under the results directory's lock: write the plan, refuse while tasks a submit launched
     still run, and with ``retry_failed`` forget the failed tasks so they run again."""
     store.init(plan, resume=resume)
@@ -339,7 +321,7 @@ def _claim(plan: Plan, client, *, resume: bool, retry_failed: bool, echo) -> Non
         echo(f"retrying {store.forget_failed(plan.results)} failed tasks")
 
 
-def _summary(plan: Plan, report: bool, log_path) -> tuple[list[str], int]:
+def _summary(plan: SweepPlan, report: bool, log_path) -> tuple[list[str], int]:
     state = store.status(plan.results)
     lines = [f"{len(plan.tasks)} tasks: {len(state['done'])} done, {len(state['failed'])} failed, "
              f"{len(state['pending'])} pending{' (stopped after a failure)' if state['stopped'] else ''}"]
@@ -351,7 +333,7 @@ def _summary(plan: Plan, report: bool, log_path) -> tuple[list[str], int]:
     return lines, 0 if not state["failed"] and not state["pending"] else 1
 
 
-def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
+def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
              progress: bool = True, report: bool = True, echo=click.echo) -> int:
     """Run a whole sweep: connect, claim its results directory (held locked to the end), run,
     reduce and report.  A refusal before the claim writes nothing into the directory.
@@ -394,7 +376,7 @@ def run_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = Fals
         logs.detach(held)
 
 
-def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = False,
+def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False,
                 retry_failed: bool = False, echo=click.echo) -> int:
     """Send a sweep to a long-lived cluster and return at once; the tasks store their own results."""
     name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
@@ -419,28 +401,29 @@ def submit_plan(plan: Plan, *, profile=None, cluster_file=None, resume: bool = F
         logs.detach(held)
 
 
-def submit(plan: Plan, client, *, run_id: str, resources: dict | None = None) -> int:
+def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = None) -> int:
     """Hand the plan's unfinished tasks to the cluster, record what was launched (for ``status``)
     and return how many were sent."""
+    client.register_plugin(worker.WorkerState())
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
     store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: t.key for t in ordered})
-    futures = [send(task) for task in ordered]
+    futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources))
     fire_and_forget(futures)
     _taken(plan, client, ordered)
     log.info("submitted %d tasks (fire and forget)", len(futures))
     return len(futures)
 
 
-def _taken(plan: Plan, client, tasks: list, poll: float = 0.05) -> None:
+def _taken(plan: SweepPlan, client, tasks: list, poll: float = 0.05) -> None:
     """Wait until the scheduler knows every task just sent (or it already stored its result), so
     that a ``status`` right after ``submit`` never calls a task in flight to the scheduler lost."""
     timeout = config.get("cluster.worker-timeout")
     deadline = time.monotonic() + dask.utils.parse_timedelta(timeout)
     waiting = {t.key: t for t in tasks}
     while True:
-        states = client.sync(client.scheduler.get_task_status, keys=list(waiting))
+        states = launched.task_states(client, list(waiting))
         waiting = {k: t for k, t in waiting.items()
                    if states.get(k) is None and not store.task_file(plan.results, t.hash).exists()}
         if not waiting:

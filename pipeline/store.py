@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
-from .sweep import Plan
+from .sweep import SweepPlan
 
 PLAN = "plan.json"
 TASKS = "tasks"
@@ -52,17 +52,17 @@ def _write_atomic(path: Path, text: str) -> None:
     write_atomically(path, lambda tmp: tmp.write_text(text))
 
 
-def read_plan(results) -> Plan:
+def read_plan(results) -> SweepPlan:
     path = Path(results) / PLAN
     try:
-        return Plan.from_json(json.loads(path.read_text()))
+        return SweepPlan.from_json(json.loads(path.read_text()))
     except FileNotFoundError:
         raise GraphsweepError(f"{results}: not a graphsweep results directory (no {PLAN})") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise GraphsweepError(f"{path}: unreadable ({exc})") from None
 
 
-def check_claim(plan: Plan, *, resume: bool) -> None:
+def check_claim(plan: SweepPlan, *, resume: bool) -> None:
     """Refuse (writing nothing) a results directory ``plan`` may not use: one holding another
     sweep, a used one without ``resume``, anything that is not a results directory, one in use."""
     _check_use(plan, resume=resume)
@@ -71,7 +71,7 @@ def check_claim(plan: Plan, *, resume: bool) -> None:
         raise GraphsweepError(f"{plan.results}: {holder}; wait for it to finish or stop it")
 
 
-def _check_use(plan: Plan, *, resume: bool) -> None:
+def _check_use(plan: SweepPlan, *, resume: bool) -> None:
     results = plan.results
     if (results / PLAN).exists():
         if not resume:
@@ -86,7 +86,7 @@ def _check_use(plan: Plan, *, resume: bool) -> None:
         raise GraphsweepError(f"{results}: is a file, not a results directory")
 
 
-def init(plan: Plan, *, resume: bool) -> None:
+def init(plan: SweepPlan, *, resume: bool) -> None:
     """Claim ``plan.results`` for ``plan`` (call under ``hold``): the checks of ``check_claim``,
     then plan.json, tasks/ and logs/; resuming clears a STOP left by the last run."""
     results = plan.results

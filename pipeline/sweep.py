@@ -27,39 +27,42 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
         placement: host                   # force the graph into host memory (default: the planner's)
 
 For single-source problems (BFS, SSSP) ``roots: N`` draws N roots of non-zero degree per task
-from ``seed`` (top level; a kernel's ``root`` parameter fixes one instead); each root is timed
-``reps`` times and GTEPS are reduced as the harmonic mean over roots.
+from ``roots_seed`` (top level; a kernel's ``root`` parameter fixes one instead; ``seed`` always
+means a generated dataset's seed, and the old top-level ``seed`` is still read, with a
+FutureWarning); each root is timed ``reps`` times and GTEPS are reduced as the harmonic mean over
+roots.
 
 A parameter value is a scalar, a list (one grid axis), ``{pow2: [lo, hi]}`` (2^lo … 2^hi, every
 exponent, or every ``step``-th with a third entry) or ``{range: [start, stop, step]}`` (stop
 included).  The plan is datasets × kernels × each kernel's grid, ordered dataset by dataset so a
 worker's consecutive tasks reuse the dataset it has loaded.  A kernel meets only the datasets
 it can run on (kind and capabilities: an undirected or weighted graph, an ordered list) and
-that its ``datasets`` patterns name; every other pair is skipped with a note (``Plan.skipped``,
+that its ``datasets`` patterns name; every other pair is skipped with a note (``SweepPlan.skipped``,
 printed by ``--dry-run``, kept in plan.json).  A pattern that names no dataset is a likely typo:
-``Plan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec is one ``ParameterError``
-naming the file, the key and what is allowed.
+``SweepPlan.warnings`` says so (``run`` warns, ``run --dry-run`` refuses).  Every fault in a spec
+is one ``ParameterError`` naming the file, the key and what is allowed.
 """
 
 import fnmatch
 import hashlib
 import itertools
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.params import Param
 from graphsweep.kernels import registry
-from graphsweep.kernels.contract import capabilities, mismatch
+from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 
 from . import config
 
-BACKENDS = ("auto", "gpu", "cpu")
 FAILURE_POLICIES = ("continue", "stop")
 TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
-            "part_rows", "seed", "roots", "datasets", "kernels")
+            "part_rows", "roots_seed", "seed", "roots", "datasets", "kernels")
 DATASET_KEYS = ("generator", "params", "seed", "path", "store")
 KERNEL_KEYS = ("name", "params", "datasets", "placement")
 STORES = ("parquet", "memory")
@@ -113,8 +116,8 @@ class Task:
     reps: int
     warmup: int
     verify: bool
-    roots: int | None = None   # instances drawn per task (single-source problems), from ``seed``
-    seed: int = 0
+    roots: int | None = None   # instances drawn per task (single-source problems), from ``roots_seed``
+    roots_seed: int = 0
     placement: str | None = None   # forced graph placement ('device' or 'host'); None: the planner's
     # The spec's name when it stands for another kernel per placement (cc.best: cc.streaming on a
     # host-placed graph, registry.HOST_ALIASES); ``kernel`` is what it stands for on the device.
@@ -138,8 +141,13 @@ class Task:
         return f"{self.kernel}-{self.dataset.id}-{self.hash}"
 
 
+def _renamed(task: dict) -> dict:
+    """A task of a plan.json written before ``seed`` became ``roots_seed``."""
+    return {("roots_seed" if k == "seed" else k): v for k, v in task.items()}
+
+
 @dataclass
-class Plan:
+class SweepPlan:
     name: str
     results: Path
     data: Path
@@ -173,10 +181,10 @@ class Plan:
                 "skipped": [list(s) for s in self.skipped]}
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Plan":
+    def from_json(cls, doc: dict) -> "SweepPlan":
         datasets = [DatasetRef(**d) for d in doc["datasets"]]
         by_id = {d.id: d for d in datasets}
-        tasks = [Task(**{**t, "dataset": by_id[t["dataset"]]}) for t in doc["tasks"]]
+        tasks = [Task(**{**_renamed(t), "dataset": by_id[t["dataset"]]}) for t in doc["tasks"]]
         return cls(name=doc["name"], results=Path(doc["results"]), data=Path(doc["data"]),
                    backend=doc["backend"], reps=doc["reps"], warmup=doc["warmup"],
                    verify=doc["verify"], on_failure=doc["on_failure"], part_rows=doc["part_rows"],
@@ -359,9 +367,7 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
             # Named by the parameters given; identified (as in its manifest) by all, defaults filled.
             params = _coerce(gen.params, given, at / "params", name)
             # What the generator's manifest will say: undirected, weighted when given weights.
-            caps = sorted(capabilities({"kind": gen.kind, "directed": False,
-                                        "weighted": params.get("weights", "none") != "none",
-                                        "generator": {"name": name}}))
+            caps = sorted(capabilities_of(gen.kind, weighted=params.get("weights", "none") != "none", generator=name))
             for seed in seeds:
                 ident = _dataset_name(name, given, seed)
                 out.append(DatasetRef(id=ident, path=f"<memory:{ident}>" if store == "memory" else str(data / ident),
@@ -395,9 +401,7 @@ def _why_not(kernel, data: DatasetRef) -> str | None:
     """Why ``kernel`` cannot run on ``data`` (None when it can), from the dataset's capabilities."""
     if data.kind is None or data.capabilities is None:
         return None
-    return mismatch(kernel, {"kind": data.kind, "directed": "directed" in data.capabilities,
-                             "weighted": "weighted" in data.capabilities,
-                             "stats": {"ordered": "ordered" in data.capabilities}})
+    return mismatch(kernel, frozenset(data.capabilities))
 
 
 def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
@@ -430,20 +434,32 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
     return out
 
 
-def load(path, *, results: str | None = None) -> Plan:
+def load(path, *, results: str | None = None) -> SweepPlan:
     """Read, check and expand the spec at ``path``; ``results`` overrides its results directory."""
     path = Path(path)
     return expand(config.read_yaml(path, "sweep spec"), source=str(path), results=results)
 
 
-def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
+def _roots_seed(spec: dict, top) -> int:
+    """The seed of the roots drawn for single-source problems (``roots_seed``; the top-level
+    ``seed`` of older specs, read with a FutureWarning: ``seed`` now only seeds a dataset)."""
+    if "seed" in spec:
+        if "roots_seed" in spec:
+            raise (top / "seed").error("give the roots' seed once, as 'roots_seed'")
+        warnings.warn(str((top / "seed").error("deprecated at the top level; write 'roots_seed' (the seed of the "
+                                               "roots drawn)")), FutureWarning, stacklevel=3)
+        return _int(spec["seed"], top / "seed", 0)
+    return _int(spec.get("roots_seed", 0), top / "roots_seed", 0)
+
+
+def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepPlan:
     """The plan of the spec mapping ``spec``; ``source`` names it in errors."""
     top = _Where(source)
     _check_keys(spec, TOP_KEYS, top, required=("datasets", "kernels"))
     name = spec.get("name", Path(source).stem)
     if not isinstance(name, str) or not name or "/" in name:
         raise (top / "name").error(f"{name!r} is not a name (a non-empty string without '/')")
-    backend = _choice(spec.get("backend", "auto"), BACKENDS, top / "backend")
+    backend = _choice(spec.get("backend", "auto"), gpu.BACKENDS, top / "backend")
     reps = _int(spec.get("reps", 20), top / "reps", 1)
     warmup = _int(spec.get("warmup", 2), top / "warmup", 0)
     verify = spec.get("verify", True)
@@ -463,7 +479,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
 
     datasets = _datasets(spec["datasets"], top / "datasets", dirs["data"])
     kernels = _kernels(spec["kernels"], top / "kernels", backend)
-    seed = _int(spec.get("seed", 0), top / "seed", 0)
+    roots_seed = _roots_seed(spec, top)
     roots = spec.get("roots")
     if roots is not None:
         roots = _int(roots, top / "roots", 1)
@@ -485,12 +501,13 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
             for params in grid:
                 ident = {"dataset": data.identity, "kernel": kernel.name, "params": params,
                          "backend": backend, "reps": reps, "warmup": warmup, "verify": verify,
-                         **({"roots": roots, "seed": seed} if sampled else {}),
+                         # "seed" in the hash is the roots' seed (its old name: results keep their names)
+                         **({"roots": roots, "seed": roots_seed} if sampled else {}),
                          **({"placement": placement} if placement else {}), **({"alias": alias} if alias else {})}
                 tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
                                   warmup=warmup, verify=verify, roots=roots if sampled else None,
-                                  seed=seed if sampled else 0, placement=placement, alias=alias))
+                                  roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias))
     if not tasks:
         reasons = sorted({why for _, _, why in skipped})
         raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else
@@ -500,6 +517,6 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> Plan:
         if t.hash in seen:
             raise top.error(f"task {t.label} appears more than once")
         seen.add(t.hash)
-    return Plan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
+    return SweepPlan(name=name, results=dirs["results"], data=dirs["data"], backend=backend, reps=reps,
                 warmup=warmup, verify=verify, on_failure=on_failure, part_rows=part_rows,
                 datasets=datasets, tasks=tasks, spec=spec, skipped=skipped, warnings=warnings)

@@ -57,4 +57,5 @@ def save(out, path) -> None:
 
 
 APSP = Problem(name="apsp", dataset_kind="graph", prepare=prepare, verify=verify, outputs=("dist",),
-               requires=frozenset({"weighted"}), element="pair", elements=pairs, save=save)
+               requires=frozenset({"weighted"}), element="pair", elements=pairs, save=save,
+               baseline="apsp.floyd-warshall")

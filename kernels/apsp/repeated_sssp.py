@@ -33,7 +33,7 @@ PARAMS = {
 def setup(inp, params) -> None:
     scratch = 0
     if inp.device == "gpu":
-        # the queue pairs of the resident blocks: at most 2048 threads' worth of blocks per SM
+        # the queue pairs of the resident blocks: an SM's thread slots' worth of blocks per SM
         blocks = params["blocks"] or resident_blocks(params["threads"])
         scratch = 8 * inp.n * blocks
     check_fits(inp, "apsp.repeated-sssp", 4 * inp.n * inp.n, scratch)

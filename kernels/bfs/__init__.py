@@ -29,4 +29,4 @@ def input_edges(inp) -> int:
 
 
 BFS = Problem(name="bfs", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("level", "parent"),
-              element="edge", elements=input_edges, instances=root_instances)
+              element="edge", elements=input_edges, instances=root_instances, baseline="bfs.harish")

@@ -11,39 +11,22 @@
 //                             last pass splits it into the level and parent outputs.
 //   items                     work items of big vertices: (chunk << 32) | v stands for the edges
 //                             [offsets[v] + chunk * GS_BFS_CHUNK, + GS_BFS_CHUNK) of v.
-//   ctl                       the run's control block, unsigned 64-bit slots (CTL_* below).  Counts
+//   ctl                       the run's control block, unsigned 64-bit slots (CTL_*, passed with -D by direction_optimizing.py).  Counts
 //                             and edge sums are triple-buffered by level % 3: level L reads slot L%3,
 //                             appends to (L+1)%3 and clears (L+2)%3, which nobody touches during L.
 #include "bfs/common.cuh"
 
-#define GS_BFS_CHUNK 256          // edges of one work item; a warp scans vertices up to this degree itself
-#define GS_BFS_BUF 128            // a warp's shared-memory staging of discovered vertices (queue entries)
+// Shared with the launcher, which passes them with -D (direction_optimizing.py: CHUNK, WARP_BUFFER,
+// MAX_THREADS, the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
+#if !defined(GS_BFS_CHUNK) || !defined(GS_BFS_BUF) || !defined(GS_BFS_MAX_THREADS) || !defined(CTL_SIZE) \
+    || !defined(EXIT_SWITCH) || !defined(REC_FIELDS)
+#error "compile through kernels/bfs/direction_optimizing.py, which defines the shared constants"
+#endif
 #define GS_BFS_UNROLL 4           // edges a lane has in flight in top-down (32 x 4 per warp step)
 #define GS_BFS_PRECHECK 16384     // frontiers at least this big test visited bits before the atomic
 #define GS_BFS_BU_SERIAL 32       // neighbours a lane checks alone in bottom-up before its warp helps
 #define GS_BFS_BU_WIDE 4          // ... GS_BFS_BU_WIDE at a time (their loads in flight together)
 #define GS_BFS_TIMEOUT_NS 1000000000ULL   // a grid barrier waiting 1 s gives up (a level takes < 0.1 s)
-
-enum {
-    CTL_COUNT = 0,      // 3 slots: frontier sizes by level % 3
-    CTL_SCOUT = 3,      // 3 slots: out-edges of those frontiers (Beamer's m_f)
-    CTL_ITEMS = 6,      // 2 slots: work items of the level by level % 2
-    CTL_ARRIVE = 8,     // grid barrier arrivals (monotone; the host passes the base of each launch)
-    CTL_DEPTH = 9,      // on exit: the level whose frontier is in the queue
-    CTL_EDGES = 10,     // on exit: Beamer's edges_to_check
-    CTL_REASON = 11,    // on exit: EXIT_*
-    CTL_LEVELS = 12,    // on exit: levels done by the launch
-    CTL_ERROR = 13,     // a barrier timed out
-    CTL_SCRATCH = 14,   // bitmap_to_queue's write cursor
-    CTL_T0 = 15,        // %globaltimer when the launch started
-    CTL_CHECKED = 16,   // 2 slots: edges bottom-up examined, by level % 2
-    CTL_TD_FRONTIER = 18,   // on exit: frontier vertices the launch expanded
-    CTL_TD_EDGES = 19,      // on exit: their out-edges
-    CTL_TD_ITEMS = 20,      // on exit: work items of big vertices
-    CTL_SIZE = 24
-};
-enum { EXIT_DONE = 0, EXIT_SWITCH = 1, EXIT_LIMIT = 2 };
-enum { REC_FRONTIER = 0, REC_EDGES = 1, REC_CLAIMED = 2, REC_ITEMS = 3, REC_TIME = 4, REC_FIELDS = 5 };
 
 __device__ __forceinline__ longlong2 gs_entry(int v, long long first, long long end)
 {
@@ -271,7 +254,7 @@ __device__ __forceinline__ bool gs_grid_sync(gs_u64* ctl, gs_u64 target, long lo
 // rec[field * rec_cap + rec_base + k] while rec_base + k < rec_cap; fields REC_*: its frontier,
 // the frontier's out-edges, the vertices it claimed, its work items, and the %globaltimer at its
 // end (the launch's start is ctl[CTL_T0]).
-extern "C" __global__ void __launch_bounds__(512)
+extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS)
 graphsweep_bfs_td(const long long* __restrict__ offsets, const int* __restrict__ indices, unsigned* visited,
                   int2* lp, longlong2* queue0, longlong2* queue1, gs_u64* items, gs_u64* ctl,
                   long long* rec, int rec_base, int rec_cap, int depth, long long edges_to_check, gs_u64 arrive_base,

@@ -46,6 +46,7 @@ bottom-up over all vertices.
 """
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numba
 import numpy as np
@@ -71,15 +72,52 @@ PARAMS = {
                                                   "bottom-up; 1: one launch and host round trip per level)"),
 }
 
-# The control block's slots (direction_optimizing.cu, enum CTL_*).
-CTL_COUNT, CTL_SCOUT, CTL_ARRIVE, CTL_DEPTH, CTL_EDGES, CTL_REASON, CTL_LEVELS, CTL_ERROR = 0, 3, 8, 9, 10, 11, 12, 13
-CTL_T0, CTL_CHECKED, CTL_TD_FRONTIER, CTL_TD_EDGES, CTL_TD_ITEMS, CTL_SIZE = 15, 16, 18, 19, 20, 24
-EXIT_DONE, EXIT_SWITCH = 0, 1
-CHUNK = 256                 # GS_BFS_CHUNK: edges per work item
-WARP_BUFFER = 128           # GS_BFS_BUF: queue entries (16 bytes) of shared memory per warp
-MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_td
+CHUNK = 256                 # edges of one work item; a warp scans vertices up to this degree itself
+WARP_BUFFER = 128           # a warp's shared-memory staging of discovered vertices (16-byte queue entries)
+MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_td: 128 registers a thread
 RECORDS = 1 << 16           # top-down levels whose sizes and times are recorded per run (step rows)
-REC_FRONTIER, REC_EDGES, REC_CLAIMED, REC_ITEMS, REC_TIME, REC_FIELDS = range(6)
+
+
+class Ctl(IntEnum):
+    """The control block's unsigned 64-bit slots (counts and edge sums triple-buffered by level % 3)."""
+    COUNT = 0           # 3 slots: frontier sizes by level % 3
+    SCOUT = 3           # 3 slots: out-edges of those frontiers (Beamer's m_f)
+    ITEMS = 6           # 2 slots: work items of the level by level % 2
+    ARRIVE = 8          # grid barrier arrivals (monotone; the host passes the base of each launch)
+    DEPTH = 9           # on exit: the level whose frontier is in the queue
+    EDGES = 10          # on exit: Beamer's edges_to_check
+    REASON = 11         # on exit: an Exit
+    LEVELS = 12         # on exit: levels done by the launch
+    ERROR = 13          # a barrier timed out
+    SCRATCH = 14        # bitmap_to_queue's write cursor
+    T0 = 15             # %globaltimer when the launch started
+    CHECKED = 16        # 2 slots: edges bottom-up examined, by level % 2
+    TD_FRONTIER = 18    # on exit: frontier vertices the launch expanded
+    TD_EDGES = 19       # on exit: their out-edges
+    TD_ITEMS = 20       # on exit: work items of big vertices
+    SIZE = 24
+
+
+class Exit(IntEnum):
+    """Why a top-down launch returned."""
+    DONE = 0
+    SWITCH = 1
+    LIMIT = 2
+
+
+class Rec(IntEnum):
+    """The per-level record fields (step rows)."""
+    FRONTIER = 0
+    EDGES = 1
+    CLAIMED = 2
+    ITEMS = 3
+    TIME = 4
+    FIELDS = 5
+
+
+# Everything direction_optimizing.cu shares with this launcher, passed with -D: one value of each.
+DEFINES = (f"-DGS_BFS_CHUNK={CHUNK}", f"-DGS_BFS_BUF={WARP_BUFFER}", f"-DGS_BFS_MAX_THREADS={MAX_THREADS}",
+           *(f"-D{enum.__name__.upper()}_{member.name}={member.value}" for enum in (Ctl, Exit, Rec) for member in enum))
 
 
 def td_traffic(f: int, e: int, c: int, items: int, entry: int = 16) -> dict:
@@ -134,7 +172,7 @@ class _Workspace:
 
 
 def _module():
-    return module("bfs/direction_optimizing.cu")
+    return module("bfs/direction_optimizing.cu", options=DEFINES)
 
 
 def setup(inp, params):
@@ -165,8 +203,8 @@ def _workspace(inp, params) -> _Workspace:
             bitmaps=[cupy.empty(words, dtype=np.uint32) for _ in range(2)],
             queues=[cupy.empty((max(n, 1), 2), dtype=np.int64) for _ in range(2)],   # longlong2 entries
             items=cupy.empty(csr.nnz // (CHUNK // 2) + 1, dtype=np.uint64),
-            ctl=cupy.zeros(CTL_SIZE, dtype=np.uint64),
-            ctl_host=cupyx.empty_pinned((CTL_SIZE,), dtype=np.uint64),
+            ctl=cupy.zeros(Ctl.SIZE, dtype=np.uint64),
+            ctl_host=cupyx.empty_pinned((Ctl.SIZE,), dtype=np.uint64),
             td_blocks=persistent_blocks(td, threads, smem, params["blocks"]),
             bu_blocks=params["blocks"] or min(blocks_for(words * 32, threads), resident_blocks(threads)),
             smem=smem)
@@ -185,13 +223,13 @@ def run_gpu(inp, params, timer):
     mod = _module()
     td, bu = mod.get_function("graphsweep_bfs_td"), mod.get_function("graphsweep_bfs_bu")
     lp = cupy.empty((n, 2), dtype=np.int32)                       # {level, parent} per vertex
-    records = cupy.empty((REC_FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
+    records = cupy.empty((Rec.FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
     td_launches = []                                              # (first level, levels, record base, start ns)
     timer.steps("top-down", lambda: _td_level_rows(records, td_launches))
 
     def read_ctl():
         ws.ctl.get(out=ws.ctl_host)         # synchronises: the host's direction test needs the counts
-        if ws.ctl_host[CTL_ERROR]:
+        if ws.ctl_host[Ctl.ERROR]:
             raise RuntimeError("bfs.direction-optimizing: a grid barrier timed out (blocks not co-resident?)")
         return [int(x) for x in ws.ctl_host]
 
@@ -226,18 +264,18 @@ def run_gpu(inp, params, timer):
                     np.int64(min_switch(n, beta))), ws.smem)
             c = read_ctl()
             launches += 1
-            td_launches.append((depth, c[CTL_LEVELS], recorded, c[CTL_T0]))
+            td_launches.append((depth, c[Ctl.LEVELS], recorded, c[Ctl.T0]))
             first = count
-            depth, edges_to_check, arrive = c[CTL_DEPTH], c[CTL_EDGES], c[CTL_ARRIVE]
-            count = c[CTL_COUNT + depth % 3]
-            claimed = c[CTL_TD_FRONTIER] - first + count
-            traffic.add(**td_traffic(c[CTL_TD_FRONTIER], c[CTL_TD_EDGES], claimed, c[CTL_TD_ITEMS]))
-            recorded += c[CTL_LEVELS]
+            depth, edges_to_check, arrive = c[Ctl.DEPTH], c[Ctl.EDGES], c[Ctl.ARRIVE]
+            count = c[Ctl.COUNT + depth % 3]
+            claimed = c[Ctl.TD_FRONTIER] - first + count
+            traffic.add(**td_traffic(c[Ctl.TD_FRONTIER], c[Ctl.TD_EDGES], claimed, c[Ctl.TD_ITEMS]))
+            recorded += c[Ctl.LEVELS]
             reached += claimed
             check_first = 1
-            if c[CTL_REASON] == EXIT_DONE:
+            if c[Ctl.REASON] == Exit.DONE:
                 break
-            if c[CTL_REASON] == EXIT_SWITCH:
+            if c[Ctl.REASON] == Exit.SWITCH:
                 to_bitmap(depth)
                 direction = "bottom-up"
         else:
@@ -247,8 +285,8 @@ def run_gpu(inp, params, timer):
                                                  lp, ws.ctl, np.int32(n), np.int32(words), np.int32(depth)))
             c = read_ctl()
             bu_levels += 1
-            old, count = count, c[CTL_COUNT + (depth + 1) % 3]
-            traffic.add(**bu_traffic(words, n - reached, c[CTL_CHECKED + depth % 2], count))
+            old, count = count, c[Ctl.COUNT + (depth + 1) % 3]
+            traffic.add(**bu_traffic(words, n - reached, c[Ctl.CHECKED + depth % 2], count))
             reached += count
             depth += 1
             front, nxt = nxt, front

@@ -31,6 +31,8 @@ frontier vertices, rows, or candidates), chosen by the same byte model with equa
 import numba
 import numpy as np
 
+from graphsweep.datasets.format import index_dtype_for
+
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, launch, module
 from ..graph.stream import BLOCK_ENTRIES, CsrBlocks
@@ -187,7 +189,7 @@ def run_cpu(inp, params, timer):
     offsets, indices = (csr.host.offsets, csr.host.indices) if csr.host is not None else (csr.offsets, csr.indices)
     n, root = csr.n, params["root"]
     level = np.full(n, -1, dtype=np.int32)
-    parent = np.full(n, -1, dtype=np.int32 if n < 2**31 else np.int64)
+    parent = np.full(n, -1, dtype=index_dtype_for(n))
     marks = np.zeros(n, dtype=np.uint8)
     has_edge = offsets[1:] > offsets[:-1]
     with timer.phase("init", written=8 * n):

@@ -10,6 +10,7 @@ each component).  A run's rate counts input edges (G edges/s = m / time).
 
 import numpy as np
 
+from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
 
 from ..contract import Problem
@@ -31,7 +32,7 @@ def input_edges(inp) -> int:
 
 def label_dtype(n: int):
     """The label type of a graph of n vertices."""
-    return np.dtype(np.int32 if n < 2**31 else np.int64)
+    return np.dtype(index_dtype_for(n))
 
 
 def canonical_labels(label):
@@ -53,4 +54,5 @@ def canonical_columns(out) -> dict:
 
 
 CC = Problem(name="cc", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("label",),
-             requires=frozenset({"undirected"}), element="edge", elements=input_edges, columns=canonical_columns)
+             requires=frozenset({"undirected"}), element="edge", elements=input_edges, columns=canonical_columns,
+             baseline="cc.hook-compress")

@@ -12,18 +12,15 @@ Soman's atomic-free Hook, repeated (with compression) until a round changes noth
 and ``segments=1`` this is cc.hook-compress.  ``segments`` is the x axis of Fig. 6.  Works on the
 edge list as loaded.  Statistics: segments, hook rounds, jump launches; one step row per segment.
 
-The CPU twin runs the same passes with Numba ``prange`` and a real compare-and-swap (cpu.cas).
+The CPU twin runs the same host loop (``_run``) over Numba ``prange`` passes with a real
+compare-and-swap (hooks.py, cpu.cas).
 """
-
-import numba
-import numpy as np
 
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS
-from . import CC, label_dtype
-from .cpu import hook, load, store
+from . import CC
 from .gpu import rounds_guard
-from .hook_compress import GpuHooks, compress_cpu, hook_cpu, hook_traffic, jump_traffic
+from .hooks import CpuHooks, GpuHooks, compress, hook_traffic, jump_traffic
 
 PARAMS = {
     "segments": Param(None, minimum=1, help="edge-list segments, each hooked then compressed "
@@ -47,16 +44,14 @@ def bounds(m: int, segments: int, k: int) -> tuple[int, int]:
     return m * k // segments, m * (k + 1) // segments
 
 
-def run_gpu(inp, params, timer):
-    import cupy
+def _run(hooks, inp, params, timer):
+    """The segments, over either backend's passes (hooks.py)."""
     n, m = inp.n, inp.m
     segments = segment_count(params, n, m)
-    gpu = GpuHooks("components/adaptive.cu", inp, params)
-    lb, ib = gpu.label_bytes, inp.src.itemsize
-    pi = cupy.empty(n, dtype=label_dtype(n))
-    hook_flag, jump_flag = cupy.zeros(1, dtype=np.int32), cupy.zeros(1, dtype=np.int32)
+    lb, ib = hooks.dtype.itemsize, inp.src.itemsize
+    pi = hooks.empty()
     with timer.phase("init", written=n * lb):
-        gpu.identity(pi)
+        hooks.identity(pi)
     rounds, jumps, guard = 0, 0, rounds_guard(n) + segments
     for k in range(segments):
         first, last = bounds(m, segments, k)
@@ -64,85 +59,33 @@ def run_gpu(inp, params, timer):
             rounds += 1
             if params["atomic_hook"]:
                 with timer.phase("atomic-hook", step=k, **hook_traffic(last - first, lb, ib)):
-                    gpu.atomic_hook(pi, first, last)
-                hooked = False
+                    hooks.atomic_hook(pi, first, last)
+                hooked = None         # one CAS pass links the whole segment
             else:
                 with timer.phase("hook", step=k, **hook_traffic(last - first, lb, ib)):
-                    hook_flag.fill(0)
-                    gpu.hook(pi, hook_flag, first, last)
+                    hooked = hooks.hook(pi, first, last)
             if params["multi_jump"]:
                 with timer.phase("multi-jump", step=k, **jump_traffic(n, lb)):
-                    gpu.multi_jump(pi)
+                    hooks.multi_jump(pi)
                 jumps += 1
             else:
-                jumps += gpu.compress(timer, pi, jump_flag, k)
-            if not params["atomic_hook"]:
-                hooked = bool(int(hook_flag.get()[0]))
-            if not hooked:
+                jumps += compress(hooks, timer, pi, k)
+            if hooked is None or not hooked():
                 break
             if rounds > guard:
                 raise RuntimeError(f"cc.adaptive: hooks still changing labels after {rounds} rounds")
-    _stats(timer, segments, rounds, jumps)
-    return pi
-
-
-def _stats(timer, segments: int, rounds: int, jumps: int):
     timer.stat("segments", segments)
     timer.stat("iterations", rounds)
     timer.stat("jumps", jumps)
+    return pi
 
 
-# --- CPU twin: the same passes; Atomic-Hook with a real CAS, loads that see other threads' writes.
-
-@numba.njit(cache=True, parallel=True)
-def atomic_hook_cpu(src, dst, pi, first, last):
-    for e in numba.prange(first, last):
-        hook(pi, src[e], dst[e])
-
-
-@numba.njit(cache=True, parallel=True)
-def multi_jump_cpu(pi):
-    for v in numba.prange(pi.shape[0]):
-        p = load(pi, v)
-        g = load(pi, p)
-        while g != p:
-            store(pi, v, g)
-            p = g
-            g = load(pi, p)
+def run_gpu(inp, params, timer):
+    return _run(GpuHooks("components/adaptive.cu", inp, params), inp, params, timer)
 
 
 def run_cpu(inp, params, timer):
-    n, m = inp.n, inp.m
-    segments = segment_count(params, n, m)
-    dtype = label_dtype(n)
-    lb, ib = dtype.itemsize, inp.src.itemsize
-    pi = np.empty(n, dtype=dtype)
-    with timer.phase("init", written=n * lb):
-        pi[:] = np.arange(n, dtype=dtype)
-    rounds, jumps, guard = 0, 0, rounds_guard(n) + segments
-    for k in range(segments):
-        first, last = bounds(m, segments, k)
-        while True:
-            rounds += 1
-            hooked = 0
-            if params["atomic_hook"]:
-                with timer.phase("atomic-hook", step=k, **hook_traffic(last - first, lb, ib)):
-                    atomic_hook_cpu(inp.src, inp.dst, pi, first, last)
-            else:
-                with timer.phase("hook", step=k, **hook_traffic(last - first, lb, ib)):
-                    hooked = hook_cpu(inp.src, inp.dst, pi, first, last)
-            if params["multi_jump"]:
-                with timer.phase("multi-jump", step=k, **jump_traffic(n, lb)):
-                    multi_jump_cpu(pi)
-                jumps += 1
-            else:
-                jumps += compress_cpu(timer, pi, k)
-            if not hooked:
-                break
-            if rounds > guard:
-                raise RuntimeError(f"cc.adaptive: hooks still changing labels after {rounds} rounds")
-    _stats(timer, segments, rounds, jumps)
-    return pi
+    return _run(CpuHooks(inp), inp, params, timer)
 
 
 KERNEL = Kernel(name="cc.adaptive", problem=CC,

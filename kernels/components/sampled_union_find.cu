@@ -13,9 +13,12 @@
 // state[3], state[4]: edges linked by link2 and by final + spread (statistics, one atomic per warp);
 // state[5]: 1 to link by Atomic-Hook, 0 by finds; state[6]: steps the probe's samples climbed;
 // state[7]: 1 when init's chains are long (the flatten pass runs).
-#define GS_SUF_SAMPLES 1024
-#define GS_SUF_PROBE_STEPS 64      // the probe stops a climb after this many steps
-#define GS_SUF_CHUNK 1024          // edges of a long row per queued chunk (one warp each)
+// GS_SUF_SAMPLES (the largest kernel's block), GS_SUF_CHUNK (edges of a long row per queued chunk,
+// one warp each) and GS_SUF_PROBE_STEPS (the probe stops a climb after this many steps) come with
+// -D from sampled_union_find.py, which shares them.
+#if !defined(GS_SUF_SAMPLES) || !defined(GS_SUF_CHUNK) || !defined(GS_SUF_PROBE_STEPS)
+#error "compile through kernels/components/sampled_union_find.py, which defines the shared constants"
+#endif
 
 template <typename L>
 __device__ __forceinline__ void gs_suf_join(L a, L b, L* parent, int hook)
@@ -129,9 +132,18 @@ __global__ void graphsweep_cc_suf_probe(const L* parent, long long n, unsigned s
     }
 }
 
+// The CSR slot sample t draws (nnz > 0).
+__device__ __forceinline__ long long gs_suf_slot(int t, unsigned seed, long long nnz)
+{
+    unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed) << 32) |
+                           gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
+    return (long long)(h % (unsigned long long)nnz);
+}
+
 // largest (one block of GS_SUF_SAMPLES threads): the roots of the neighbours in sampled CSR slots
 // (a vertex drawn with probability proportional to its degree), and the most frequent of them.
-// state[0] = that root when it holds at least min_count samples, else -1.
+// state[0] = that root when it holds at least min_count samples, else -1.  The CPU twin draws the
+// same slots (sampled_union_find.py: sample_slot).
 template <typename S, typename L>
 __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, long long nnz, unsigned seed,
                                           int min_count, long long* __restrict__ state)
@@ -144,9 +156,7 @@ __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, 
         if (t == 0) { state[0] = -1; state[1] = 0; }
         return;
     }
-    unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed) << 32) |
-                           gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
-    L r = gs_cc_find((L)idx[(long long)(h % (unsigned long long)nnz)], parent);
+    L r = gs_cc_find((L)idx[gs_suf_slot(t, seed, nnz)], parent);
     roots[t] = r;
     __syncthreads();
     int count = 0;

@@ -82,7 +82,7 @@ from .cpu import find, hook, link, load, store
 from .gpu import c_type, types
 
 SAMPLES = 1024                # the largest kernel's block: one sample per thread
-CHUNK = 1024                  # edges of a long row per queued chunk (GS_SUF_CHUNK in the .cu)
+CHUNK = 1024                  # edges of a long row per queued chunk (one warp each)
 
 PARAMS = {
     "link": Param("auto", str, choices=("auto", "find", "hook"),
@@ -110,6 +110,8 @@ PARAMS = {
 
 HOOK_BELOW_DEGREE = 4         # link="auto": Atomic-Hook on sparser graphs (lists, trees), finds on denser
 PROBE_STEPS = 64              # the probe stops a climb after this many steps (GS_SUF_PROBE_STEPS)
+DEFINES = (f"-DGS_SUF_SAMPLES={SAMPLES}", f"-DGS_SUF_CHUNK={CHUNK}",        # shared with the .cu
+           f"-DGS_SUF_PROBE_STEPS={PROBE_STEPS}")
 LONG_CHAIN = 4                # init's chains are long when the probe's samples climb more on average
 LINK_CODES = {"find": 0, "hook": 1, "auto": 2}
 
@@ -182,7 +184,7 @@ def run_gpu(inp, params, timer):
     names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
     names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
-    options = ("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ()
+    options = DEFINES + (("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ())
     mod = module("components/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
     fn = {k: mod.get_function(v) for k, v in names.items()}
     dtype = label_dtype(n)
@@ -284,17 +286,37 @@ def _compress(parent):
         store(parent, v, g)
 
 
+_U32 = np.uint64(0xFFFFFFFF)
+
+
+@numba.njit(cache=True)
+def _mix32(h):
+    """gs_suf_mix of the .cu (MurmurHash3's 32-bit finaliser) on a uint64 holding 32 bits."""
+    h ^= h >> np.uint64(16)
+    h = (h * np.uint64(0x85EBCA6B)) & _U32
+    h ^= h >> np.uint64(13)
+    h = (h * np.uint64(0xC2B2AE35)) & _U32
+    return h ^ (h >> np.uint64(16))
+
+
+@numba.njit(cache=True)
+def sample_slot(t, seed, nnz):
+    """The CSR slot sample t draws: the GPU's ``largest`` kernel hashes (t, seed) the same way."""
+    golden, seed = np.uint64(0x9E3779B9), np.uint64(seed) & _U32
+    hi = _mix32(((np.uint64(t) * golden) & _U32) ^ seed)
+    lo = _mix32(((np.uint64(t + SAMPLES) * golden) & _U32) ^ seed)
+    return np.int64(((hi << np.uint64(32)) | lo) % np.uint64(nnz))
+
+
 @numba.njit(cache=True)
 def _largest(idx, parent, seed, min_count):
     """(L or -1, samples in L): the most frequent root among the neighbours of SAMPLES random slots."""
     nnz = idx.shape[0]
     if nnz == 0:
         return -1, 0
-    rng_state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     roots = np.empty(SAMPLES, dtype=np.int64)
     for t in range(SAMPLES):
-        rng_state = rng_state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
-        roots[t] = find(parent, idx[np.int64(rng_state >> np.uint64(16)) % nnz])
+        roots[t] = find(parent, idx[sample_slot(t, seed, nnz)])
     roots.sort()
     best, best_count, run = roots[0], 0, 0
     for t in range(SAMPLES):

@@ -18,6 +18,7 @@ that each stream the edges again (``hooked_labels``).
 import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
+from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
 
 
@@ -83,7 +84,7 @@ def hooked_labels(n: int, edge_chunks, xp):
     """A component label per vertex (the smallest id of its component) by rounds of min-label
     hooking and full pointer jumping, each round reading the edges from ``edge_chunks()`` (an
     iterable of (src, dst, ...) chunks) again: for edge lists that are not in memory whole."""
-    dtype = np.int32 if n < 2**31 else np.int64
+    dtype = np.dtype(index_dtype_for(n))
     label = xp.arange(n, dtype=dtype)
     for _ in range(_rounds_bound(n)):
         changed = False

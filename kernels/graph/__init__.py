@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
 
 from ..timing import timer_for
@@ -121,7 +122,7 @@ class GraphInput:
 
     @property
     def index_dtype(self):
-        return np.dtype(np.int32 if self.n < 2**31 else np.int64)
+        return np.dtype(index_dtype_for(self.n))
 
     def csr(self) -> CSR:
         if "csr" not in self._reps:

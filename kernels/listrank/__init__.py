@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.structure import check_list
 
 from ..contract import Problem
@@ -28,7 +29,7 @@ class ListInput:
 
     @property
     def rank_dtype(self):
-        return np.int32 if self.n < 2**31 else np.int64
+        return np.dtype(index_dtype_for(self.n))
 
 
 def prepare(data) -> ListInput:

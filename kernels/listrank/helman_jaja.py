@@ -113,4 +113,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.helman-jaja", problem=LISTRANK,
                 summary="recursive Helman-JáJá: regular splitters n/log n or n/(2 log² n), recursion limit (003 Alg. 3)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS)
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, walk_phase="HJ2", walk_bytes=lambda params: 12)

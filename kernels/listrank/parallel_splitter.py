@@ -45,4 +45,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.parallel-splitter", problem=LISTRANK,
                 summary="CPU multi-threaded random splitters (Numba prange), the thesis' pthreads baseline",
-                cpu=run_cpu, params=PARAMS)
+                cpu=run_cpu, params=PARAMS, walk_phase="walk")

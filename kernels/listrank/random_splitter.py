@@ -208,4 +208,5 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.random-splitter", problem=LISTRANK,
                 summary="Reid-Miller random splitters RS1-RS5, 48/64-bit packing, random/even splitters (000 Alg. 3)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=choose_even_splitters)
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=choose_even_splitters, walk_phase="RS3",
+                walk_bytes=lambda params: 12 if params["packing"] == 64 else 10)   # succ + 8 or 6 B records

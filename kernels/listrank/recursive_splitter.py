@@ -124,4 +124,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.recursive-splitter", problem=LISTRANK,
                 summary="recursive random splitters, no marking pass, persistent dynamic walks (000 + 003, tuned)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS)
+                gpu=run_gpu, cpu=run_cpu, params=PARAMS, walk_phase="walk", walk_bytes=lambda params: 12)

@@ -33,4 +33,4 @@ def run_cpu(inp, params, timer):
 
 
 KERNEL = Kernel(name="listrank.sequential", problem=LISTRANK,
-                summary="O(n) walk from the head (CPU, Numba)", cpu=run_cpu)
+                summary="O(n) walk from the head (CPU, Numba)", cpu=run_cpu, walk_phase="walk")

@@ -60,4 +60,4 @@ def run_cpu(inp, params, timer):
 
 KERNEL = Kernel(name="listrank.wyllie", problem=LISTRANK,
                 summary="Wyllie pointer jumping on packed 64-bit (rank, next) words, O(n log n) (000 Alg. 2, 003 §3.1)",
-                gpu=run_gpu, cpu=run_cpu, params=GRID_PARAMS)
+                gpu=run_gpu, cpu=run_cpu, params=GRID_PARAMS, walk_phase="PJ2", walk_bytes=lambda params: 20)

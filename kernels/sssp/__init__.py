@@ -32,4 +32,5 @@ def input_edges(inp) -> int:
 
 
 SSSP = Problem(name="sssp", dataset_kind="graph", prepare=prepare, verify=verify, outputs=("dist", "parent"),
-               requires=frozenset({"weighted"}), element="edge", elements=input_edges, instances=root_instances)
+               requires=frozenset({"weighted"}), element="edge", elements=input_edges, instances=root_instances,
+               baseline="sssp.harish")

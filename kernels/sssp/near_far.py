@@ -20,7 +20,8 @@ reach V-wide work per step; here work is proportional to the frontier's edges, a
     the warp first;
   - near queues are deduplicated per iteration and the far pile per epoch by stamps.
 ``delta`` defaults to 160 x mean weight / mean degree^2 rounded to a power of two (an empirical fit
-to benchmarks/sssp.py --tune on an H200, 4 roots each: R-MAT 22 with weights 1-255 ran at 7.6 / 5.8 /
+to the sssp benchmark's tuning on an H200, now sweeps/sssp-best.yaml's delta axis; 4 roots each:
+R-MAT 22 with weights 1-255 ran at 7.6 / 5.8 /
 6.3 / 7.2 / 7.2 / 7.7 ms with delta 12 / 16 / 20 / 24 / 32 / 64 (2.84 / 2.18 / 3.12 / 3.36 / 2.21 / 3.65
 relaxations per edge: larger buckets re-relax hub neighbourhoods, and deltas between powers of two
 re-relaxed more in every run); uniform degree 6 with weights 1-10 at 12.8 / 12.5 / 14.7 / 12.4 ms with

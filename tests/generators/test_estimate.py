@@ -9,7 +9,8 @@ from graphsweep.generators import GENERATORS, generate
 from graphsweep.generators.estimate import SHAPES, check_room, generation_cost
 
 SMALL = {"list": {"n": 1000}, "ordered-list": {"n": 1000}, "list-graph": {"n": 1000, "count": 7},
-         "tree": {"n": 1000, "count": 3}, "density": {"m": 5000, "density": 0.01, "count": 2},
+         "tree": {"n": 1000, "count": 3}, "recursive-tree": {"n": 1000},
+         "density": {"m": 5000, "density": 0.01, "count": 2},
          "uniform": {"n": 1000, "degree": 5.0}, "scale-free": {"n": 1000}, "rmat": {"scale": 9, "edge_factor": 3},
          "grid": {"rows": 30, "cols": 41, "keep": 0.8}}
 
@@ -34,7 +35,7 @@ def test_disk_is_the_column_bytes_and_memory_counts_plan_and_parts():
 def test_the_check_refuses_before_any_file(tmp_path, monkeypatch):
     monkeypatch.setattr(capacity, "free_disk", lambda path: 10_000)
     # 4000 int32 ids in 4 parts: 16,000 B + 4 x 4 KiB of framing
-    refusal = r"^generate list \(n = 4000\): need 31.6 KiB of disk under .*, have 9.8 KiB$"
+    refusal = r"^generate list \(n = 4000\): need 31.62 kiB of disk under .*, have 9.77 kiB$"
     with pytest.raises(GraphsweepError, match=refusal):
         generate("list", tmp_path / "l", seed=1, params={"n": 4000}, part_rows=1000)
     assert list(tmp_path.iterdir()) == []

@@ -66,6 +66,28 @@ def test_tree_is_forest_of_count_trees_at_most_k_children(make, n, count, k):
     assert data.manifest["stats"]["trees"] == count
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 100, 70_000])
+def test_recursive_tree_is_one_shallow_tree_with_permuted_ids(make, n):
+    data = make("recursive-tree", n=n, part_rows=1000)
+    assert data.m == n - 1 and np.count_nonzero(data.src == data.dst) == 0
+    assert components(data)[0] == 1                    # n - 1 edges, connected: a tree
+    assert np.bincount(data.src, minlength=n).max(initial=0) <= 1   # src is the child: one parent each
+    if n >= 70_000:
+        # vertex i hangs from a uniform earlier vertex: expected depth ~ ln n, about half the vertices leaves
+        parent = np.full(n, -1)
+        parent[data.src] = data.dst
+        root = int(np.flatnonzero(parent < 0)[0])
+        depth = np.zeros(n, dtype=np.int64)
+        frontier, d = np.array([root]), 0
+        children = scipy.sparse.csr_matrix((np.ones(n - 1), (data.dst, data.src)), shape=(n, n))
+        while frontier.size:
+            depth[frontier] = d
+            frontier, d = children[frontier].indices, d + 1
+        assert depth.max() < 4 * math.log(n) and abs(depth.mean() - math.log(n)) < 2
+        assert 0.45 < np.count_nonzero(np.bincount(data.dst, minlength=n) == 0) / n < 0.55
+        assert root != 0                                   # ids permuted: the first vertex is anywhere
+
+
 def test_tree_k1_is_a_path(make):
     data = make("tree", n=500, count=1, k=1)
     assert degrees(data).max() == 2 and components(data)[0] == 1
@@ -123,7 +145,7 @@ def test_rmat_sizes_and_skew(make):
 
 @pytest.mark.parametrize("kind", [k for k, g in GENERATORS.items() if g.kind == "graph"])
 def test_every_graph_kind_is_weighted_on_request(make, kind):
-    small = {"list-graph": {"n": 100}, "tree": {"n": 100}, "density": {"m": 100},
+    small = {"list-graph": {"n": 100}, "tree": {"n": 100}, "recursive-tree": {"n": 100}, "density": {"m": 100},
              "uniform": {"n": 100}, "scale-free": {"n": 100}, "rmat": {"scale": 5},
              "grid": {"rows": 10, "cols": 10}}[kind]
     data = make(kind, weights="5:5", **small)
@@ -132,7 +154,8 @@ def test_every_graph_kind_is_weighted_on_request(make, kind):
 
 @pytest.mark.parametrize("kind,params", [
     ("list", {"n": 100_000}), ("list-graph", {"n": 50_000, "count": 3, "weights": "1:9"}),
-    ("tree", {"n": 50_000, "count": 2, "k": 3}), ("density", {"m": 50_000, "count": 3}),
+    ("tree", {"n": 50_000, "count": 2, "k": 3}), ("recursive-tree", {"n": 50_000}),
+    ("density", {"m": 50_000, "count": 3}),
     ("uniform", {"n": 20_000, "weights": "1:10"}), ("scale-free", {"n": 20_000}), ("rmat", {"scale": 12}),
     ("grid", {"rows": 150, "cols": 400, "keep": 0.8, "weights": "1:300"}),
 ])

@@ -48,7 +48,7 @@ def cluster_file(cluster, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("profiles") / "cluster.yaml"
     path.write_text(yaml.safe_dump({"profiles": {
         "test": {"kind": "address", "address": cluster.scheduler_address},
-        "local-cpu": {"kind": "local", "options": {"n_workers": 2, "threads_per_worker": 1,
+        "local-cpu": {"kind": "local-cpu", "options": {"n_workers": 2, "threads_per_worker": 1,
                                                     "dashboard_address": ":0"}}}}))
     return path
 

@@ -17,7 +17,8 @@ def test_builtin_and_file_profiles(tmp_path):
     assert {"local-gpu", "local-cpu"} <= set(cluster.profiles())
     shipped = cluster.profiles(REPO / "cluster.yaml")
     assert {n: p["kind"] for n, p in shipped.items()} == {
-        "local-gpu": "local-cuda", "local-cpu": "local", "shared": "scheduler-file", "lab": "address", "slurm": "slurm"}
+        "local-gpu": "local-gpu", "local-cpu": "local-cpu", "shared": "scheduler-file", "lab": "address",
+        "slurm": "slurm"}
     assert cluster.resolve("tcp://host:8786")[1] == {"kind": "address", "address": "tcp://host:8786"}
     assert cluster.resolve("sched.json")[1]["kind"] == "scheduler-file"
     assert cluster.is_long_lived(cluster.resolve("lab", REPO / "cluster.yaml")[1])
@@ -27,13 +28,14 @@ def test_builtin_and_file_profiles(tmp_path):
 @pytest.mark.skipif(gpu.available(), reason="auto picks local-gpu where there is a GPU")
 def test_auto_picks_local_cpu_without_a_gpu():
     name, profile = cluster.resolve("auto")
-    assert name == "local-cpu" and profile["kind"] == "local"
+    assert name == "local-cpu" and profile["kind"] == "local-cpu"
 
 
 @pytest.mark.parametrize("profiles, message", [
-    ({"x": {"kind": "k8s"}}, "profiles.x.kind: 'k8s' is not one of local-cuda, local, scheduler-file, address, slurm"),
+    ({"x": {"kind": "k8s"}},
+     "profiles.x.kind: 'k8s' is not one of local-gpu, local-cpu, scheduler-file, address, slurm"),
     ({"x": {"kind": "address", "adress": "tcp://a:1"}}, "profiles.x.adress: unknown key for kind address"),
-    ({"x": {"kind": "local", "options": [1]}}, "profiles.x.options: expected a mapping"),
+    ({"x": {"kind": "local-cpu", "options": [1]}}, "profiles.x.options: expected a mapping"),
 ])
 def test_bad_cluster_files_are_one_clear_error(tmp_path, profiles, message):
     path = tmp_path / "cluster.yaml"
@@ -60,7 +62,7 @@ def _default_sweep(tmp_path, gs_process, *args):
 
 def test_the_main_command_runs_the_default_sweep_on_the_embedded_cpu_cluster(tmp_path, gs_process):
     profiles = tmp_path / "cluster.yaml"  # read from the working directory, like a user's
-    profiles.write_text(yaml.safe_dump({"profiles": {"local-cpu": {"kind": "local", "options": {
+    profiles.write_text(yaml.safe_dump({"profiles": {"local-cpu": {"kind": "local-cpu", "options": {
         "n_workers": 2, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
     rc, out, err, results = _default_sweep(tmp_path, gs_process, "--cluster", "local-cpu")
     assert rc == 0, err[-3000:]
@@ -92,7 +94,7 @@ def test_the_default_sweep_on_local_gpu(tmp_path, gs_process):
 def test_an_option_the_cluster_does_not_take_is_one_clear_error(tmp_path):
     path = tmp_path / "cluster.yaml"
     options = {"n_wrokers": 1, "processes": False, "dashboard_address": ":0"}
-    path.write_text(yaml.safe_dump({"profiles": {"x": {"kind": "local", "options": options}}}))
+    path.write_text(yaml.safe_dump({"profiles": {"x": {"kind": "local-cpu", "options": options}}}))
     with pytest.raises(GraphsweepError, match="profile x: the cluster did not start .*n_wrokers"):
         with cluster.connect("x", path):
             pass
@@ -119,3 +121,12 @@ def test_a_graph_generated_in_memory_and_placed_in_host_memory_runs_through_a_sw
     assert (total.loc[total["placement"] == "device", "bytes_link"] == 0).all()
     assert (total.loc[total["placement"] == "host", "pct_link_ceiling"] > 0).all()
     assert not (tmp_path / "data").exists()     # store: memory writes no dataset
+
+
+@pytest.mark.parametrize("old, new", [("local-cuda", "local-gpu"), ("local", "local-cpu")])
+def test_old_kind_names_are_read_with_a_deprecation_warning(tmp_path, old, new):
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"mine": {"kind": old, "options": {"n_workers": 1}}}}))
+    with pytest.warns(FutureWarning, match=f"profiles.mine.kind: '{old}' is deprecated; write '{new}'"):
+        name, profile = cluster.resolve("mine", path)
+    assert name == "mine" and profile == {"kind": new, "options": {"n_workers": 1}}

@@ -15,18 +15,19 @@ LIST_SIZES = [2**k for k in range(20, 27)]
 
 def row(kernel, n, mean_ms, *, phase="total", generator="list", params=None, data=None, stats=None,
         m=None, std_ms=0.0, dataset=None, **extra):
-    """One summary row as reduce.summarize writes it (the columns the figures read); its median is
-    ``mean_ms`` unless ``median_ms`` is given."""
+    """One summary row as reduce.summarize writes it (the columns the figures read; rates from the
+    median); its median is ``mean_ms`` unless ``median_ms`` is given."""
     params, data, stats = params or {}, data or {}, stats or {}
     data = {"n": n, **data}
     elements = m if m is not None else n
+    median_ms = extra.pop("median_ms", mean_ms)
     out = {"task": f"{kernel}-{json.dumps(params, sort_keys=True)}-{generator}-{n}-{json.dumps(data, sort_keys=True)}",
            "stage": "kernel", "phase": phase, "mean_ms": mean_ms, "std_ms": std_ms,
-           "median_ms": extra.pop("median_ms", mean_ms),
+           "median_ms": median_ms,
            "n": n, "m": m, "kernel": kernel, "generator": generator, "seed": 1,
            "dataset": dataset or "_".join([generator] + [f"{k}={v}" for k, v in data.items()] + ["seed=1"]),
-           "params": json.dumps(params), "elements": elements, "ns_per_element": mean_ms * 1e6 / elements,
-           "gelems_hmean": elements / mean_ms / 1e6, "gbps": extra.pop("gbps", np.nan),
+           "params": json.dumps(params), "elements": elements, "ns_per_element": median_ms * 1e6 / elements,
+           "gelems_hmean": elements / median_ms / 1e6, "gbps": extra.pop("gbps", np.nan),
            "ceiling_copy_gbps": 4200.0}
     out.update({f"param_{k}": v for k, v in params.items()})
     out.update({f"data_{k}": v for k, v in data.items()})
@@ -196,6 +197,11 @@ def test_inflection_marks_where_the_walk_leaves_the_l2_and_steps_finds_the_jump(
     assert set(jumps["phase"]) == {"RS3", "total"}
     assert set(jumps["n before"]) == {2**22} and set(jumps["n after"]) == {2**23}
     assert jumps["rise"].iloc[0] == pytest.approx(2.0)
+    # the walk's bytes per node are the kernel's own declaration (48-bit packing: 10), and a phase
+    # that is not the kernel's walk is no walk
+    narrow = s.assign(params=json.dumps({"packing": 48}), param_packing=48)
+    assert "10 B/node x n = L2" in labels(F.fig_inflection(narrow).axes[0])
+    assert set(F.steps(s.assign(phase=s["phase"].replace("RS3", "HJ2")))["phase"]) == {"total"}
 
 
 def _sublists(n, p, lo, hi):
@@ -320,35 +326,13 @@ def test_per_step_rows_give_time_and_frontier_per_level_with_the_direction_chang
 def test_graph_builds_are_a_table_apart_from_the_kernels():
     kernel = row("cc.best", 2**20, 1.0, generator="uniform", m=2**22)
     build = {**kernel, "stage": "input", "phase": "csr", "median_ms": 2.0, "mean_ms": 2.0, "bytes_read": 4e9,
-             "bytes_written": 4e9}
+             "bytes_written": 4e9, "gbps": 4000.0}
     table = F.table_input_builds(frame([kernel, build]))
     assert table.to_dict("records") == [{"dataset": kernel["dataset"], "phase": "csr", "n": 2**20, "m": 2**22,
                                          "ms": 2.0, "gbps": 4000.0, "tasks": 1,
                                          "% of copy": pytest.approx(4000 / 42)}]
     # and the phase figures leave the builds out
     assert "csr" not in set(F.prepare(frame([kernel, build]))["phase"])
-
-
-def test_floors_figure():
-    floors = pd.DataFrame({"label": ["listrank.best · list 2^26", "cc.best · rmat 24"], "ms": [7.0, 1.8],
-                           "floor_ms": [1.4, 0.6], "peer_ms": [np.nan, 2.0]})
-    ax = F.fig_floors(floors).axes[0]
-    assert [p.get_width() for p in ax.patches] == pytest.approx([5.0, 3.0])
-    assert [t.get_text() for t in ax.get_yticklabels()] == list(floors["label"])
-    assert F.fig_floors(pd.DataFrame()) is None
-
-
-def test_chase_curves_against_table_size_and_chains():
-    chase = pd.DataFrame([{"curve": k, "table_bytes": 4 * 2**e, "chains": 270336, "gsteps": g}
-                          for e in (20, 24, 28) for k, g in (("size-chase", 100 / (e - 19)), ("size-store8", 30.0))]
-                         + [{"curve": "chains", "table_bytes": 2**28, "chains": c, "gsteps": c / 6000}
-                            for c in (1024, 8192, 270336)])
-    fig = F.fig_chase(chase, l2_bytes=60 * 2**20)
-    size_ax, chains_ax = fig.axes
-    assert labels(size_ax) == ["chase", "chase + 8-byte store", "L2 60 MiB"]
-    assert list(size_ax.lines[0].get_xdata()) == [4, 64, 1024]               # MiB
-    assert list(chains_ax.lines[0].get_xdata()) == [1024, 8192, 270336]
-    assert F.fig_chase(pd.DataFrame()) is None
 
 
 def test_figures_and_tables_on_a_whole_summary_and_on_nothing(tmp_path):
@@ -358,9 +342,7 @@ def test_figures_and_tables_on_a_whole_summary_and_on_nothing(tmp_path):
     assert [i for i, _, _ in F.tables(s)] == ["table-iterations"]
     empty = s.iloc[0:0]
     assert F.figures(empty) == [] and F.tables(empty) == []
-    (tmp_path / "r").mkdir()
-    s.to_csv(tmp_path / "r" / "summary.csv", index=False)
-    written = F.write(tmp_path / "r", tmp_path / "out")
+    written = F.write(s, tmp_path / "out")
     assert sorted(p.name for p in written) == ["fig-iterations.png", "fig-time-per-iteration.png",
                                                "table-iterations.md"]
     assert (tmp_path / "out" / "fig-iterations.png").read_bytes()[:4] == b"\x89PNG"

@@ -30,11 +30,11 @@ def test_a_huge_imported_graph_is_refused_alike_by_kernel_and_sweep(tmp_path, gs
     assert rc == 0 and "n = 3: the distinct vertex ids, numbered densely from 0" in out
     monkeypatch.setattr(capacity, "available_memory", lambda: 8 << 30)
     rc, out, err = gs("kernel", "cc.best", tmp_path / "g", "--backend", "cpu")
-    kernel_need = re.search(r"need (\S+ \S+) of memory for a CPU kernel task, have 8.0 GiB", one_error_line(err))
+    kernel_need = re.search(r"need (\S+ \S+) of memory for a CPU kernel task, have 8.00 GiB", one_error_line(err))
     assert rc == 2 and kernel_need, err
     spec = write_spec(tmp_path, "huge", datasets=[{"path": str(tmp_path / "g")}], kernels=["cc.best"], backend="cpu")
     rc, out, err = gs("run", spec, "--dry-run")
-    sweep_need = re.search(r"need (\S+ \S+) of memory for a CPU kernel task on this host, have 8.0 GiB",
+    sweep_need = re.search(r"need (\S+ \S+) of memory for a CPU kernel task on this host, have 8.00 GiB",
                            one_error_line(err))
     assert rc == 2 and sweep_need and sweep_need.group(1) == kernel_need.group(1)
 

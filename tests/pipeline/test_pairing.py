@@ -52,7 +52,7 @@ def test_pairs_follow_capabilities_and_the_rest_are_noted():
     assert notes[("uniform", "listrank.sequential")].startswith("listrank.sequential needs a list dataset")
     text = plan.describe()
     assert "skipped (" in text and "toy.sssp on uniform_n=64_weights=none_seed=1: toy.sssp needs a weighted graph" in text
-    assert sweep.Plan.from_json(plan.to_json()).skipped == plan.skipped
+    assert sweep.SweepPlan.from_json(plan.to_json()).skipped == plan.skipped
 
 
 def test_kernel_datasets_patterns():
@@ -78,15 +78,28 @@ def test_path_datasets_use_their_manifest(tmp_path, make_list):
 
 
 def test_roots_and_seed_are_part_of_single_source_tasks_only():
-    one = sweep.expand(spec(roots=4, seed=9))
+    one = sweep.expand(spec(roots=4, roots_seed=9))
     by_kernel = {t.kernel: t for t in one.tasks}
-    assert (by_kernel["toy.sssp"].roots, by_kernel["toy.sssp"].seed) == (4, 9)
-    assert (by_kernel["toy.cc"].roots, by_kernel["toy.cc"].seed) == (None, 0)
-    other = {t.kernel: t for t in sweep.expand(spec(roots=8, seed=9)).tasks}
+    assert (by_kernel["toy.sssp"].roots, by_kernel["toy.sssp"].roots_seed) == (4, 9)
+    assert (by_kernel["toy.cc"].roots, by_kernel["toy.cc"].roots_seed) == (None, 0)
+    other = {t.kernel: t for t in sweep.expand(spec(roots=8, roots_seed=9)).tasks}
     assert other["toy.sssp"].hash != by_kernel["toy.sssp"].hash
     assert other["toy.cc"].hash == by_kernel["toy.cc"].hash
     with pytest.raises(ParameterError, match="s.yaml: roots: 0 is below the minimum 1"):
         sweep.expand(spec(roots=0), source="s.yaml")
+
+
+def test_the_old_top_level_seed_is_the_roots_seed_with_a_warning():
+    with pytest.warns(FutureWarning, match="s.yaml: seed: deprecated at the top level; write 'roots_seed'"):
+        old = sweep.expand(spec(roots=4, seed=9), source="s.yaml")
+    new = sweep.expand(spec(roots=4, roots_seed=9))
+    assert [t.hash for t in old.tasks] == [t.hash for t in new.tasks]    # the same tasks, the same result files
+    with pytest.raises(ParameterError, match="s.yaml: seed: give the roots' seed once, as 'roots_seed'"):
+        sweep.expand(spec(roots=4, seed=9, roots_seed=9), source="s.yaml")
+    written = old.to_json()
+    for task in written["tasks"]:                      # a plan.json from before the rename
+        task["seed"] = task.pop("roots_seed")
+    assert [t.roots_seed for t in sweep.SweepPlan.from_json(written).tasks] == [t.roots_seed for t in new.tasks]
 
 
 def test_reduce_keeps_steps_and_inputs_apart_and_averages_rates_harmonically():
@@ -109,7 +122,9 @@ def test_reduce_keeps_steps_and_inputs_apart_and_averages_rates_harmonically():
     assert total["instances"] == 3 and total["gelems_hmean"] == pytest.approx(throughput.harmonic_mean(rates))
     assert total["gelems_min"] == pytest.approx(min(rates)) and total["gelems_max"] == pytest.approx(max(rates))
     assert total["stat_levels"] == pytest.approx(4.0)
-    assert total["gbps"] == pytest.approx(8000 / (7 / 3 / 1e3) / 1e9)
+    # rates from the median of the timed runs (2 ms), the one time the report and figures use
+    assert total["median_ms"] == 2.0 and total["gbps"] == pytest.approx(8000 / (2 / 1e3) / 1e9)
+    assert total["ns_per_element"] == pytest.approx(2e6 / 1000)
     assert total["pct_copy_ceiling"] == pytest.approx(100 * total["gbps"] / 4000)
     csr = summary.loc[("input", "csr")]
     assert csr["reps"] == 1 and csr["mean_ms"] == 5.0
@@ -151,7 +166,7 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
     finally:
         registry.get = registry_get
     plan = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64, "weights": "1:9"}}],
-                             kernels=["toy.sssp"], roots=2, seed=3))
+                             kernels=["toy.sssp"], roots=2, roots_seed=3))
     timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "verify", "kernel", "task")}
     rows = worker.result_rows(plan.tasks[0], "run", result, {"copy_gbps": 100.0}, timing)
     frame = pd.DataFrame(rows)
@@ -177,5 +192,5 @@ def test_memory_check_charges_each_placement_its_own_largest_task(tmp_path):
                                       {"name": "listrank.sequential", "datasets": "list_n=1024*"}]))
     # On a GPU host the 2^30 tasks need device memory; the CPU twin only sees the small list.
     estimate.check(plan, has_gpu=True, host_memory=2**30, device_memory=2**40)
-    with pytest.raises(NoRoomError, match="need .* of memory for a CPU kernel task on this host, have 1.0 GiB"):
+    with pytest.raises(NoRoomError, match="need .* of memory for a CPU kernel task on this host, have 1.00 GiB"):
         estimate.check(plan, has_gpu=False, host_memory=2**30, device_memory=None)

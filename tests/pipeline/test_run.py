@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -154,6 +155,14 @@ def test_a_published_sweep_re_renders_from_its_reduced_results_alone(mixed, gs, 
     ids = lambda text: [line.split("id='")[1].split("'")[0] for line in text.split("<figure")[1:]]  # noqa: E731
     assert ids(page) == ids(original) and set(FIGURES) <= set(ids(page))
     assert page.count("<tr>") == original.count("<tr>")   # the same tables, failed tasks included
+    # the figures as files (docs/results/<sweep>/figures), from the same rows
+    rc, out, err = gs("report", published, "--figures", tmp_path / "figures")
+    assert rc == 0, err
+    written = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert written and all(name.endswith((".png", ".md")) for name in written)
+    assert sorted(Path(line).name for line in out.splitlines()[1:]) == written
+    rc, out, err = gs("report", published, "--figures", published / "report.html")
+    assert rc == 2 and "--figures" in err and "is a file" in err
 
 
 def test_a_second_run_refuses_and_resume_redoes_nothing(mixed, gs, cluster_file):

@@ -26,21 +26,59 @@ def test_largest_dataset_first_then_plan_order(tmp_path):
     assert [t.index for t in unsized] == sorted(t.index for t in plan.tasks)
 
 
-def test_affinity_gives_each_dataset_to_one_worker_then_shares_the_tail():
+def test_owners_split_datasets_over_workers_by_estimated_time():
     from types import SimpleNamespace
 
-    from graphsweep.pipeline.runner import Affinity
-
     def task(dataset, i):
-        return SimpleNamespace(dataset=SimpleNamespace(id=dataset), key=f"{dataset}-{i}")
+        return SimpleNamespace(dataset=SimpleNamespace(id=dataset), hash=f"{dataset}-{i}")
 
-    ordered = [task(d, i) for d in ("big", "mid", "small") for i in range(3)]
-    a = Affinity(ordered)
-    assert [a.pick("A").key, a.pick("A").key] == ["big-0", "big-1"]       # A owns the largest
-    assert [a.pick("B").key, a.pick("B").key] == ["mid-0", "mid-1"]       # B the next one
-    assert a.pick("A").key == "big-2"
-    assert a.pick("A").key == "small-0" and a.owner == {"big": "A", "mid": "B", "small": "A"}
-    assert a.pick("B").key == "mid-2"
-    assert a.pick("B").key == "small-1"                                  # the tail is shared
-    a.forget({"A"})
-    assert a.owner == {"mid": "B"} and a.pick("C").key == "small-2" and a.pick("C") is None
+    todo = [task(d, i) for d, count in (("big", 2), ("mid", 3), ("small", 4), ("tiny", 1)) for i in range(count)]
+    seconds = {t.hash: {"big": 10.0, "mid": 4.0, "small": 1.0, "tiny": 0.5}[t.dataset.id] for t in todo}
+    owner = runner.owners(todo, ["B", "A"], seconds)
+    # big (20 s) to A; mid (12 s) to B; small (4 s) to B (12 < 20); tiny (0.5 s) to B (16 < 20)
+    assert owner == {"big": "A", "mid": "B", "small": "B", "tiny": "B"}
+    assert runner.owners(todo, ["only"], seconds) == dict.fromkeys(("big", "mid", "small", "tiny"), "only")
+    assert runner.owners(todo, [], seconds) == {}
+    # every dataset has one owner whatever the workers, and no worker's load exceeds an even split by
+    # more than the largest dataset (LPT's bound)
+    rng = np.random.default_rng(4)
+    for trial in range(20):
+        costs = {f"d{i}": float(rng.exponential()) for i in range(int(rng.integers(1, 12)))}
+        todo = [task(d, 0) for d in costs]
+        workers = [f"w{i}" for i in range(int(rng.integers(1, 5)))]
+        owner = runner.owners(todo, workers, {t.hash: costs[t.dataset.id] for t in todo})
+        assert set(owner) == set(costs) and set(owner.values()) <= set(workers)
+        loads = [sum(c for d, c in costs.items() if owner[d] == w) for w in workers]
+        assert max(loads) <= sum(costs.values()) / len(workers) + max(costs.values()) + 1e-9
+
+
+def test_worker_state_is_a_plugin_of_each_worker():
+    import pickle
+
+    from distributed import Client, LocalCluster
+
+    from graphsweep.pipeline import worker
+
+    state = worker.WorkerState()
+    state.warmed.add("k")
+    assert pickle.loads(pickle.dumps(state)).warmed == set()      # sent empty: each worker builds its own
+
+    def has_state():
+        from distributed import get_worker
+        return worker._state() is get_worker().plugins[worker.WorkerState.name]
+
+    def without_plugin():
+        try:
+            worker._state()
+        except RuntimeError as exc:
+            return str(exc)
+
+    with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
+        addresses = list(client.scheduler_info()["workers"])
+        assert all("has no graphsweep-worker-state plugin" in client.submit(without_plugin, workers=[a],
+                                                                             pure=False).result()
+                   for a in addresses)
+        client.register_plugin(worker.WorkerState())
+        assert all(client.submit(has_state, workers=[a], pure=False).result() for a in addresses)
+        assert len({id(p) for p in client.run(lambda dask_worker: dask_worker.plugins[
+            worker.WorkerState.name]).values()}) == 2   # two workers in one process: two states

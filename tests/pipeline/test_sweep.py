@@ -43,7 +43,7 @@ def test_task_hash_is_stable_and_names_what_matters():
 
 def test_plan_round_trips_through_json():
     plan = sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "params": {"threads": [64, 128]}}]))
-    again = sweep.Plan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
+    again = sweep.SweepPlan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
     assert again.fingerprint == plan.fingerprint
     assert [t.label for t in again.tasks] == [t.label for t in plan.tasks]
 
@@ -168,7 +168,7 @@ def test_the_estimate_places_a_graph_larger_than_the_gpu_in_host_memory_and_writ
     estimate.check(plan, has_gpu=True, host_memory=128 * GiB, device_memory=80 * GiB)
     with pytest.raises(NoRoomError, match="fits neither the GPU nor the host") as err:
         estimate.check(plan, has_gpu=True, host_memory=64 * GiB, device_memory=80 * GiB)
-    assert "\n" not in str(err.value) and "64.0 GiB" in str(err.value)
+    assert "\n" not in str(err.value) and "64.00 GiB" in str(err.value)
     forced = sweep.expand(spec(datasets=[{**big, "params": {"scale": 20}}],
                                kernels=[{"name": "cc.best", "placement": "host"}, "bfs.best"]))
     [cost] = estimate.costs(forced, has_gpu=True, memory=(80 * GiB, 128 * GiB))

@@ -51,7 +51,7 @@ def profiles_file(folder, **profiles):
 # --- 1. the dashboard -------------------------------------------------------------------------
 
 def test_the_dashboard_of_a_cluster_graphsweep_starts_serves_its_status_page(tmp_path):
-    path = profiles_file(tmp_path, quick={"kind": "local", "options": {
+    path = profiles_file(tmp_path, quick={"kind": "local-cpu", "options": {
         "n_workers": 1, "processes": False, "dashboard_address": ":0"}})
     with cluster.connect("quick", path) as client:
         page = urllib.request.urlopen(client.dashboard_link, timeout=30).read().decode()
@@ -60,7 +60,7 @@ def test_the_dashboard_of_a_cluster_graphsweep_starts_serves_its_status_page(tmp
 
 @pytest.mark.gpu
 def test_the_dashboard_of_a_gpu_cluster_has_its_gpu_panels(tmp_path, wait_for):
-    path = profiles_file(tmp_path, gpus={"kind": "local-cuda", "options": {"dashboard_address": ":0"}})
+    path = profiles_file(tmp_path, gpus={"kind": "local-gpu", "options": {"dashboard_address": ":0"}})
     with cluster.connect("gpus", path) as client:
         base = client.dashboard_link.rsplit("/", 1)[0]
         # The GPU tab is in the menu only when NVML (pynvml) sees the devices.
@@ -178,8 +178,8 @@ def test_cpu_kernel_tasks_never_overlap_and_need_a_host_resource(tmp_path, write
 # --- 4. impossible sizes are refused before any work --------------------------------------------
 
 @pytest.mark.parametrize("argv, need", [
-    (["generate", "list", "--n", "2^40"], "need 8.0 TiB of disk under "),
-    (["generate", "rmat", "--scale", "40"], "need 256.1 TiB of disk under "),
+    (["generate", "list", "--n", "2^40"], "need 8.00 TiB of disk under "),
+    (["generate", "rmat", "--scale", "40"], "need 256.06 TiB of disk under "),
 ])
 def test_impossible_sizes_are_refused_at_once(tmp_path, gs, argv, need):
     start = time.perf_counter()
@@ -192,7 +192,7 @@ def test_memory_counts_the_tree_planner(tmp_path, gs, monkeypatch):
     monkeypatch.setattr(capacity, "available_memory", lambda: 100 << 20)
     rc, out, err = gs("generate", "tree", "--n", "16M", "--out", tmp_path / "t")
     # 12 B per vertex to plan 2^24 vertices: 192 MiB, more than the 100 MiB there are.
-    assert rc == 2 and "of host memory, have 100.0 MiB" in one_error_line(err)
+    assert rc == 2 and "of host memory, have 100.00 MiB" in one_error_line(err)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -201,15 +201,15 @@ def test_a_sweep_prints_its_costs_and_refuses_what_does_not_fit(tmp_path, write_
                       kernels=["listrank.sequential", "listrank.wyllie"])
     rc, out, err = gs("run", spec, "--dry-run")
     assert rc == 0, err
-    # 3001 int32 nodes and one part: 15.7 KiB on disk; 48 B per node for a kernel task
-    assert re.search(r"list_n=3001_seed=1 +15.7 KiB on disk \(to generate: .*\); 2 tasks, 140.7 KiB each", out)
+    # 3001 int32 nodes and one part: 15.72 kiB on disk; 48 B per node for a kernel task
+    assert re.search(r"list_n=3001_seed=1 +15.72 kiB on disk \(to generate: .*\); 2 tasks, 140.67 kiB each", out)
     estimate, needs = out.strip().splitlines()[-2:]
-    assert estimate.startswith("estimate: 31.4 KiB of datasets (31.4 KiB new, ")
-    assert needs.startswith("needs: 140.7 KiB of host memory for its largest CPU kernel task; ")
+    assert estimate.startswith("estimate: 31.45 kiB of datasets (31.45 kiB new, ")
+    assert needs.startswith("needs: 140.72 kiB of host memory for its largest CPU kernel task; ")
     monkeypatch.setattr(capacity, "free_disk", lambda path: 1000)
     for argv in (["--dry-run"], []):
         rc, out, err = gs("run", spec, *argv)
-        assert rc == 2 and "sweep cost: need 31.4 KiB of disk for new datasets under " in one_error_line(err)
+        assert rc == 2 and "sweep cost: need 31.45 kiB of disk for new datasets under " in one_error_line(err)
     assert not (tmp_path / "results-cost").exists()
 
 
@@ -292,7 +292,7 @@ def test_an_unreachable_cluster_leaves_the_results_folder_unclaimed(tmp_path, wr
 def test_failures_are_one_line_each_ctrl_c_is_one_line_and_failed_tasks_retry(tmp_path, write_spec, gs_process,
                                                                               gs, cluster_file, test_kernels, wait_for):
     # On a cluster embedded in the run, whose worker processes share the terminal (and its Ctrl-C).
-    profiles = profiles_file(tmp_path, embedded={"kind": "local", "options": {
+    profiles = profiles_file(tmp_path, embedded={"kind": "local-cpu", "options": {
         "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}})
     spec = write_spec(tmp_path, "loud", datasets=[{"generator": "list", "params": {"n": 1024}}],
                       kernels=[{"name": "test.flaky", "params": {"mode": "raise", "blocks": [1, 2]}},
@@ -347,7 +347,7 @@ def test_a_busy_dashboard_port_is_a_log_line_not_a_warning(tmp_path, caplog):
     with socket.socket() as busy:
         busy.bind(("", 0))
         busy.listen()
-        path = profiles_file(tmp_path, x={"kind": "local", "options": {
+        path = profiles_file(tmp_path, x={"kind": "local-cpu", "options": {
             "n_workers": 1, "processes": False, "dashboard_address": f":{busy.getsockname()[1]}"}})
         with warnings.catch_warnings(record=True) as shown, caplog.at_level("INFO", "graphsweep.cluster"):
             warnings.simplefilter("always")
@@ -425,7 +425,7 @@ def test_the_params_column_is_compact():
 
 
 def test_phase_bars_keep_their_labels_whole():
-    summary = pd.DataFrame({"phase": [f"RS{i}" for i in range(12)] + ["total"], "n": 1 << 20, "mean_ms": 1.0,
+    summary = pd.DataFrame({"phase": [f"RS{i}" for i in range(12)] + ["total"], "n": 1 << 20, "median_ms": 1.0,
                             "variant": "listrank.random-splitter packing=48 splitters=even", "type": "list"})
     fig = report._phases(summary)
     [axes] = fig.axes[:1]

@@ -43,7 +43,7 @@ def test_a_graph_larger_than_the_host_too_is_refused_in_one_line_naming_both_siz
     with pytest.raises(NoRoomError) as err:
         decide(RMAT29, backend="gpu", device_bytes=80 * GiB, host_bytes=64 * GiB, what="rmat-29")
     text = str(err.value)
-    assert "\n" not in text and "rmat-29" in text and "80.0 GiB" in text and "64.0 GiB" in text
+    assert "\n" not in text and "rmat-29" in text and "80.00 GiB" in text and "64.00 GiB" in text
 
 
 def test_a_forced_placement_is_kept_or_refused():
