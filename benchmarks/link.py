@@ -33,7 +33,7 @@ import numpy as np
 from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import memory
 from graphsweep.kernels import ceilings, harness, throughput
-from graphsweep.kernels.components import canonical_labels
+from graphsweep.kernels.cc import canonical_labels
 from graphsweep.kernels.graph import GraphInput
 
 ISSUE_H200 = {"h2d_gbps": 50.0, "d2h_gbps": 55.0, "mapped_sequential_gbps": 45.0, "mapped_naive_gbps": 0.54}

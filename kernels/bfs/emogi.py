@@ -37,7 +37,7 @@ from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, launch, module
 from ..graph.stream import BLOCK_ENTRIES, CsrBlocks
 from . import BFS, ROOT_PARAM
-from ..components.cpu import cas
+from ..cc.cpu import cas
 from .gpu import check_gpu_graph
 
 RUN = 8          # entries per thread in a streamed block

@@ -24,7 +24,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
 
-from ..components.verify import graph_components
+from ..cc.verify import graph_components
 
 CHUNK = 1 << 26          # edges per pass of the edge checks (bounds the temporaries: ~1.3 GB at most)
 

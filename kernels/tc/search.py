@@ -18,7 +18,7 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.params import Param
 
-from ..components.cpu import cas, load
+from ..cc.cpu import cas, load
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
 from . import TC

@@ -169,7 +169,7 @@ def test_host_placement_on_the_gpu_verifies_and_counts_link_bytes(tmp_path, name
     device = harness.run(name, data, backend="gpu", reps=1, warmup=0, instances=3, placement="device", **extra)
     assert device.verified and device.placement == "device"
     if name.startswith("cc"):
-        from graphsweep.kernels.components import canonical_labels
+        from graphsweep.kernels.cc import canonical_labels
         assert np.array_equal(canonical_labels(host.output["label"]), canonical_labels(device.output["label"]))
     if name.startswith("bfs"):
         assert np.array_equal(host.output["level"], device.output["level"])

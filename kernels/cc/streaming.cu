@@ -2,7 +2,7 @@
 // runs on one block while the next is copied over the link).  Each undirected edge is linked
 // once, from its larger end (an entry u of row v with u < v); the forest is flattened at the end.
 // Template arguments: S, the CSR index type; L, the label type (see common.cuh).
-#include "components/common.cuh"
+#include "cc/common.cuh"
 
 template <typename L>
 __global__ void graphsweep_cc_stream_init(L* parent, long long n)

@@ -59,7 +59,7 @@ def run_gpu(inp, params, timer):
     n, m = inp.n, inp.m
     threads, blocks = check_threads(params["threads"]), params["blocks"]
     names = _names(inp)
-    mod = module("components/shiloach_vishkin.cu", name_expressions=tuple(names.values()))
+    mod = module("cc/shiloach_vishkin.cu", name_expressions=tuple(names.values()))
     fn = {k: mod.get_function(v) for k, v in names.items()}
     sv5 = mod.get_function("graphsweep_cc_sv5")
     dtype = label_dtype(n)

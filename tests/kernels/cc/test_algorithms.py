@@ -8,7 +8,7 @@ import pytest
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.reader import Dataset
 from graphsweep.kernels import harness, output, registry
-from graphsweep.kernels.components import CC, canonical_labels
+from graphsweep.kernels.cc import CC, canonical_labels
 
 from .conftest import ALL_DEGREES, ALL_TREES, GRAPHS
 
@@ -243,7 +243,7 @@ def test_best_is_the_selecting_kernel():
                                          ("n=1", "cc.sampled-union-find sample=false"),
                                          ("no-edges", "cc.sampled-union-find sample=false")])
 def test_best_chooses_by_average_degree_and_says_so(graph, chose, backend, make_dataset, reference):
-    from graphsweep.kernels.components.select import SPARSE_BELOW
+    from graphsweep.kernels.cc.select import SPARSE_BELOW
     g = GRAPHS[graph]()
     res = run("cc.best", make_dataset(g), backend)
     check_labels("cc.sampled-union-find", res, g, reference)
@@ -276,7 +276,7 @@ def test_edges_as_rate_elements(backend, make_dataset):
 def test_sampled_union_find_reads_int32_or_int64_offsets(narrow, reference):
     """The GPU passes read the int32 copy of the CSR offsets that setup makes below 2^31 entries, or
     the CSR's int64 offsets when there is none (larger graphs); both give the canonical labels."""
-    from graphsweep.kernels.components import sampled_union_find as suf
+    from graphsweep.kernels.cc import sampled_union_find as suf
     from graphsweep.kernels.graph import from_edges
     from graphsweep.kernels.timing import timer_for
     g = GRAPHS["two-hubs"]()

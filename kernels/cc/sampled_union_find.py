@@ -185,7 +185,7 @@ def run_gpu(inp, params, timer):
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
     names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
     options = DEFINES + (("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ())
-    mod = module("components/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
+    mod = module("cc/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
     fn = {k: mod.get_function(v) for k, v in names.items()}
     dtype = label_dtype(n)
     parent = cupy.empty(n, dtype=dtype)

@@ -55,7 +55,7 @@ def run_gpu(inp, params, timer):
     st, lt = types(csr.indices.dtype, n), c_type(dtype)
     names = (f"graphsweep_cc_stream_init<{lt}>", f"graphsweep_cc_stream_link<{st}>",
              f"graphsweep_cc_stream_flatten<{lt}>")
-    mod = module("components/streaming.cu", options, names)
+    mod = module("cc/streaming.cu", options, names)
     init, link_block, flatten = (mod.get_function(name) for name in names)
     parent = cupy.empty(n, dtype=dtype)
     model = _traffic(n, csr.nnz, csr.indices.itemsize, dtype.itemsize, blocks.link_bytes)

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from graphsweep.kernels.components import sampled_union_find as suf
+from graphsweep.kernels.cc import sampled_union_find as suf
 
 # A probe kernel compiled with the .cu and its -D constants: sample t's slot, from the .cu's own function.
 PROBE = r"""
-#include "components/sampled_union_find.cu"
+#include "cc/sampled_union_find.cu"
 extern "C" __global__ void probe(long long* out, unsigned seed, long long nnz)
 {
     out[threadIdx.x] = gs_suf_slot(threadIdx.x, seed, nnz);

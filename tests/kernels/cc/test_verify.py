@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from graphsweep.datasets.errors import VerificationError
-from graphsweep.kernels.components import canonical_labels
-from graphsweep.kernels.components.verify import component_count, count_by_hooking, verify_labels
+from graphsweep.kernels.cc import canonical_labels
+from graphsweep.kernels.cc.verify import component_count, count_by_hooking, verify_labels
 
 from .conftest import GRAPHS
 

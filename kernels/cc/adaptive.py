@@ -81,7 +81,7 @@ def _run(hooks, inp, params, timer):
 
 
 def run_gpu(inp, params, timer):
-    return _run(GpuHooks("components/adaptive.cu", inp, params), inp, params, timer)
+    return _run(GpuHooks("cc/adaptive.cu", inp, params), inp, params, timer)
 
 
 def run_cpu(inp, params, timer):

@@ -6,7 +6,7 @@
 // vertex's neighbours smaller than itself are a prefix of its row.  CSR offsets have type O: int
 // when the CSR has fewer than 2^31 entries (a narrowed copy, half the bytes of every pass over
 // them), else long long.
-#include "components/common.cuh"
+#include "cc/common.cuh"
 
 // state[0]: the root of the sampled largest tree, or -1 (ECL mode: no tree is skipped);
 // state[1]: how many of the samples it holds; state[2]: chunks queued for the spread kernel;
@@ -17,7 +17,7 @@
 // one warp each) and GS_SUF_PROBE_STEPS (the probe stops a climb after this many steps) come with
 // -D from sampled_union_find.py, which shares them.
 #if !defined(GS_SUF_SAMPLES) || !defined(GS_SUF_CHUNK) || !defined(GS_SUF_PROBE_STEPS)
-#error "compile through kernels/components/sampled_union_find.py, which defines the shared constants"
+#error "compile through kernels/cc/sampled_union_find.py, which defines the shared constants"
 #endif
 
 template <typename L>

@@ -4,7 +4,7 @@
 // (a, b) and then to (b, a) (two PRAM processors run one after the other, which the "arbitrary"
 // concurrent-write model allows).  Values read from global memory are kept in registers so each
 // address is read once per kernel (000 §4 "Memory Access Optimization").
-#include "components/common.cuh"
+#include "cc/common.cuh"
 
 // SV0: D(0)[j] = j, Q[j] = 0.
 template <typename L>

@@ -41,7 +41,7 @@ def _run(hooks, inp, timer):
 
 
 def run_gpu(inp, params, timer):
-    return _run(GpuHooks("components/hook_compress.cu", inp, params), inp, timer)
+    return _run(GpuHooks("cc/hook_compress.cu", inp, params), inp, timer)
 
 
 def run_cpu(inp, params, timer):

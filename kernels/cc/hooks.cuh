@@ -2,7 +2,7 @@
 // as loaded; cc.hook-compress and cc.adaptive are built from them.  pi is the forest of labels
 // (parent[x] <= x throughout: every hook writes the smaller label under the larger).
 #pragma once
-#include "components/common.cuh"
+#include "cc/common.cuh"
 
 // pi(v) = v: every vertex its own tree.
 template <typename L>
