@@ -15,6 +15,14 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 from ..conftest import SHAPES, dataset
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _local_workers_closed_after():
+    """The local worker processes the runs start stay up between tests (as between a user's runs);
+    the suite's later tests get the machine back when this module is done."""
+    yield
+    partition._close_local()
 # Every shape at K = 3 (more workers than CI's cores, slices of unequal sizes); the larger ones at every K.
 CASES = ([(shape, 3) for shape in SHAPES] +
          [(shape, k) for shape in ("components", "messy", "rmat", "star") for k in (1, 2, 4)])
