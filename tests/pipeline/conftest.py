@@ -87,7 +87,10 @@ def _gs(*args) -> tuple[int, str, str]:
 
 def _gs_process(*args, **kwargs) -> subprocess.Popen:
     """``graphsweep ARGS`` as its own process (for interrupting it, or for an embedded cluster)."""
-    code = "import sys; from graphsweep.pipeline.cli import main; sys.argv[0] = 'graphsweep'; main()"
+    # Ctrl-C as at a terminal, even when this suite was started where SIGINT is ignored (a job put
+    # in the background by a script): the child would inherit the ignoring and never see it.
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from graphsweep.pipeline.cli import main; sys.argv[0] = 'graphsweep'; main()")
     return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
