@@ -274,7 +274,7 @@ def _local_client(k: int, device: str):
         cluster, client = _LOCAL[device]
         if len(cluster.workers) < k:
             cluster.scale(k)
-            client.wait_for_workers(k, timeout=120)
+        client.wait_for_workers(k, timeout=120)   # also while a nanny restarts a worker of an earlier run
         return client
 
 
