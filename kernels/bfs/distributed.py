@@ -37,11 +37,12 @@ least wait, the bytes all workers received, the frontier and direction, 2 rounds
 import time
 
 import numpy as np
+from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, partitioned, synchronize
+from ..graph.partition import Ledger, held, lockstep_rows, partitioned, synchronize
 from . import BFS, ROOT_PARAM
 from .direction_optimizing import stays_bottom_up, wants_bottom_up
 
@@ -53,9 +54,6 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
                                                          "edges / alpha"),
           "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta")}
 
-
-def _host(a):
-    return a.get() if hasattr(a, "get") else a
 
 
 def _first_claims(xp, level, parent, v, u, depth: int):
@@ -87,7 +85,7 @@ def _top_down(s, peers, depth: int):
     own = (v >= lo) & (v < hi)
     claimed = _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], v[own] - lo, u[own], depth)
     away, first = xp.unique(v[~own], return_index=True)       # one candidate parent per vertex
-    pairs = _host(xp.stack([away, u[~own][first].astype(away.dtype)]))
+    pairs = to_host(xp.stack([away, u[~own][first].astype(away.dtype)]))
     cuts = np.searchsorted(pairs[0], s.bounds)
     got = peers.exchange(("pairs", depth), {j: pairs[:, cuts[j]:cuts[j + 1]] for j in range(peers.k)})
     if got:
@@ -102,11 +100,11 @@ def _bottom_up(s, peers, depth: int):
     new = s.scratch["bfs-front"]
     size = hi - lo
     if 4 * int(new.shape[0]) < (size + 7) // 8:
-        piece = {"ids": _host(new + lo).astype(np.int32 if s.n < 2**31 else np.int64)}
+        piece = {"ids": to_host(new + lo).astype(np.int32 if s.n < 2**31 else np.int64)}
     else:
         mask = xp.zeros(size, dtype=np.bool_)
         mask[new] = True
-        piece = {"bits": np.packbits(_host(mask)), "lo": lo, "hi": hi}
+        piece = {"bits": np.packbits(to_host(mask)), "lo": lo, "hi": hi}
     frontier = xp.zeros(s.n, dtype=np.bool_)
     frontier[new + lo] = True
     for got in peers.exchange(("front", depth), {j: piece for j in range(peers.k)}).values():
@@ -177,7 +175,7 @@ def _search(key, root: int, mode: str, alpha: float, beta: float, edges_total: i
 
 def _result(key) -> tuple:
     s = held(key)
-    return _host(s.scratch["bfs-level"]), _host(s.scratch["bfs-parent"])
+    return to_host(s.scratch["bfs-level"]), to_host(s.scratch["bfs-parent"])
 
 
 def _run(inp, params, timer, device: str):
@@ -195,27 +193,13 @@ def _run(inp, params, timer, device: str):
         parent = np.concatenate([p[1] for p in pieces])
         ledger.received("gather", None, level.nbytes + parent.nbytes)
     ledger.stats()
-    timer.steps("level", lambda: _level_rows(out))
+    timer.steps("level", lambda: lockstep_rows(out, ("direction", "frontier")))
     timer.stat("levels", out[0]["levels"])
     timer.stat("bottom_up_levels", sum(st["direction"] == "bottom-up" for st in out[0]["steps"]))
     if device == "gpu":
         import cupy
         level, parent = cupy.asarray(level), cupy.asarray(parent)
     return {"level": level, "parent": parent}
-
-
-def _level_rows(out: list) -> list:
-    """A step row per level: the slowest worker's wall time, its compute and wait, all bytes received."""
-    rows = []
-    for per_worker in zip(*(o["steps"] for o in out)):
-        slowest = max(per_worker, key=lambda st: st["ms"])
-        rows.append({"step": slowest["step"], "ms": slowest["ms"],
-                     "info": {"direction": slowest["direction"], "frontier": slowest["frontier"],
-                              "local_ms": slowest["ms"] - slowest["wait_ms"],
-                              "wait_ms": min(st["wait_ms"] for st in per_worker),
-                              "bytes_exchanged": sum(st["bytes_exchanged"] for st in per_worker),
-                              "rounds": 2 if len(out) > 1 else 0}})
-    return rows
 
 
 def run_cpu(inp, params, timer):

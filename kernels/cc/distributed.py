@@ -40,11 +40,12 @@ Memory-traffic byte models are not given: a phase's exchange is in ``*_bytes_exc
 """
 
 import numpy as np
+from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
 from ..graph import GraphInput
-from ..graph.partition import PARAMS as PARTITION_PARAMS
 from ..graph.exchange import Peers
+from ..graph.partition import PARAMS as PARTITION_PARAMS
 from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
 from ..timing import timer_for
 from . import CC, label_dtype
@@ -73,16 +74,13 @@ def components(xp, n: int, a, b, device: str, inp=None):
     return label
 
 
-def _host(a):
-    return a.get() if hasattr(a, "get") else a
-
 
 def _distinct_pairs(xp, a, b):
     """The distinct (a, b) pairs as a 2 x p host array."""
     if a.shape[0] == 0:
         return np.zeros((2, 0), dtype=np.int64)
     key = xp.unique((a.astype(np.int64) << 32) | b.astype(np.int64))
-    return _host(xp.stack([key >> 32, key & 0xFFFFFFFF]))
+    return to_host(xp.stack([key >> 32, key & 0xFFFFFFFF]))
 
 
 def _structure(s) -> dict:
@@ -149,7 +147,7 @@ def _hook(key, addresses: list) -> dict:
     while True:
         send = changed[root[own]]
         far, smallest = _min_by(xp, other[send], label[root[own[send]]])
-        pairs = _host(xp.stack([far, smallest]))
+        pairs = to_host(xp.stack([far, smallest]))
         cuts = np.searchsorted(pairs[0], s.bounds)
         got = peers.exchange(("hook", rounds), {j: pairs[:, cuts[j]:cuts[j + 1]] for j in range(peers.k)})
         changed = xp.zeros(hi - lo, dtype=np.bool_)
@@ -180,7 +178,7 @@ def _merge(key, *forests) -> dict:
     label = components(xp, int(ids.shape[0]), xp.searchsorted(ids, pairs[0]).astype(np.int32),
                        xp.searchsorted(ids, pairs[1]).astype(np.int32), s.device)
     keep = label != xp.arange(label.shape[0], dtype=label.dtype)
-    out = _host(xp.stack([ids[keep], ids[label[keep]]]))
+    out = to_host(xp.stack([ids[keep], ids[label[keep]]]))
     synchronize(s.device)
     s.record("merge", None, time.perf_counter() - t0, received)
     return {"pairs": out, "from": s.index}
@@ -217,7 +215,7 @@ def _relabel(key, piece) -> int:
 
 def _labels(key):
     s = held(key)
-    return _host(s.scratch.pop("cc-label"))
+    return to_host(s.scratch.pop("cc-label"))
 
 
 def tree_rounds(k: int, fan_in: int) -> int:

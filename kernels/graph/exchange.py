@@ -83,7 +83,7 @@ class Peers:
         sync(self.worker.loop, send_all)
         got = self._wait(tag, self.k - 1)
         self.rounds += 1
-        self.received += sum(_nbytes(p) for p in got.values())
+        self.received += sum(nbytes(p) for p in got.values())
         return got
 
     def allgather(self, tag, piece) -> dict:
@@ -112,9 +112,10 @@ class Peers:
         return got
 
 
-def _nbytes(value) -> int:
+def nbytes(value) -> int:
+    """Bytes of the arrays in ``value`` (an array, or a dict / list / tuple of them)."""
     if isinstance(value, dict):
-        return sum(_nbytes(v) for v in value.values())
+        return sum(nbytes(v) for v in value.values())
     if isinstance(value, (list, tuple)):
-        return sum(_nbytes(v) for v in value)
+        return sum(nbytes(v) for v in value)
     return int(getattr(value, "nbytes", 0))

@@ -49,10 +49,12 @@ from pathlib import Path
 import numpy as np
 from graphsweep.datasets import format as dataset_format
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.datasets.gpu import to_host
 from graphsweep.datasets.reader import read_chunks
 
 from ..contract import Param
 from . import PACK_LIMIT, _slice_budget, exchange, sliced
+from .exchange import nbytes  # noqa: F401  (the kernels take it from here, with the slices)
 
 PARAMS = {
     "partitions": Param(1, minimum=1, help="K: workers, each holding one slice of the graph (a range of source "
@@ -145,15 +147,6 @@ def held(key) -> Slice:
     return s
 
 
-def nbytes(value) -> int:
-    """Bytes of the arrays in ``value`` (an array, or a dict / list / tuple of them)."""
-    if isinstance(value, dict):
-        return sum(nbytes(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return sum(nbytes(v) for v in value)
-    return int(getattr(value, "nbytes", 0))
-
-
 def synchronize(device: str) -> None:
     """Wait for the worker's device, so a task's seconds include its GPU work."""
     if device == "gpu":
@@ -189,7 +182,7 @@ def _degree_histogram(source, share: int, shares: int, bucket: int, device: str)
         keep = src != dst
         hist += xp.bincount(src[keep] // bucket, minlength=BUCKETS)
         hist += xp.bincount(dst[keep] // bucket, minlength=BUCKETS)
-    return _host(hist)
+    return to_host(hist)
 
 
 class _SliceEdges:
@@ -441,9 +434,6 @@ def _source(inp):
     return None
 
 
-def _host(a):
-    return a.get() if hasattr(a, "get") else np.asarray(a)
-
 
 def _build(inp, client, workers: list, device: str) -> Partition:
     t0 = time.perf_counter()
@@ -454,7 +444,7 @@ def _build(inp, client, workers: list, device: str) -> Partition:
     bucket = max(1, math.ceil(n / BUCKETS))
     source = _source(inp)
     if source is None:       # in memory only: each worker gets a share to count, then its slice's edges
-        src, dst = _host(inp.src), _host(inp.dst)
+        src, dst = to_host(inp.src), to_host(inp.dst)
         shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
                               dst[i * len(dst) // k:(i + 1) * len(dst) // k])) for i in range(k)]
         hists = part.gather([part.submit(_degree_histogram, i, shares[i], 0, 1, bucket, device,
@@ -568,3 +558,19 @@ class Ledger:
                 self.timer.stat(prefix + stat, lambda p=phase, f=field_name: self.total(p, f))
         for name, value in self.part.facts.items():
             self.timer.stat(name, value)
+
+
+def lockstep_rows(out: list, keys: tuple = ()) -> list:
+    """Step rows of a run whose tasks went in step (one per worker, each returning its "steps"):
+    per step the slowest worker's wall time and compute, the least wait, the bytes all workers
+    received, 2 rounds (the step's exchange and its all-reduce); ``keys``: info the workers agree on."""
+    rows = []
+    for per_worker in zip(*(o["steps"] for o in out)):
+        slowest = max(per_worker, key=lambda st: st["ms"])
+        rows.append({"step": slowest["step"], "ms": slowest["ms"],
+                     "info": {**{k: slowest[k] for k in keys},
+                              "local_ms": slowest["ms"] - slowest["wait_ms"],
+                              "wait_ms": min(st["wait_ms"] for st in per_worker),
+                              "bytes_exchanged": sum(st["bytes_exchanged"] for st in per_worker),
+                              "rounds": 2 if len(out) > 1 else 0}})
+    return rows

@@ -28,11 +28,12 @@ partition's facts.
 import time
 
 import numpy as np
+from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, partitioned, synchronize
+from ..graph.partition import Ledger, held, lockstep_rows, partitioned, synchronize
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
@@ -40,9 +41,6 @@ PHASES = ("iterate", "gather")
 PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS}
 KEY = "pagerank-matrix"
 
-
-def _host(a):
-    return a.get() if hasattr(a, "get") else a
 
 
 def _matrix(key) -> int:
@@ -91,7 +89,7 @@ def _pagerank(key, max_iterations: int, tolerance: float, spread: bool, addresse
         t1, waited, received = time.perf_counter(), peers.waited, peers.received
         mine = score * inverse
         contrib[s.lo:s.hi] = mine
-        for j, piece in peers.exchange(("contrib", it), {j: _host(mine) for j in range(peers.k)}).items():
+        for j, piece in peers.exchange(("contrib", it), {j: to_host(mine) for j in range(peers.k)}).items():
             contrib[int(s.bounds[j]):int(s.bounds[j + 1])] = xp.asarray(piece)
         incoming = matrix @ contrib
         share = np.float32(dangling / n if spread else 0.0)
@@ -111,7 +109,7 @@ def _pagerank(key, max_iterations: int, tolerance: float, spread: bool, addresse
 
 
 def _scores(key):
-    return _host(held(key).scratch["pr-score"])
+    return to_host(held(key).scratch["pr-score"])
 
 
 def _run(inp, params, timer, device: str):
@@ -128,7 +126,7 @@ def _run(inp, params, timer, device: str):
         score = np.concatenate(part.gather(ledger.each(_scores, name=f"{name}-gather"), "gather"))
         ledger.received("gather", None, score.nbytes)
     ledger.stats()
-    timer.steps("iteration", lambda: _iteration_rows(out))
+    timer.steps("iteration", lambda: lockstep_rows(out))
     iterations, error = len(out[0]["steps"]), out[0]["error"]
     timer.stat("iterations", iterations)
     timer.stat("error", error)
@@ -137,19 +135,6 @@ def _run(inp, params, timer, device: str):
         import cupy
         return {"score": cupy.asarray(score)}
     return {"score": score}
-
-
-def _iteration_rows(out: list) -> list:
-    """A step row per iteration: the slowest worker's wall time, its compute, the least wait, all bytes received."""
-    rows = []
-    for per_worker in zip(*(o["steps"] for o in out)):
-        slowest = max(per_worker, key=lambda st: st["ms"])
-        rows.append({"step": slowest["step"], "ms": slowest["ms"],
-                     "info": {"local_ms": slowest["ms"] - slowest["wait_ms"],
-                              "wait_ms": min(st["wait_ms"] for st in per_worker),
-                              "bytes_exchanged": sum(st["bytes_exchanged"] for st in per_worker),
-                              "rounds": 2 if len(out) > 1 else 0}})
-    return rows
 
 
 def run_cpu(inp, params, timer):
