@@ -186,6 +186,12 @@ class IgnoreInterrupts(WorkerPlugin):
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _prepare_workers(client) -> None:
+    """Each worker's state and warm start, at worker start rather than in a sweep's first task."""
+    from .worker import ensure_state
+    ensure_state(client)
+
+
 @contextmanager
 def connect(name=None, cluster_file=None, backend: str = "auto"):
     """A Client on the profile's cluster, started here when it is local or SLURM, closed on exit."""
@@ -203,6 +209,7 @@ def connect(name=None, cluster_file=None, backend: str = "auto"):
         except OSError as exc:
             raise GraphsweepError(f"profile {name}: cannot reach the scheduler at {target} ({exc})") from None
         with client:
+            _prepare_workers(client)
             yield client
         return
     with HeldSignals() as held:
@@ -212,4 +219,5 @@ def connect(name=None, cluster_file=None, backend: str = "auto"):
         with Client(cluster) as client:
             if kind in LOCAL_KINDS:
                 client.register_plugin(IgnoreInterrupts())
+            _prepare_workers(client)
             yield client

@@ -192,7 +192,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts.
 
     Progress and one line per failed task go to stderr; the details to the log."""
-    client.register_plugin(worker.WorkerState())
+    worker.ensure_state(client)
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     echo(f"dashboard: {client.dashboard_link}")
@@ -404,7 +404,7 @@ def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: boo
 def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = None) -> int:
     """Hand the plan's unfinished tasks to the cluster, record what was launched (for ``status``)
     and return how many were sent."""
-    client.register_plugin(worker.WorkerState())
+    worker.ensure_state(client)
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)

@@ -8,9 +8,14 @@ GB/s, random gather and pointer-chase rates) once and stamps them on every row. 
 (exception, GPU out of memory, verification) becomes a stored row with its error: a task only
 raises when the worker itself cannot store anything.
 
-That per-worker state is a Dask ``WorkerPlugin`` (``WorkerState``), registered by the runner on
-every worker of the cluster (workers that join later get it too) and torn down with the worker.
+That per-worker state is a Dask ``WorkerPlugin`` (``WorkerState``), registered on every worker of
+the cluster when graphsweep starts or joins it (workers that join later get it too; see
+``ensure_state``) and torn down with the worker.  Its setup is the worker's warm start
+(``worker.warm-start``): the kernels imported and, on a GPU, the CUDA context made, the ceilings
+measured and the graph builds compiled, so the first task of a sweep pays none of it.
 """
+
+import asyncio
 
 import contextlib
 import json
@@ -30,7 +35,7 @@ from graphsweep.datasets import gpu
 from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
 from graphsweep.generators import memory
-from graphsweep.kernels import ceilings, cuda, harness, registry, throughput
+from graphsweep.kernels import ceilings, cuda, graph, harness, registry, throughput
 from graphsweep.kernels.graph import partition
 
 from . import config, store
@@ -70,9 +75,23 @@ class WorkerState(WorkerPlugin):
     def __setstate__(self, state):
         self.__init__()
 
+    async def setup(self, worker):
+        if config.get("worker.warm-start"):
+            # In a thread: seconds of work that must not stall the worker's event loop (heartbeats).
+            await asyncio.to_thread(self.warm_start)
+
     def teardown(self, worker):
         with self.lock:
             self.drop()
+
+    def warm_start(self) -> None:
+        """What every worker pays once: importing the kernels and, with a usable GPU, the CUDA
+        context, the device's ceilings and the compilation of the graph builds (CPU ceilings are
+        left to the first CPU task: a GPU worker may never run one)."""
+        registry.names()  # imports every kernel module
+        if gpu.available():
+            self.device_ceilings("gpu")
+            graph.warm_up_builds()
 
     def warmup(self, task: Task, kernel, data, backend: str, placement: str = "device") -> int:
         """The warm-up runs ``task`` needs here.  Warm-up pays NVRTC compilation, module loading and
@@ -149,6 +168,18 @@ CACHE_RESIDENT = 4
 
 
 _OUTSIDE_A_WORKER = WorkerState()   # the state of run_task called in a plain process (a test, a script)
+
+
+def _has_state(dask_worker) -> bool:
+    return WorkerState.name in dask_worker.plugins
+
+
+def ensure_state(client) -> None:
+    """Register ``WorkerState`` unless every worker has it already: on a long-lived cluster a
+    worker keeps its warm start, ceilings and loaded dataset from one run to the next."""
+    have = client.run(_has_state)
+    if not have or not all(have.values()):
+        client.register_plugin(WorkerState())
 
 
 def _state() -> WorkerState:

@@ -272,6 +272,14 @@ def _warm_up_build(xp, rows, weight, *, both: bool, index_dtype) -> None:
     _build_csr(xp, 2, tiny, tiny[::-1].copy(), w, both=both, index_dtype=index_dtype)
 
 
+def warm_up_builds() -> None:
+    """Compile the GPU builds of every index dtype, with and without weights (a worker's warm start)."""
+    import cupy
+    for index_dtype in (np.int32, np.int64):
+        for weight in (None, cupy.ones(2, dtype=np.int32)):
+            _warm_up_build(cupy, cupy.zeros(2, dtype=index_dtype), weight, both=True, index_dtype=index_dtype)
+
+
 def _slice_budget(xp) -> int:
     """Device bytes a slice of a sliced build may take: half of what is free now (the pool's
     cached blocks included), less what a chunk of edges needs."""

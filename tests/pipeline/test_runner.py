@@ -82,3 +82,40 @@ def test_worker_state_is_a_plugin_of_each_worker():
         assert all(client.submit(has_state, workers=[a], pure=False).result() for a in addresses)
         assert len({id(p) for p in client.run(lambda dask_worker: dask_worker.plugins[
             worker.WorkerState.name]).values()}) == 2   # two workers in one process: two states
+
+
+def test_ensure_state_registers_once_and_warm_starts_each_worker():
+    import dask.config
+    from distributed import Client, LocalCluster
+
+    from graphsweep.datasets import gpu
+    from graphsweep.pipeline import worker
+
+    def state_ids(client):
+        return client.run(lambda dask_worker: id(dask_worker.plugins[worker.WorkerState.name]))
+
+    with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
+        worker.ensure_state(client)
+        first = state_ids(client)
+        worker.ensure_state(client)   # a second run on the same cluster keeps each worker's state
+        assert state_ids(client) == first and len(set(first.values())) == 2
+        ceilings = client.run(lambda dask_worker: sorted(dask_worker.plugins[worker.WorkerState.name].ceilings))
+        # the warm start measures the GPU's ceilings where there is one, and leaves the CPU's to a CPU task
+        assert set(map(tuple, ceilings.values())) == {("gpu",) if gpu.available() else ()}
+
+    with dask.config.set({"graphsweep.worker.warm-start": False}), \
+            LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
+        worker.ensure_state(client)
+        assert list(client.run(lambda dask_worker: dask_worker.plugins[worker.WorkerState.name].ceilings).values()) == [{}]
+
+
+def test_warm_start_imports_every_kernel(monkeypatch):
+    from graphsweep.kernels import registry
+    from graphsweep.pipeline import worker
+
+    imported = []
+    monkeypatch.setattr(registry, "names", lambda: imported.append(True) or [])
+    monkeypatch.setattr(worker.gpu, "available", lambda: False)
+    state = worker.WorkerState()
+    state.warm_start()
+    assert imported == [True] and state.ceilings == {}
