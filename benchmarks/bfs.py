@@ -78,7 +78,7 @@ def road_grid(rows: int, cols: int, keep: float, seed: int = 1):
                                cupy.asarray(edges["dst"]), seed, None, {"rows": rows, "cols": cols, "keep": keep})
 
 
-def levels() -> None:
+def levels(params: dict) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     import gpu_graphs
 
@@ -93,7 +93,7 @@ def levels() -> None:
     for label, make, roots, reps, target in graphs:
         data = make()
         res = harness.run("bfs.best", data, backend="gpu", reps=reps, warmup=1, instances=roots,
-                          instance_seed=24301, keep_output=False)
+                          instance_seed=24301, keep_output=False, **params)
         per_root = [statistics.median(r["ms"] for r in res.rows if r["instance"] == i and r["phase"] == "total")
                     for i in range(len(res.instance_stats))]
         stats = res.instance_stats
@@ -103,7 +103,7 @@ def levels() -> None:
         n, nnz = data.manifest["n"], data.manifest["m"]
         csr_ms = (8 * (n + 1) + 8 * nnz) / floors["copy_gbps"] / 1e6
         gather_ms = n / floors["gather_gelems"] / 1e6
-        print(f"{label:<20} n={n} m={nnz}  bfs.best {statistics.mean(per_root):.3f} ms per root (mean of {roots}; "
+        print(f"{label:<20} {params or ''} n={n} m={nnz}  bfs.best {statistics.mean(per_root):.3f} ms per root (mean of {roots}; "
               f"{min(per_root):.3f}-{max(per_root):.3f})"
               f"{'' if target is None else f' target {target}'}  levels {statistics.median(levels_)}  "
               f"bottom-up {statistics.median(st['bottom_up_levels'] for st in stats)}  "
@@ -124,13 +124,15 @@ def main():
     ap.add_argument("--grid", action="store_true", help="run the 4096^2 grid in process (GPU)")
     ap.add_argument("--levels", action="store_true", help="floors and bfs.best on the per-root and per-level "
                                                          "targets' graphs, in process (GPU)")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a parameter of bfs.best for --levels (repeatable)")
     args = ap.parse_args()
     if args.results:
         table(args.results)
     if args.grid:
         grid()
     if args.levels:
-        levels()
+        levels(dict(item.split("=", 1) for item in args.param))
     if not (args.results or args.grid or args.levels):
         ap.error("give a results folder, --grid or --levels")
 

@@ -18,8 +18,9 @@
 #include "bfs/common.cuh"
 
 // Shared with the launcher, which passes them with -D (direction_optimizing.py: CHUNK, WARP_BUFFER,
-// MAX_THREADS, the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
-#if !defined(GS_BFS_CHUNK) || !defined(GS_BFS_BUF) || !defined(GS_BFS_MAX_THREADS) || !defined(CTL_SIZE) \
+// MAX_THREADS, MIN_BLOCKS (of MAX_THREADS a SM: the `registers` parameter), the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
+#if !defined(GS_BFS_CHUNK) || !defined(GS_BFS_BUF) || !defined(GS_BFS_MAX_THREADS) || !defined(GS_BFS_MIN_BLOCKS) \
+    || !defined(CTL_SIZE) \
     || !defined(EXIT_LIMIT) || !defined(MODE_AUTO) || !defined(KIND_BOTTOM_UP) || !defined(REC_FIELDS)
 #error "compile through kernels/bfs/direction_optimizing.py, which defines the shared constants"
 #endif
@@ -420,7 +421,7 @@ __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offset
 // the frontier's out-edges (top-down), the vertices it claimed, its work items, the edges
 // bottom-up examined, its KIND_* bits and the %globaltimer at its end (the launch's start is
 // ctl[CTL_T0]).  On exit the launch's totals per direction are in ctl (the byte model's counts).
-extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS)
+extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restrict__ indices,
                       const long long* __restrict__ roffsets, const int* __restrict__ rindices, unsigned* visited,
                       int2* lp, longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1,

@@ -70,13 +70,18 @@ PARAMS = {
                                            "kernel's registers)"),
     "blocks": Param(None, minimum=1, help="blocks of the persistent top-down grid (default: as many as can be "
                                           "resident) and of bottom-up (default: one load of every SM)"),
+    "registers": Param(128, choices=(64, 128),
+                       help="registers a thread of the levels kernel may use: 128 keeps top-down's edges in "
+                            "flight without spilling; 64 doubles the resident warps (bottom-up's chains of "
+                            "dependent loads want them) at the cost of a few spills"),
     "levels_per_launch": Param(0, minimum=0, help="top-down levels per persistent launch (0: until done or "
                                                   "bottom-up; 1: one launch and host round trip per level)"),
 }
 
 CHUNK = 256                 # edges of one work item; a warp scans vertices up to this degree itself
 WARP_BUFFER = 128           # a warp's shared-memory staging of discovered vertices (16-byte queue entries)
-MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_levels: 128 registers a thread
+MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_levels: at most 128 registers a thread
+REGISTER_FILE = 65536       # 32-bit registers of an SM
 RECORDS = 1 << 16           # top-down levels whose sizes and times are recorded per run (step rows)
 
 
@@ -201,8 +206,11 @@ class _Workspace:
     smem: int
 
 
-def _module():
-    return module("bfs/direction_optimizing.cu", options=DEFINES)
+def _module(params):
+    """The kernels compiled for ``params['registers']`` a thread (__launch_bounds__'s minimum
+    blocks of MAX_THREADS a SM)."""
+    min_blocks = REGISTER_FILE // (MAX_THREADS * params["registers"])
+    return module("bfs/direction_optimizing.cu", options=(*DEFINES, f"-DGS_BFS_MIN_BLOCKS={min_blocks}"))
 
 
 def setup(inp, params):
@@ -223,11 +231,11 @@ def _workspace(inp, params) -> _Workspace:
     import cupyx
     csr = inp.csr()
     threads = _threads(params)
-    key = ("bfs.direction-optimizing", threads, params["blocks"])
+    key = ("bfs.direction-optimizing", threads, params["blocks"], params["registers"])
     if key not in inp.cache:
         n, words = csr.n, (csr.n + 31) // 32
         smem = (threads // 32) * (WARP_BUFFER * 16 + 3 * 8)     # staging, and 3 sums a warp for the barrier
-        levels = _module().get_function("graphsweep_bfs_levels")
+        levels = _module(params).get_function("graphsweep_bfs_levels")
         inp.cache[key] = _Workspace(
             visited=cupy.empty(words, dtype=np.uint32),
             bitmaps=[cupy.empty(words, dtype=np.uint32) for _ in range(2)],
@@ -272,7 +280,7 @@ def run_gpu(inp, params, timer):
     n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
     words = (n + 31) // 32
     ws = _workspace(inp, params)
-    mod = _module()
+    mod = _module(params)
     levels_kernel = mod.get_function("graphsweep_bfs_levels")
     lp = cupy.empty((n, 2), dtype=np.int32)                       # {level, parent} per vertex
     records = cupy.empty((Rec.FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing

@@ -10,7 +10,8 @@ from graphsweep.kernels import harness, registry
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 GRAPHS = ["uniform-d1", "uniform-d2", "uniform-d6", "uniform-d16", "uniform-d40", "scale-free", "rmat", "path",
           "grid", "star", "disconnected", "messy"]
-# Each direction forced, Beamer's switching pushed both ways, one launch per level, and small
+# Each direction forced, Beamer's switching pushed both ways, one launch per level, the kernel
+# compiled for 64 registers a thread (it spills), and small
 # grids (a few blocks of 32-64 threads) so small graphs take the multi-block and grid-stride paths.
 VARIANTS = {
     "harish": ("bfs.harish", {}),
@@ -20,6 +21,7 @@ VARIANTS = {
     "do-bottom-up": ("bfs.direction-optimizing", {"direction": "bottom-up", "threads": 64, "blocks": 2}),
     "do-eager": ("bfs.direction-optimizing", {"alpha": 1000.0, "beta": 20.0, "threads": 96, "blocks": 4}),
     "do-per-level": ("bfs.direction-optimizing", {"levels_per_launch": 1, "threads": 32, "blocks": 5}),
+    "do-64-registers": ("bfs.direction-optimizing", {"registers": 64, "threads": 64, "blocks": 6}),
 }
 
 
