@@ -115,6 +115,10 @@ def levels(params: dict) -> None:
             if r["phase"] != "total":
                 phases[r["phase"]] = phases.get(r["phase"], 0.0) + r["ms"] / (reps * roots)
         print("    phases ms per root:", {k: round(v, 4) for k, v in phases.items()})
+        steps = {}
+        for r in res.step_rows:             # the last rep's levels: the device's per-level times
+            steps[r["phase"]] = steps.get(r["phase"], 0.0) + r["ms"] / roots
+        print("    steps ms per root:", {k: round(v, 4) for k, v in steps.items()})
         del data, res
 
 
