@@ -60,29 +60,35 @@ from ..cuda import blocks_for, check_threads, launch_cooperative, module, persis
 from . import BFS, ROOT_PARAM
 from .gpu import check_gpu_graph
 
+# CSR entries a vertex (nnz / n) from which the kernel is compiled for 64 registers a thread.  H200,
+# every level in one launch: R-MAT scale 24, edge factor 16 (3 of 7-8 levels bottom-up) 1.21 ms a
+# root at 64, 1.77 at 128; the 4096^2 grid keeping 0.8 (under 4 a vertex, top-down only) 10.5 us a
+# level at 64, 7.6 at 128; graphs of 256K-1M vertices within 7% either way (benchmarks/bfs.py --levels).
+BOTTOM_UP_DEGREE = 8
+
 PARAMS = {
     **ROOT_PARAM,
     "direction": Param("auto", str, choices=("auto", "top-down", "bottom-up"),
                        help="auto: Beamer's switching; top-down or bottom-up: that direction at every level"),
     "alpha": Param(15.0, float, minimum=1e-9, help="to bottom-up when the frontier's edges exceed unexplored edges / alpha"),
     "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
-    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32, at most 512: the top-down "
+    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32, at most 512: the levels "
                                            "kernel's registers)"),
-    "blocks": Param(None, minimum=1, help="blocks of the persistent top-down grid (default: as many as can be "
-                                          "resident) and of bottom-up (default: one load of every SM)"),
-    "registers": Param(128, choices=(64, 128),
+    "blocks": Param(None, minimum=1, help="blocks of the persistent grid (default: as many as can be resident)"),
+    "registers": Param(None, choices=(64, 128),
                        help="registers a thread of the levels kernel may use: 128 keeps top-down's edges in "
                             "flight without spilling; 64 doubles the resident warps (bottom-up's chains of "
-                            "dependent loads want them) at the cost of a few spills"),
-    "levels_per_launch": Param(0, minimum=0, help="top-down levels per persistent launch (0: until done or "
-                                                  "bottom-up; 1: one launch and host round trip per level)"),
+                            "dependent loads want them) at the cost of a few spills (default: 64 on graphs of "
+                            f"{BOTTOM_UP_DEGREE}+ CSR entries a vertex, 128 below)"),
+    "levels_per_launch": Param(0, minimum=0, help="levels per persistent launch (0: until done; 1: one launch "
+                                                  "and host round trip per level)"),
 }
 
 CHUNK = 256                 # edges of one work item; a warp scans vertices up to this degree itself
 WARP_BUFFER = 128           # a warp's shared-memory staging of discovered vertices (16-byte queue entries)
 MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_levels: at most 128 registers a thread
 REGISTER_FILE = 65536       # 32-bit registers of an SM
-RECORDS = 1 << 16           # top-down levels whose sizes and times are recorded per run (step rows)
+RECORDS = 1 << 16           # levels whose sizes and times are recorded per run (step rows)
 
 
 class Ctl(IntEnum):
@@ -206,10 +212,16 @@ class _Workspace:
     smem: int
 
 
-def _module(params):
-    """The kernels compiled for ``params['registers']`` a thread (__launch_bounds__'s minimum
-    blocks of MAX_THREADS a SM)."""
-    min_blocks = REGISTER_FILE // (MAX_THREADS * params["registers"])
+def _registers(csr, params) -> int:
+    if params["registers"] is not None:
+        return params["registers"]
+    return 64 if csr.nnz >= BOTTOM_UP_DEGREE * csr.n else 128
+
+
+def _module(registers: int):
+    """The kernels compiled for ``registers`` a thread (__launch_bounds__'s minimum blocks of
+    MAX_THREADS a SM)."""
+    min_blocks = REGISTER_FILE // (MAX_THREADS * registers)
     return module("bfs/direction_optimizing.cu", options=(*DEFINES, f"-DGS_BFS_MIN_BLOCKS={min_blocks}"))
 
 
@@ -231,11 +243,12 @@ def _workspace(inp, params) -> _Workspace:
     import cupyx
     csr = inp.csr()
     threads = _threads(params)
-    key = ("bfs.direction-optimizing", threads, params["blocks"], params["registers"])
+    registers = _registers(csr, params)
+    key = ("bfs.direction-optimizing", threads, params["blocks"], registers)
     if key not in inp.cache:
         n, words = csr.n, (csr.n + 31) // 32
         smem = (threads // 32) * (WARP_BUFFER * 16 + 3 * 8)     # staging, and 3 sums a warp for the barrier
-        levels = _module(params).get_function("graphsweep_bfs_levels")
+        levels = _module(registers).get_function("graphsweep_bfs_levels")
         inp.cache[key] = _Workspace(
             visited=cupy.empty(words, dtype=np.uint32),
             bitmaps=[cupy.empty(words, dtype=np.uint32) for _ in range(2)],
@@ -280,7 +293,7 @@ def run_gpu(inp, params, timer):
     n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
     words = (n + 31) // 32
     ws = _workspace(inp, params)
-    mod = _module(params)
+    mod = _module(_registers(csr, params))
     levels_kernel = mod.get_function("graphsweep_bfs_levels")
     lp = cupy.empty((n, 2), dtype=np.int32)                       # {level, parent} per vertex
     records = cupy.empty((Rec.FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
