@@ -1,5 +1,6 @@
-// bfs.direction-optimizing: queue-based top-down levels in a persistent grid (one grid barrier per
-// level), bottom-up levels on bitmaps launched one per level (Beamer et al. SC'12; GAPBS bfs.cc).
+// bfs.direction-optimizing: queue-based top-down levels and bitmap bottom-up levels, every level in
+// one persistent grid (a grid barrier per level; the direction chosen on the device), after Beamer
+// et al. SC'12 and GAPBS bfs.cc.
 //
 // Encodings written down once:
 //   visited, frontier, next   bitmaps: vertex v is bit (v & 31) of word (v >> 5).
@@ -17,9 +18,10 @@
 #include "bfs/common.cuh"
 
 // Shared with the launcher, which passes them with -D (direction_optimizing.py: CHUNK, WARP_BUFFER,
-// MAX_THREADS, the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
-#if !defined(GS_BFS_CHUNK) || !defined(GS_BFS_BUF) || !defined(GS_BFS_MAX_THREADS) || !defined(CTL_SIZE) \
-    || !defined(EXIT_SWITCH) || !defined(REC_FIELDS)
+// MAX_THREADS, MIN_BLOCKS (of MAX_THREADS a SM: the `registers` parameter), the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
+#if !defined(GS_BFS_CHUNK) || !defined(GS_BFS_BUF) || !defined(GS_BFS_MAX_THREADS) || !defined(GS_BFS_MIN_BLOCKS) \
+    || !defined(CTL_SIZE) \
+    || !defined(EXIT_LIMIT) || !defined(MODE_AUTO) || !defined(KIND_BOTTOM_UP) || !defined(REC_FIELDS)
 #error "compile through kernels/bfs/direction_optimizing.py, which defines the shared constants"
 #endif
 #define GS_BFS_UNROLL 4           // edges a lane has in flight in top-down (32 x 4 per warp step)
@@ -215,18 +217,26 @@ __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, con
 }
 
 // Grid barrier for a co-resident grid (launched cooperatively, sized by occupancy).  Before
-// arriving, the block's `value`s are summed and added to *sum_to (the next frontier's edges), so
-// the barrier's __syncthreads serve the reduction too.  Returns false if the wait timed out.
-__device__ __forceinline__ bool gs_grid_sync(gs_u64* ctl, gs_u64 target, long long value, gs_u64* sum_to,
-                                             long long* red, int* abort_flag)
+// arriving, each block sums its threads' three `values` and adds the sums to *to[k] (the next
+// level's counters; a null `to` is skipped), so the barrier's __syncthreads serve the reduction
+// too.  Returns false if the wait timed out.
+__device__ __forceinline__ bool gs_grid_sync(gs_u64* ctl, gs_u64& target, const long long (&values)[3],
+                                             gs_u64* const (&to)[3], long long* red, int* abort_flag)
 {
-    value = gs_warp_sum(value);
-    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = value;
+    const int warps = blockDim.x >> 5;
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        const long long s = to[k] ? gs_warp_sum(values[k]) : 0;
+        if ((threadIdx.x & 31) == 0) red[k * warps + (threadIdx.x >> 5)] = s;
+    }
     __syncthreads();
+    target += gridDim.x;
     if (threadIdx.x == 0) {
-        long long total = 0;
-        for (int i = 0; i < (int)(blockDim.x >> 5); ++i) total += red[i];
-        if (total) atomicAdd(sum_to, (gs_u64)total);
+        for (int k = 0; k < 3; ++k) {
+            long long total = 0;
+            for (int i = 0; i < warps; ++i) total += red[k * warps + i];
+            if (total && to[k]) atomicAdd(to[k], (gs_u64)total);
+        }
         __threadfence();
         atomicAdd(ctl + CTL_ARRIVE, 1ULL);
         const gs_u64 t0 = gs_globaltimer();
@@ -245,132 +255,45 @@ __device__ __forceinline__ bool gs_grid_sync(gs_u64* ctl, gs_u64 target, long lo
     return !*abort_flag;
 }
 
-// Top-down levels from `depth` in one persistent launch until the frontier is empty (DONE),
-// Beamer's test asks for bottom-up (SWITCH: scout > edges_to_check / alpha and, since a bottom-up
-// level on a GPU is a pass over every vertex, the frontier has more than min_switch = n / beta
-// edges; not tested on the first level when !check_first, as GAPBS does after bottom-up), or
-// max_levels levels are done (LIMIT; 0 = no limit).  Every block takes the same decision from the
-// same counters read after the same barrier.  Level k of the launch is recorded in
-// rec[field * rec_cap + rec_base + k] while rec_base + k < rec_cap; fields REC_*: its frontier,
-// the frontier's out-edges, the vertices it claimed, its work items, and the %globaltimer at its
-// end (the launch's start is ctl[CTL_T0]).
-extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS)
-graphsweep_bfs_td(const long long* __restrict__ offsets, const int* __restrict__ indices, unsigned* visited,
-                  int2* lp, longlong2* queue0, longlong2* queue1, gs_u64* items, gs_u64* ctl,
-                  long long* rec, int rec_base, int rec_cap, int depth, long long edges_to_check, gs_u64 arrive_base,
-                  int max_levels, int allow_switch, int check_first, double alpha, long long min_switch)
+// A barrier that sums nothing.
+__device__ __forceinline__ bool gs_grid_wait(gs_u64* ctl, gs_u64& target, long long* red, int* abort_flag)
 {
-    extern __shared__ longlong2 gs_smem[];
-    __shared__ int abort_flag;
-    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
-    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
-    long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
-    const gs_u64 gwarp = ((gs_u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
-    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
-    if (leader) {
-        ctl[CTL_T0] = gs_globaltimer();
-        ctl[CTL_CHECKED] = 0;
-        ctl[CTL_CHECKED + 1] = 0;
-    }
-    gs_u64 target = arrive_base;
-    gs_u64 td_frontier = 0, td_edges = 0, td_items = 0;
-    int L = depth, done = 0, reason;
-    gs_u64 count = __ldcg(ctl + CTL_COUNT + L % 3);
-    gs_u64 scout_now = __ldcg(ctl + CTL_SCOUT + L % 3);
-    while (true) {
-        if (count == 0) { reason = EXIT_DONE; break; }
-        if (max_levels > 0 && done == max_levels) { reason = EXIT_LIMIT; break; }
-        if (allow_switch && (done > 0 || check_first) && (double)scout_now > (double)edges_to_check / alpha &&
-            (long long)scout_now > min_switch) {
-            reason = EXIT_SWITCH;
-            break;
-        }
-        if (done > 0 || check_first) edges_to_check -= (long long)scout_now;   // GAPBS: not after bottom-up
-        td_frontier += count;
-        td_edges += scout_now;
-        const longlong2* qin = (L & 1) ? queue1 : queue0;
-        longlong2* qout = (L & 1) ? queue0 : queue1;
-        gs_u64* count_out = ctl + CTL_COUNT + (L + 1) % 3;
-        gs_u64* scout_out = ctl + CTL_SCOUT + (L + 1) % 3;
-        gs_u64* items_count = ctl + CTL_ITEMS + (L & 1);
-        if (leader) {
-            ctl[CTL_COUNT + (L + 2) % 3] = 0;
-            ctl[CTL_SCOUT + (L + 2) % 3] = 0;
-            ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
-        }
-        long long scout = 0;
-        int fill = 0;
-        gs_td_queue(indices, offsets, visited, lp, qin, count, qout, count_out, items, items_count, L + 1,
-                    count >= GS_BFS_PRECHECK, scout, buf, fill, gwarp, nwarps, lane);
-        gs_flush(buf, fill, qout, count_out, lane);
-        target += gridDim.x;
-        if (!gs_grid_sync(ctl, target, scout, scout_out, red, &abort_flag)) return;
-        // The next level's counters are final here unless work items remain: read all three at once.
-        const gs_u64 nitems = __ldcg(items_count);
-        gs_u64 next_count = __ldcg(count_out), next_scout = __ldcg(scout_out);
-        td_items += nitems;
-        if (nitems) {
-            scout = 0;
-            gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout,
-                        buf, fill, gwarp, nwarps, lane);
-            gs_flush(buf, fill, qout, count_out, lane);
-            target += gridDim.x;
-            if (!gs_grid_sync(ctl, target, scout, scout_out, red, &abort_flag)) return;
-            next_count = __ldcg(count_out);
-            next_scout = __ldcg(scout_out);
-        }
-        if (leader && rec_base + done < rec_cap) {
-            long long* r = rec + rec_base + done;
-            r[REC_FRONTIER * (long long)rec_cap] = (long long)count;
-            r[REC_EDGES * (long long)rec_cap] = (long long)scout_now;
-            r[REC_CLAIMED * (long long)rec_cap] = (long long)next_count;
-            r[REC_ITEMS * (long long)rec_cap] = (long long)nitems;
-            r[REC_TIME * (long long)rec_cap] = (long long)gs_globaltimer();
-        }
-        count = next_count;
-        scout_now = next_scout;
-        ++L;
-        ++done;
-    }
-    if (leader) {
-        ctl[CTL_DEPTH] = (gs_u64)L;
-        ctl[CTL_EDGES] = (gs_u64)edges_to_check;
-        ctl[CTL_REASON] = (gs_u64)reason;
-        ctl[CTL_LEVELS] = (gs_u64)done;
-        ctl[CTL_TD_FRONTIER] = td_frontier;
-        ctl[CTL_TD_EDGES] = td_edges;
-        ctl[CTL_TD_ITEMS] = td_items;
-    }
+    const long long none[3] = {0, 0, 0};
+    gs_u64* const nowhere[3] = {nullptr, nullptr, nullptr};
+    return gs_grid_sync(ctl, target, none, nowhere, red, abort_flag);
 }
 
-// ---- switching representation ------------------------------------------------------------------
+// ---- switching representation (inside the persistent grid) -------------------------------------
 
-// The frontier of level `depth` (queue, count in ctl) as bits of a cleared bitmap (GAPBS QueueToBitmap).
-extern "C" __global__ void graphsweep_bfs_queue_to_bitmap(const longlong2* __restrict__ queue,
-                                                          const gs_u64* __restrict__ ctl, int depth, unsigned* bitmap)
+// The frontier queue[0, count) as the bits of `bitmap` (GAPBS QueueToBitmap): the grid clears it,
+// waits, sets the bits and waits again, so bottom-up reads it complete.
+__device__ __forceinline__ bool gs_queue_to_bitmap(const longlong2* queue, gs_u64 count, unsigned* bitmap,
+                                                   int words, gs_u64* ctl, gs_u64& target, long long* red,
+                                                   int* abort_flag)
 {
-    const gs_u64 count = ctl[CTL_COUNT + depth % 3];
-    const gs_u64 stride = (gs_u64)gridDim.x * blockDim.x;
-    for (gs_u64 i = (gs_u64)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        const int v = gs_entry_vertex(queue[i]);
+    const gs_u64 tid = (gs_u64)blockIdx.x * blockDim.x + threadIdx.x, stride = (gs_u64)gridDim.x * blockDim.x;
+    for (gs_u64 i = tid; i < (gs_u64)words; i += stride) bitmap[i] = 0u;
+    if (!gs_grid_wait(ctl, target, red, abort_flag)) return false;
+    for (gs_u64 i = tid; i < count; i += stride) {
+        const int v = gs_entry_vertex(__ldcg(queue + i));
         atomicOr(bitmap + (v >> 5), 1u << (v & 31));
     }
+    return gs_grid_wait(ctl, target, red, abort_flag);
 }
 
 // The set bits of `bitmap` as queue entries (GAPBS BitmapToQueue): a block scans its words'
-// popcounts and reserves its share of the queue with one atomic on ctl[CTL_SCRATCH] (cleared by
-// bottom-up); each entry carries its vertex's row.
-extern "C" __global__ void graphsweep_bfs_bitmap_to_queue(const unsigned* __restrict__ bitmap, int words,
-                                                          const long long* __restrict__ offsets,
-                                                          longlong2* __restrict__ queue, gs_u64* ctl)
+// popcounts and reserves its share of the queue with one atomic on ctl[CTL_SCRATCH] (cleared at
+// the start of the bottom-up level); each entry carries its vertex's row.  The caller waits after.
+__device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int words,
+                                                   const long long* __restrict__ offsets, longlong2* queue,
+                                                   gs_u64* ctl)
 {
     __shared__ int warp_sums[32];
     __shared__ gs_u64 block_base;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (long long first = (long long)blockIdx.x * blockDim.x; first < words; first += (long long)gridDim.x * blockDim.x) {
         const long long w = first + threadIdx.x;
-        unsigned bits = w < words ? bitmap[w] : 0u;
+        unsigned bits = w < words ? __ldcg(bitmap + w) : 0u;
         const int c = __popc(bits);
         const int incl = gs_warp_inclusive_sum(c, lane);
         if (lane == 31) warp_sums[warp] = incl;
@@ -390,7 +313,7 @@ extern "C" __global__ void graphsweep_bfs_bitmap_to_queue(const unsigned* __rest
             const int b = __ffs(bits) - 1;
             bits &= bits - 1;
             const int v = (int)(w * 32 + b);
-            queue[pos++] = gs_entry(v, offsets[v], offsets[v + 1]);
+            queue[pos++] = gs_entry(v, __ldg(offsets + v), __ldg(offsets + v + 1));
         }
         __syncthreads();
     }
@@ -404,29 +327,20 @@ extern "C" __global__ void graphsweep_bfs_bitmap_to_queue(const unsigned* __rest
 // flight together; up to 3 are read needlessly); the vertices still searching after that are
 // taken one at a time by the whole warp, 32 neighbours per step, so one long adjacency list does
 // not hold 31 idle lanes (with a serial limit of 8, a uniform graph of degree 16 sent ~40% of its
-// lanes through that one-at-a-time loop: 1.9 ms for one level of 16M vertices).  Writes every word of `next`; adds the vertices found, their out-edges (`offsets`: the
-// out-edge CSR, the same array as roffsets when undirected) and the edges examined to ctl.
-extern "C" __global__ void graphsweep_bfs_bu(const long long* __restrict__ offsets,
-                                             const long long* __restrict__ roffsets, const int* __restrict__ rindices,
-                                             unsigned* __restrict__ visited, const unsigned* __restrict__ frontier,
-                                             unsigned* __restrict__ next, int2* __restrict__ lp, gs_u64* ctl, int n,
-                                             int words, int depth)
+// lanes through that one-at-a-time loop: 1.9 ms for one level of 16M vertices).  Writes every
+// word of `next`; adds to the thread's counts the vertices found, their out-edges (`offsets`: the
+// out-edge CSR, the same array as roffsets when undirected) and the edges examined.  `visited`
+// and `frontier` are written by this launch, so they are read through L2 (__ldcg), never a
+// stale L1 or the read-only path.
+__device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offsets,
+                                            const long long* __restrict__ roffsets,
+                                            const int* __restrict__ rindices, unsigned* visited,
+                                            const unsigned* frontier, unsigned* next, int2* lp, int n, int words,
+                                            int depth, long long& awake, long long& scout, long long& checked,
+                                            long long gwarp, long long nwarps, int lane)
 {
-    __shared__ long long red[3][32];
-    const int lane = threadIdx.x & 31;
-    const long long gwarp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        ctl[CTL_COUNT + (depth + 2) % 3] = 0;
-        ctl[CTL_SCOUT + (depth + 2) % 3] = 0;
-        ctl[CTL_ITEMS] = 0;
-        ctl[CTL_ITEMS + 1] = 0;
-        ctl[CTL_SCRATCH] = 0;
-        ctl[CTL_CHECKED + (depth + 1) % 2] = 0;
-    }
-    long long awake = 0, scout = 0, checked = 0;
     for (long long w = gwarp; w < words; w += nwarps) {
-        const unsigned seen = visited[w];
+        const unsigned seen = __ldcg(visited + w);
         unsigned found = 0;
         if (seen != GS_FULL) {
             const int v = (int)(w * 32 + lane);
@@ -444,7 +358,7 @@ extern "C" __global__ void graphsweep_bfs_bu(const long long* __restrict__ offse
                     for (int q = 0; q < GS_BFS_BU_WIDE; ++q) u[q] = e + q < stop ? __ldg(rindices + e + q) : -1;
 #pragma unroll
                     for (int q = 0; q < GS_BFS_BU_WIDE; ++q)
-                        hit[q] = u[q] >= 0 && ((__ldg(frontier + (u[q] >> 5)) >> (u[q] & 31)) & 1u);
+                        hit[q] = u[q] >= 0 && ((__ldcg(frontier + (u[q] >> 5)) >> (u[q] & 31)) & 1u);
                     int first = -1;     // the first neighbour of the group in the frontier
 #pragma unroll
                     for (int q = GS_BFS_BU_WIDE - 1; q >= 0; --q)
@@ -466,7 +380,7 @@ extern "C" __global__ void graphsweep_bfs_bu(const long long* __restrict__ offse
                     bool hit = false;
                     if (x < endj) {
                         u = __ldg(rindices + x);
-                        hit = (__ldg(frontier + (u >> 5)) >> (u & 31)) & 1u;
+                        hit = (__ldcg(frontier + (u >> 5)) >> (u & 31)) & 1u;
                     }
                     const unsigned hits = __ballot_sync(GS_FULL, hit);
                     if (lane == 0) checked += min(endj - x0, 32LL);
@@ -489,21 +403,152 @@ extern "C" __global__ void graphsweep_bfs_bu(const long long* __restrict__ offse
             awake += __popc(found);
         }
     }
-    awake = gs_warp_sum(awake);
-    scout = gs_warp_sum(scout);
-    checked = gs_warp_sum(checked);
-    if (lane == 0) {
-        red[0][threadIdx.x >> 5] = awake;
-        red[1][threadIdx.x >> 5] = scout;
-        red[2][threadIdx.x >> 5] = checked;
+}
+
+// ---- the traversal: every level in one persistent launch ----------------------------------------
+
+// Levels from `depth` in one persistent launch, each ended by a grid barrier, until the frontier
+// is empty (DONE) or max_levels levels are done (LIMIT; 0 = no limit).  The direction is decided
+// here, by every block alike from the same counters read after the same barrier (Beamer's
+// switching, as GAPBS): a top-down level goes bottom-up (mode MODE_BOTTOM_UP: always) when
+// scout > edges_to_check / alpha and, since a bottom-up level on a GPU is a pass over every vertex,
+// the frontier has more than min_switch = n / beta edges — not tested on the first top-down level
+// after bottom-up (`check` 0), as GAPBS does; the queue becomes the bitmap of that level.  A
+// bottom-up level returns to top-down (mode MODE_AUTO only) when its frontier shrank and is at
+// most n / beta; the bitmap becomes the queue.  `bottom_up`, `check` and `reached` carry the state
+// across launches (LIMIT), read back from ctl.  Level k of the launch is recorded in
+// rec[field * rec_cap + rec_base + k] while rec_base + k < rec_cap; fields REC_*: its frontier,
+// the frontier's out-edges (top-down), the vertices it claimed, its work items, the edges
+// bottom-up examined, its KIND_* bits and the %globaltimer at its end (the launch's start is
+// ctl[CTL_T0]).  On exit the launch's totals per direction are in ctl (the byte model's counts).
+extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
+graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restrict__ indices,
+                      const long long* __restrict__ roffsets, const int* __restrict__ rindices, unsigned* visited,
+                      int2* lp, longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1,
+                      gs_u64* items, gs_u64* ctl, long long* rec, int rec_base, int rec_cap, int n, int depth,
+                      long long edges_to_check, long long reached, gs_u64 arrive_base, int max_levels, int mode,
+                      int bottom_up, int check, double alpha, double beta, long long min_switch)
+{
+    extern __shared__ longlong2 gs_smem[];
+    __shared__ int abort_flag;
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    const int words = (n + 31) >> 5;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
+    const gs_u64 gwarp = ((gs_u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    if (leader) ctl[CTL_T0] = gs_globaltimer();
+    gs_u64 target = arrive_base;
+    gs_u64 td_frontier = 0, td_edges = 0, td_items = 0, td_claimed = 0;
+    gs_u64 bu_levels = 0, bu_unvisited = 0, bu_checked = 0, bu_found = 0;
+    gs_u64 to_bitmap = 0, to_bitmap_vertices = 0, to_queue = 0, to_queue_vertices = 0;
+    int L = depth, done = 0, reason;
+    gs_u64 count = __ldcg(ctl + CTL_COUNT + L % 3);
+    gs_u64 scout_now = __ldcg(ctl + CTL_SCOUT + L % 3);
+    while (true) {
+        if (count == 0) { reason = EXIT_DONE; break; }
+        if (max_levels > 0 && done == max_levels) { reason = EXIT_LIMIT; break; }
+        const longlong2* qin = (L & 1) ? queue1 : queue0;
+        longlong2* qout = (L & 1) ? queue0 : queue1;
+        unsigned* front = (L & 1) ? bitmap1 : bitmap0;
+        unsigned* next = (L & 1) ? bitmap0 : bitmap1;
+        gs_u64* count_out = ctl + CTL_COUNT + (L + 1) % 3;
+        gs_u64* scout_out = ctl + CTL_SCOUT + (L + 1) % 3;
+        gs_u64* checked_out = ctl + CTL_CHECKED + (L & 1);
+        gs_u64* items_count = ctl + CTL_ITEMS + (L & 1);
+        if (leader) {
+            ctl[CTL_COUNT + (L + 2) % 3] = 0;
+            ctl[CTL_SCOUT + (L + 2) % 3] = 0;
+            ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
+            ctl[CTL_CHECKED + ((L + 1) & 1)] = 0;
+            ctl[CTL_SCRATCH] = 0;
+        }
+        int kind = 0;
+        if (!bottom_up && (mode == MODE_BOTTOM_UP ||
+                           (mode == MODE_AUTO && check && (double)scout_now > (double)edges_to_check / alpha &&
+                            (long long)scout_now > min_switch))) {
+            if (!gs_queue_to_bitmap(qin, count, front, words, ctl, target, red, &abort_flag)) return;
+            bottom_up = 1;
+            kind |= KIND_TO_BITMAP;
+            ++to_bitmap;
+            to_bitmap_vertices += count;
+        }
+        gs_u64 next_count, next_scout, nitems = 0, checked = 0;
+        if (bottom_up) {
+            kind |= KIND_BOTTOM_UP;
+            long long sums[3] = {0, 0, 0};     // vertices found, their out-edges, edges examined
+            gs_bu_level(offsets, roffsets, rindices, visited, front, next, lp, n, words, L, sums[0], sums[1],
+                        sums[2], (long long)gwarp, (long long)nwarps, lane);
+            gs_u64* const to[3] = {count_out, scout_out, checked_out};
+            if (!gs_grid_sync(ctl, target, sums, to, red, &abort_flag)) return;
+            next_count = __ldcg(count_out);
+            next_scout = __ldcg(scout_out);
+            if (leader) checked = __ldcg(checked_out);
+            ++bu_levels;
+            bu_unvisited += (gs_u64)(n - reached);
+            bu_checked += checked;
+            bu_found += next_count;
+            // GAPBS's bottom-up loop condition: stay while the frontier grows or is above n / beta.
+            if (mode == MODE_AUTO && next_count > 0 && next_count < count && (double)next_count <= (double)n / beta) {
+                gs_bitmap_to_queue(next, words, offsets, qout, ctl);
+                if (!gs_grid_wait(ctl, target, red, &abort_flag)) return;
+                bottom_up = 0;
+                check = 0;
+                kind |= KIND_TO_QUEUE;
+                ++to_queue;
+                to_queue_vertices += next_count;
+            }
+        } else {
+            if (check) edges_to_check -= (long long)scout_now;   // GAPBS: not on the level after bottom-up
+            check = 1;
+            td_frontier += count;
+            td_edges += scout_now;
+            long long sums[3] = {0, 0, 0};     // out-edges of the vertices claimed
+            gs_u64* const to[3] = {scout_out, nullptr, nullptr};
+            int fill = 0;
+            gs_td_queue(indices, offsets, visited, lp, qin, count, qout, count_out, items, items_count, L + 1,
+                        count >= GS_BFS_PRECHECK, sums[0], buf, fill, gwarp, nwarps, lane);
+            gs_flush(buf, fill, qout, count_out, lane);
+            if (!gs_grid_sync(ctl, target, sums, to, red, &abort_flag)) return;
+            // The next level's counters are final here unless work items remain: read all three at once.
+            nitems = __ldcg(items_count);
+            next_count = __ldcg(count_out);
+            next_scout = __ldcg(scout_out);
+            if (nitems) {
+                sums[0] = 0;
+                gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, sums[0],
+                            buf, fill, gwarp, nwarps, lane);
+                gs_flush(buf, fill, qout, count_out, lane);
+                if (!gs_grid_sync(ctl, target, sums, to, red, &abort_flag)) return;
+                next_count = __ldcg(count_out);
+                next_scout = __ldcg(scout_out);
+            }
+            td_items += nitems;
+            td_claimed += next_count;
+        }
+        if (leader && rec_base + done < rec_cap) {
+            long long* r = rec + rec_base + done;
+            r[REC_FRONTIER * (long long)rec_cap] = (long long)count;
+            r[REC_EDGES * (long long)rec_cap] = (long long)scout_now;
+            r[REC_CLAIMED * (long long)rec_cap] = (long long)next_count;
+            r[REC_ITEMS * (long long)rec_cap] = (long long)nitems;
+            r[REC_CHECKED * (long long)rec_cap] = (long long)checked;
+            r[REC_KIND * (long long)rec_cap] = kind;
+            r[REC_TIME * (long long)rec_cap] = (long long)gs_globaltimer();
+        }
+        reached += (long long)next_count;
+        count = next_count;
+        scout_now = next_scout;
+        ++L;
+        ++done;
     }
-    __syncthreads();
-    if (threadIdx.x < 3) {
-        long long total = 0;
-        for (int i = 0; i < (int)(blockDim.x >> 5); ++i) total += red[threadIdx.x][i];
-        gs_u64* to = threadIdx.x == 0 ? ctl + CTL_COUNT + (depth + 1) % 3
-                   : threadIdx.x == 1 ? ctl + CTL_SCOUT + (depth + 1) % 3 : ctl + CTL_CHECKED + depth % 2;
-        if (total) atomicAdd(to, (gs_u64)total);
+    if (leader) {
+        const gs_u64 totals[] = {(gs_u64)L, (gs_u64)edges_to_check, (gs_u64)reason, (gs_u64)done,
+                                 (gs_u64)bottom_up, (gs_u64)check, (gs_u64)reached,
+                                 td_frontier, td_edges, td_items, td_claimed, bu_levels, bu_unvisited, bu_checked,
+                                 bu_found, to_bitmap, to_bitmap_vertices, to_queue, to_queue_vertices};
+        for (int k = 0; k < (int)(sizeof(totals) / sizeof(totals[0])); ++k) ctl[CTL_DEPTH + k] = totals[k];
     }
 }
 

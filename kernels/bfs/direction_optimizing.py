@@ -1,8 +1,8 @@
-"""bfs.direction-optimizing — Beamer's direction-optimizing BFS, with top-down levels in a
-persistent grid.
+"""bfs.direction-optimizing — Beamer's direction-optimizing BFS, every level of both directions
+in one persistent grid.
 
 Returns ``{"level", "parent"}`` (see the package doc); statistics: ``levels`` (max level + 1),
-``bottom_up_levels``, ``td_launches``.
+``bottom_up_levels``, ``launches``.
 
 Algorithm (Beamer, Asanović, Patterson, SC'12; GAPBS src/bfs.cc): top-down steps expand a queue
 of the frontier; when the frontier's out-edges m_f exceed the unexplored edges m_u / alpha, the
@@ -14,31 +14,33 @@ departure: top-down goes bottom-up only when m_f also exceeds n / beta, since a 
 on a GPU is a pass over every vertex (without it a grid's last levels, where m_u runs out, bounce
 to bottom-up and back).
 
-On the GPU (direction_optimizing.cu):
-- top-down levels run in one persistent launch (cooperative, as many blocks as can be resident)
-  with a grid barrier per level, so a level costs a barrier and its work, not a launch and a host
-  round trip — what a 2D grid's thousands of levels need; it returns to the host only to switch
-  to bottom-up, when done, or after ``levels_per_launch`` levels.  A warp takes 32 frontier
-  vertices and lays their edges end to end with a warp scan (Merrill's scan-based gather; the
-  lane owning an edge is found by a binary search over the lanes' sums), 4 edges per lane in
-  flight; vertices of degree above 256 become work items of 256 edges that the whole grid shares
-  after a barrier (Gunrock's and Enterprise's answer to hubs).  A vertex is claimed by atomicOr on
-  a visited bitmap (L2 resident; on frontiers of 16K+ a plain read of the bit first); its row is
-  read then and queued with it, so the next level reads no offsets; discovered vertices are staged
-  per warp in shared memory and appended with one atomic per ~100.  A level on a small frontier
-  is a chain of ~7 memory round trips plus the barrier (what the per-level target is about).
-- bottom-up levels are one launch each: a warp per 32-vertex word of the visited bitmap; a lane
-  checks its vertex's first 32 in-neighbours against the frontier bitmap, 4 at a time, then the
-  warp takes the vertices still searching one at a time, 32 neighbours per step (early exit at the
-  first hit).
+On the GPU (direction_optimizing.cu) the whole traversal is one persistent launch (cooperative,
+as many blocks as can be resident) with a grid barrier per level: a level costs a barrier and its
+work, not a launch and a host round trip — what a 2D grid's thousands of levels and a small
+graph's bottom-up levels need.  The direction is chosen on the device, by every block from the
+same counters read after the same barrier, and the conversions between queue and bitmap run
+inside the launch too; the host waits once, when the search is done (or every
+``levels_per_launch`` levels, the state carried over in the control block).
+- top-down: a warp takes 32 frontier vertices and lays their edges end to end with a warp scan
+  (Merrill's scan-based gather; the lane owning an edge is found by a binary search over the
+  lanes' sums), 4 edges per lane in flight; vertices of degree above 256 become work items of 256
+  edges that the whole grid shares after a barrier (Gunrock's and Enterprise's answer to hubs).  A
+  vertex is claimed by atomicOr on a visited bitmap (L2 resident; on frontiers of 16K+ a plain
+  read of the bit first); its row is read then and queued with it, so the next level reads no
+  offsets; discovered vertices are staged per warp in shared memory and appended with one atomic
+  per ~100.  A level on a small frontier is a chain of ~7 memory round trips plus the barrier
+  (what the per-level target is about).
+- bottom-up: a warp per 32-vertex word of the visited bitmap; a lane checks its vertex's first 32
+  in-neighbours against the frontier bitmap, 4 at a time, then the warp takes the vertices still
+  searching one at a time, 32 neighbours per step (early exit at the first hit).
 - level and parent live in one int2 array while the search runs, so a claim is one 8-byte store
   instead of two partial-sector writes to DRAM; a last coalesced pass ("split", 16 bytes a vertex)
   writes the two outputs.
-  The host reads the count of vertices found to choose the direction (algorithm work).
-Byte model per phase from the counts the device returns (frontier vertices f, their edges e,
-vertices claimed c, bottom-up's unvisited u, edges examined k, found a, bitmap words W):
-top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item), random e + 2c;
-bottom-up reads 4W + 16u + 4k, writes 4W + 8a, random u + k; split reads and writes 8n.
+Byte model per level and per launch from the counts the device returns (frontier vertices f,
+their edges e, vertices claimed c, bottom-up's unvisited u, edges examined k, found a, bitmap
+words W): top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item), random
+e + 2c; bottom-up reads 4W + 16u + 4k, writes 4W + 8a, random u + k; queue to bitmap reads 16f,
+writes 4W, random f; bitmap to queue reads 4W + 16a, writes 16a, random a; split reads and writes 8n.
 
 The CPU twin is the same algorithm with Numba prange: top-down over chunks of the queue (a
 vertex claimed by two chunks keeps the parent written last, and only that chunk queues it),
@@ -58,24 +60,35 @@ from ..cuda import blocks_for, check_threads, launch_cooperative, module, persis
 from . import BFS, ROOT_PARAM
 from .gpu import check_gpu_graph
 
+# CSR entries a vertex (nnz / n) from which the kernel is compiled for 64 registers a thread.  H200,
+# every level in one launch: R-MAT scale 24, edge factor 16 (3 of 7-8 levels bottom-up) 1.21 ms a
+# root at 64, 1.77 at 128; the 4096^2 grid keeping 0.8 (under 4 a vertex, top-down only) 10.5 us a
+# level at 64, 7.6 at 128; graphs of 256K-1M vertices within 7% either way (benchmarks/bfs.py --levels).
+BOTTOM_UP_DEGREE = 8
+
 PARAMS = {
     **ROOT_PARAM,
     "direction": Param("auto", str, choices=("auto", "top-down", "bottom-up"),
                        help="auto: Beamer's switching; top-down or bottom-up: that direction at every level"),
     "alpha": Param(15.0, float, minimum=1e-9, help="to bottom-up when the frontier's edges exceed unexplored edges / alpha"),
     "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
-    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32, at most 512: the top-down "
+    "threads": Param(256, minimum=32, help="threads per block (a multiple of 32, at most 512: the levels "
                                            "kernel's registers)"),
-    "blocks": Param(None, minimum=1, help="blocks of the persistent top-down grid (default: as many as can be "
-                                          "resident) and of bottom-up (default: one load of every SM)"),
-    "levels_per_launch": Param(0, minimum=0, help="top-down levels per persistent launch (0: until done or "
-                                                  "bottom-up; 1: one launch and host round trip per level)"),
+    "blocks": Param(None, minimum=1, help="blocks of the persistent grid (default: as many as can be resident)"),
+    "registers": Param(None, choices=(64, 128),
+                       help="registers a thread of the levels kernel may use: 128 keeps top-down's edges in "
+                            "flight without spilling; 64 doubles the resident warps (bottom-up's chains of "
+                            "dependent loads want them) at the cost of a few spills (default: 64 on graphs of "
+                            f"{BOTTOM_UP_DEGREE}+ CSR entries a vertex, 128 below)"),
+    "levels_per_launch": Param(0, minimum=0, help="levels per persistent launch (0: until done; 1: one launch "
+                                                  "and host round trip per level)"),
 }
 
 CHUNK = 256                 # edges of one work item; a warp scans vertices up to this degree itself
 WARP_BUFFER = 128           # a warp's shared-memory staging of discovered vertices (16-byte queue entries)
-MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_td: 128 registers a thread
-RECORDS = 1 << 16           # top-down levels whose sizes and times are recorded per run (step rows)
+MAX_THREADS = 512           # __launch_bounds__ of graphsweep_bfs_levels: at most 128 registers a thread
+REGISTER_FILE = 65536       # 32-bit registers of an SM
+RECORDS = 1 << 16           # levels whose sizes and times are recorded per run (step rows)
 
 
 class Ctl(IntEnum):
@@ -83,26 +96,53 @@ class Ctl(IntEnum):
     COUNT = 0           # 3 slots: frontier sizes by level % 3
     SCOUT = 3           # 3 slots: out-edges of those frontiers (Beamer's m_f)
     ITEMS = 6           # 2 slots: work items of the level by level % 2
-    ARRIVE = 8          # grid barrier arrivals (monotone; the host passes the base of each launch)
-    DEPTH = 9           # on exit: the level whose frontier is in the queue
-    EDGES = 10          # on exit: Beamer's edges_to_check
-    REASON = 11         # on exit: an Exit
-    LEVELS = 12         # on exit: levels done by the launch
-    ERROR = 13          # a barrier timed out
-    SCRATCH = 14        # bitmap_to_queue's write cursor
-    T0 = 15             # %globaltimer when the launch started
-    CHECKED = 16        # 2 slots: edges bottom-up examined, by level % 2
-    TD_FRONTIER = 18    # on exit: frontier vertices the launch expanded
-    TD_EDGES = 19       # on exit: their out-edges
-    TD_ITEMS = 20       # on exit: work items of big vertices
-    SIZE = 24
+    CHECKED = 8         # 2 slots: edges bottom-up examined, by level % 2
+    ARRIVE = 10         # grid barrier arrivals (monotone; the host passes the base of each launch)
+    ERROR = 11          # a barrier timed out
+    SCRATCH = 12        # bitmap-to-queue's write cursor
+    T0 = 13             # %globaltimer when the launch started
+    # On exit, in this order: the state the next launch starts from ...
+    DEPTH = 14          # the level whose frontier is in the queue or bitmap
+    EDGES = 15          # Beamer's edges_to_check
+    REASON = 16         # an Exit
+    LEVELS = 17         # levels done by the launch
+    BOTTOM_UP = 18      # the frontier is a bitmap (the next level is bottom-up)
+    CHECK = 19          # the next top-down level tests the switch (not the first after bottom-up)
+    REACHED = 20        # vertices reached so far
+    # ... and the launch's totals (the byte model's counts)
+    TD_FRONTIER = 21    # frontier vertices top-down expanded
+    TD_EDGES = 22       # their out-edges
+    TD_ITEMS = 23       # work items of big vertices
+    TD_CLAIMED = 24     # vertices top-down claimed
+    BU_LEVELS = 25      # bottom-up levels
+    BU_UNVISITED = 26   # unvisited vertices they started with, summed
+    BU_CHECKED = 27     # edges they examined
+    BU_FOUND = 28       # vertices they found
+    TO_BITMAP = 29      # queue-to-bitmap conversions
+    TO_BITMAP_VERTICES = 30
+    TO_QUEUE = 31       # bitmap-to-queue conversions
+    TO_QUEUE_VERTICES = 32
+    SIZE = 33
 
 
 class Exit(IntEnum):
-    """Why a top-down launch returned."""
+    """Why a launch returned."""
     DONE = 0
-    SWITCH = 1
-    LIMIT = 2
+    LIMIT = 1
+
+
+class Mode(IntEnum):
+    """The ``direction`` parameter, as the kernel takes it."""
+    AUTO = 0
+    TOP_DOWN = 1
+    BOTTOM_UP = 2
+
+
+class Kind(IntEnum):
+    """Bits of a level's record: its direction and the conversions it made."""
+    BOTTOM_UP = 1
+    TO_BITMAP = 2       # the queue became a bitmap before the level
+    TO_QUEUE = 4        # the next frontier became a queue after it
 
 
 class Rec(IntEnum):
@@ -111,13 +151,15 @@ class Rec(IntEnum):
     EDGES = 1
     CLAIMED = 2
     ITEMS = 3
-    TIME = 4
-    FIELDS = 5
+    CHECKED = 4
+    KIND = 5
+    TIME = 6
+    FIELDS = 7
 
 
 # Everything direction_optimizing.cu shares with this launcher, passed with -D: one value of each.
 DEFINES = (f"-DGS_BFS_CHUNK={CHUNK}", f"-DGS_BFS_BUF={WARP_BUFFER}", f"-DGS_BFS_MAX_THREADS={MAX_THREADS}",
-           *(f"-D{enum.__name__.upper()}_{member.name}={member.value}" for enum in (Ctl, Exit, Rec) for member in enum))
+           *(f"-D{enum.__name__.upper()}_{member.name}={member.value}" for enum in (Ctl, Exit, Mode, Kind, Rec) for member in enum))
 
 
 def td_traffic(f: int, e: int, c: int, items: int, entry: int = 16) -> dict:
@@ -166,13 +208,21 @@ class _Workspace:
     items: object
     ctl: object
     ctl_host: object
-    td_blocks: int
-    bu_blocks: int
+    blocks: int
     smem: int
 
 
-def _module():
-    return module("bfs/direction_optimizing.cu", options=DEFINES)
+def _registers(csr, params) -> int:
+    if params["registers"] is not None:
+        return params["registers"]
+    return 64 if csr.nnz >= BOTTOM_UP_DEGREE * csr.n else 128
+
+
+def _module(registers: int):
+    """The kernels compiled for ``registers`` a thread (__launch_bounds__'s minimum blocks of
+    MAX_THREADS a SM)."""
+    min_blocks = REGISTER_FILE // (MAX_THREADS * registers)
+    return module("bfs/direction_optimizing.cu", options=(*DEFINES, f"-DGS_BFS_MIN_BLOCKS={min_blocks}"))
 
 
 def setup(inp, params):
@@ -183,7 +233,7 @@ def setup(inp, params):
 def _threads(params) -> int:
     threads = check_threads(params["threads"])
     if threads > MAX_THREADS:
-        raise ParameterError(f"parameter 'threads': {threads} is more than the top-down kernel takes "
+        raise ParameterError(f"parameter 'threads': {threads} is more than the levels kernel takes "
                              f"(at most {MAX_THREADS}: __launch_bounds__ leaves it 128 registers a thread)")
     return threads
 
@@ -193,11 +243,12 @@ def _workspace(inp, params) -> _Workspace:
     import cupyx
     csr = inp.csr()
     threads = _threads(params)
-    key = ("bfs.direction-optimizing", threads, params["blocks"])
+    registers = _registers(csr, params)
+    key = ("bfs.direction-optimizing", threads, params["blocks"], registers)
     if key not in inp.cache:
         n, words = csr.n, (csr.n + 31) // 32
-        smem = (threads // 32) * (WARP_BUFFER * 16 + 8)
-        td = _module().get_function("graphsweep_bfs_td")
+        smem = (threads // 32) * (WARP_BUFFER * 16 + 3 * 8)     # staging, and 3 sums a warp for the barrier
+        levels = _module(registers).get_function("graphsweep_bfs_levels")
         inp.cache[key] = _Workspace(
             visited=cupy.empty(words, dtype=np.uint32),
             bitmaps=[cupy.empty(words, dtype=np.uint32) for _ in range(2)],
@@ -205,125 +256,132 @@ def _workspace(inp, params) -> _Workspace:
             items=cupy.empty(csr.nnz // (CHUNK // 2) + 1, dtype=np.uint64),
             ctl=cupy.zeros(Ctl.SIZE, dtype=np.uint64),
             ctl_host=cupyx.empty_pinned((Ctl.SIZE,), dtype=np.uint64),
-            td_blocks=persistent_blocks(td, threads, smem, params["blocks"]),
-            bu_blocks=params["blocks"] or min(blocks_for(words * 32, threads), resident_blocks(threads)),
+            blocks=persistent_blocks(levels, threads, smem, params["blocks"]),
             smem=smem)
     return inp.cache[key]
+
+
+def to_bitmap_traffic(vertices: int, words: int, conversions: int = 1) -> dict:
+    """Queue to bitmap: the bitmap cleared, then a bit set per queued vertex."""
+    return {"read": 16 * vertices, "written": 4 * words * conversions, "random": vertices}
+
+
+def to_queue_traffic(vertices: int, words: int, conversions: int = 1) -> dict:
+    """Bitmap to queue: the bitmap scanned, each vertex's row read and queued."""
+    return {"read": 4 * words * conversions + 16 * vertices, "written": 16 * vertices, "random": vertices}
+
+
+def total_traffic(*parts: dict) -> dict:
+    return {key: sum(part[key] for part in parts) for key in ("read", "written", "random")}
+
+
+def launch_traffic(c, words: int) -> dict:
+    """Byte model of one launch from the totals it left in the control block ``c``."""
+    return total_traffic(td_traffic(c[Ctl.TD_FRONTIER], c[Ctl.TD_EDGES], c[Ctl.TD_CLAIMED], c[Ctl.TD_ITEMS]),
+                         bu_traffic(words * c[Ctl.BU_LEVELS], c[Ctl.BU_UNVISITED], c[Ctl.BU_CHECKED],
+                                    c[Ctl.BU_FOUND]),
+                         to_bitmap_traffic(c[Ctl.TO_BITMAP_VERTICES], words, c[Ctl.TO_BITMAP]),
+                         to_queue_traffic(c[Ctl.TO_QUEUE_VERTICES], words, c[Ctl.TO_QUEUE]))
 
 
 def run_gpu(inp, params, timer):
     import cupy
     csr = inp.csr()
     check_gpu_graph(csr)
-    mode, alpha, beta = params["direction"], params["alpha"], params["beta"]
-    rcsr = csr if mode == "top-down" else inp.rcsr()
+    mode = Mode[params["direction"].upper().replace("-", "_")]
+    rcsr = csr if mode == Mode.TOP_DOWN else inp.rcsr()
     n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
     words = (n + 31) // 32
     ws = _workspace(inp, params)
-    mod = _module()
-    td, bu = mod.get_function("graphsweep_bfs_td"), mod.get_function("graphsweep_bfs_bu")
+    mod = _module(_registers(csr, params))
+    levels_kernel = mod.get_function("graphsweep_bfs_levels")
     lp = cupy.empty((n, 2), dtype=np.int32)                       # {level, parent} per vertex
     records = cupy.empty((Rec.FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
-    td_launches = []                                              # (first level, levels, record base, start ns)
-    timer.steps("top-down", lambda: _td_level_rows(records, td_launches))
-
-    def read_ctl():
-        ws.ctl.get(out=ws.ctl_host)         # synchronises: the host's direction test needs the counts
-        if ws.ctl_host[Ctl.ERROR]:
-            raise RuntimeError("bfs.direction-optimizing: a grid barrier timed out (blocks not co-resident?)")
-        return [int(x) for x in ws.ctl_host]
-
-    def to_bitmap(depth: int):
-        with timer.phase("queue-to-bitmap", read=16 * count, written=4 * words, random=count, step=depth):
-            front.fill(0)
-            mod.get_function("graphsweep_bfs_queue_to_bitmap")(
-                (blocks_for(count, threads, ws.bu_blocks),), (threads,),
-                (ws.queues[depth & 1], ws.ctl, np.int32(depth), front))
+    launches = []                                                 # (first level, levels, reached, start ns)
+    level_rows = _LevelRows(records, launches, n)
+    timer.steps("top-down", lambda: level_rows.of("top-down"))
+    timer.steps("bottom-up", lambda: level_rows.of("bottom-up"))
 
     with timer.phase("init", read=16, written=8 * n + 4 * words):
         mod.get_function("graphsweep_bfs_init")((blocks_for(n, 2 * threads),), (threads,),
                                                 (lp, ws.visited, ws.queues[0], ws.ctl, csr.offsets, np.int32(n),
                                                  np.int32(words), np.int32(root)))
-    front, nxt = ws.bitmaps
-    depth, count, reached, edges_to_check, arrive, recorded = 0, 1, 1, nnz, 0, 0
-    check_first, launches, bu_levels = 1, 0, 0
-    direction = "top-down"
-    if mode == "bottom-up":
-        to_bitmap(0)
-        direction = "bottom-up"
+    depth, edges_to_check, reached, arrive, recorded, bottom_up, check = 0, nnz, 1, 0, 0, 0, 1
+    bu_levels = 0
     while True:
         if depth > n:
             raise RuntimeError(f"bfs.direction-optimizing: level {depth} on {n} vertices (a kernel lost count)")
-        if direction == "top-down":
-            with timer.phase("top-down") as traffic:      # its levels' step rows come from `records`
-                launch_cooperative(td, ws.td_blocks, threads, (
-                    csr.offsets, csr.indices, ws.visited, lp, ws.queues[0], ws.queues[1], ws.items,
-                    ws.ctl, records, np.int32(recorded), np.int32(RECORDS),
-                    np.int32(depth), np.int64(edges_to_check), np.uint64(arrive), np.int32(params["levels_per_launch"]),
-                    np.int32(mode == "auto"), np.int32(check_first), np.float64(alpha),
-                    np.int64(min_switch(n, beta))), ws.smem)
-            c = read_ctl()
-            launches += 1
-            td_launches.append((depth, c[Ctl.LEVELS], recorded, c[Ctl.T0]))
-            first = count
-            depth, edges_to_check, arrive = c[Ctl.DEPTH], c[Ctl.EDGES], c[Ctl.ARRIVE]
-            count = c[Ctl.COUNT + depth % 3]
-            claimed = c[Ctl.TD_FRONTIER] - first + count
-            traffic.add(**td_traffic(c[Ctl.TD_FRONTIER], c[Ctl.TD_EDGES], claimed, c[Ctl.TD_ITEMS]))
-            recorded += c[Ctl.LEVELS]
-            reached += claimed
-            check_first = 1
-            if c[Ctl.REASON] == Exit.DONE:
-                break
-            if c[Ctl.REASON] == Exit.SWITCH:
-                to_bitmap(depth)
-                direction = "bottom-up"
-        else:
-            info = {"direction": "bottom-up", "frontier": count}
-            with timer.phase("bottom-up", step=depth, info=info) as traffic:
-                bu((ws.bu_blocks,), (threads,), (csr.offsets, rcsr.offsets, rcsr.indices, ws.visited, front, nxt,
-                                                 lp, ws.ctl, np.int32(n), np.int32(words), np.int32(depth)))
-            c = read_ctl()
-            bu_levels += 1
-            old, count = count, c[Ctl.COUNT + (depth + 1) % 3]
-            traffic.add(**bu_traffic(words, n - reached, c[Ctl.CHECKED + depth % 2], count))
-            reached += count
-            depth += 1
-            front, nxt = nxt, front
-            if count == 0:
-                break
-            if mode == "auto" and not stays_bottom_up(count, old, n, beta):
-                with timer.phase("bitmap-to-queue", read=4 * words + 16 * count, written=16 * count, step=depth):
-                    mod.get_function("graphsweep_bfs_bitmap_to_queue")(
-                        (min(blocks_for(words, threads), ws.bu_blocks),), (threads,),
-                        (front, np.int32(words), csr.offsets, ws.queues[depth & 1], ws.ctl))
-                direction, check_first = "top-down", 0
+        # Every level in one launch; the host waits only for it to end (or for levels_per_launch).
+        with timer.phase("levels") as traffic:
+            launch_cooperative(levels_kernel, ws.blocks, threads, (
+                csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, lp, ws.queues[0], ws.queues[1],
+                ws.bitmaps[0], ws.bitmaps[1], ws.items, ws.ctl, records, np.int32(recorded), np.int32(RECORDS),
+                np.int32(n), np.int32(depth), np.int64(edges_to_check), np.int64(reached), np.uint64(arrive),
+                np.int32(params["levels_per_launch"]), np.int32(mode), np.int32(bottom_up), np.int32(check),
+                np.float64(params["alpha"]), np.float64(params["beta"]), np.int64(min_switch(n, params["beta"]))),
+                ws.smem)
+        ws.ctl.get(out=ws.ctl_host)         # synchronises
+        if ws.ctl_host[Ctl.ERROR]:
+            raise RuntimeError("bfs.direction-optimizing: a grid barrier timed out (blocks not co-resident?)")
+        c = [int(x) for x in ws.ctl_host]
+        traffic.add(**launch_traffic(c, words))
+        launches.append((depth, c[Ctl.LEVELS], reached, c[Ctl.T0]))
+        recorded += c[Ctl.LEVELS]
+        bu_levels += c[Ctl.BU_LEVELS]
+        depth, edges_to_check, arrive = c[Ctl.DEPTH], c[Ctl.EDGES], c[Ctl.ARRIVE]
+        reached, bottom_up, check = c[Ctl.REACHED], c[Ctl.BOTTOM_UP], c[Ctl.CHECK]
+        if c[Ctl.REASON] == Exit.DONE:
+            break
     level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
     with timer.phase("split", read=8 * n, written=8 * n):
         mod.get_function("graphsweep_bfs_split")((blocks_for(n, 4 * threads),), (threads,),
                                                  (lp, level, parent, np.int32(n)))
     timer.stat("levels", depth)
     timer.stat("bottom_up_levels", bu_levels)
-    timer.stat("td_launches", launches)
+    timer.stat("launches", len(launches))
     return {"level": level, "parent": parent}
 
 
-def _td_level_rows(records, launches) -> list[dict]:
-    """Step rows of the top-down levels run inside persistent launches, from the device records:
-    sizes and byte model per level, time between the level's end and the previous level's end
-    (%globaltimer; the first level of a launch from the launch's start)."""
-    if not launches:
-        return []
-    rec = records[:, :min(RECORDS, sum(levels for _, levels, _, _ in launches))].get()
-    rows = []
-    for first, levels, base, start in launches:
-        previous = start
-        for k in range(min(levels, RECORDS - base)):
-            f, e, c, items, end = (int(x) for x in rec[:, base + k])
-            rows.append({"step": first + k, "ms": (end - previous) / 1e6, **step_traffic(td_traffic(f, e, c, items)),
-                         "info": {"direction": "top-down", "frontier": f, "edges": e}})
-            previous = end
-    return rows
+class _LevelRows:
+    """Step rows of the levels run inside persistent launches, from the device records, read once
+    after timing: sizes and byte model per level (a bottom-up level's with the conversions it
+    made), time between the level's end and the previous level's end (%globaltimer; the first
+    level of a launch from the launch's start)."""
+
+    def __init__(self, records, launches, n):
+        self.records, self.launches, self.n = records, launches, n
+        self.rows = None
+
+    def of(self, direction: str) -> list[dict]:
+        if self.rows is None:
+            self.rows = self._read()
+        return [r for r in self.rows if r["info"]["direction"] == direction]
+
+    def _read(self) -> list[dict]:
+        if not self.launches:
+            return []
+        words = (self.n + 31) // 32
+        rec = self.records[:, :min(RECORDS, sum(levels for _, levels, _, _ in self.launches))].get()
+        rows, base = [], 0
+        for first, levels, reached, start in self.launches:
+            previous = start
+            for k in range(min(levels, RECORDS - base)):
+                f, e, c, items, checked, kind, end = (int(x) for x in rec[:, base + k])
+                if kind & Kind.BOTTOM_UP:
+                    traffic = total_traffic(bu_traffic(words, self.n - reached, checked, c),
+                                            to_bitmap_traffic(f if kind & Kind.TO_BITMAP else 0, words,
+                                                              bool(kind & Kind.TO_BITMAP)),
+                                            to_queue_traffic(c if kind & Kind.TO_QUEUE else 0, words,
+                                                             bool(kind & Kind.TO_QUEUE)))
+                    info = {"direction": "bottom-up", "frontier": f}
+                else:
+                    traffic = td_traffic(f, e, c, items)
+                    info = {"direction": "top-down", "frontier": f, "edges": e}
+                rows.append({"step": first + k, "ms": (end - previous) / 1e6, **step_traffic(traffic), "info": info})
+                previous = end
+                reached += c
+            base += levels
+        return rows
 
 
 # --- CPU twin (GAPBS's loop with Numba prange steps)
@@ -454,7 +512,7 @@ def run_cpu(inp, params, timer):
         depth += 1
     timer.stat("levels", depth)
     timer.stat("bottom_up_levels", bu_levels)
-    timer.stat("td_launches", 0)
+    timer.stat("launches", 0)
     return {"level": level, "parent": parent}
 
 

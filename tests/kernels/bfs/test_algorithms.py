@@ -10,7 +10,8 @@ from graphsweep.kernels import harness, registry
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 GRAPHS = ["uniform-d1", "uniform-d2", "uniform-d6", "uniform-d16", "uniform-d40", "scale-free", "rmat", "path",
           "grid", "star", "disconnected", "messy"]
-# Each direction forced, Beamer's switching pushed both ways, one launch per level, and small
+# Each direction forced, Beamer's switching pushed both ways, one launch per level, the kernel
+# compiled for 64 registers a thread (it spills), and small
 # grids (a few blocks of 32-64 threads) so small graphs take the multi-block and grid-stride paths.
 VARIANTS = {
     "harish": ("bfs.harish", {}),
@@ -20,6 +21,7 @@ VARIANTS = {
     "do-bottom-up": ("bfs.direction-optimizing", {"direction": "bottom-up", "threads": 64, "blocks": 2}),
     "do-eager": ("bfs.direction-optimizing", {"alpha": 1000.0, "beta": 20.0, "threads": 96, "blocks": 4}),
     "do-per-level": ("bfs.direction-optimizing", {"levels_per_launch": 1, "threads": 32, "blocks": 5}),
+    "do-64-registers": ("bfs.direction-optimizing", {"registers": 64, "threads": 64, "blocks": 6}),
 }
 
 
@@ -109,8 +111,9 @@ def test_steps_record_direction_and_frontier(backend, make_dataset, graphs):
         for r in steps:                                 # the frontier each step started from
             assert r["step_frontier"] == hist[r["step"]]
         assert res.stats["bottom_up_levels"] == sum(r["phase"] == "bottom-up" for r in steps)
-        kernel_rows = [r for r in res.rows if r["phase"] in ("top-down", "bottom-up")]
-        assert all(r["bytes_read"] > 0 for r in kernel_rows)
+        assert all(r["bytes_read"] > 0 for r in steps)
+        kernel_rows = [r for r in res.rows if r["phase"] in ("top-down", "bottom-up", "levels")]
+        assert kernel_rows and all(r["bytes_read"] > 0 for r in kernel_rows)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -127,19 +130,34 @@ def test_harish_one_step_per_level(backend, make_dataset, graphs):
 
 
 @pytest.mark.gpu
-def test_persistent_top_down_runs_a_grid_in_one_launch(make_dataset, graphs):
+def test_persistent_launch_runs_a_grid_in_one_launch(make_dataset, graphs):
     data = make_dataset(graphs["grid"]())
     res = run("bfs.direction-optimizing", data, "gpu", root=0, direction="top-down")
-    assert res.stats["td_launches"] == 1 and res.stats["levels"] == 69
+    assert res.stats["launches"] == 1 and res.stats["levels"] == 69
     steps = [r for r in res.step_rows if r["phase"] == "top-down"]      # one per level, from the device
     assert [r["step"] for r in steps] == list(range(69))
     assert [r["step_frontier"] for r in steps] == level_histogram(res.output["level"])
-    launch_ms = next(r["ms"] for r in res.rows if r["phase"] == "top-down")
+    launch_ms = next(r["ms"] for r in res.rows if r["phase"] == "levels")
     assert all(r["ms"] >= 0 for r in steps) and sum(r["ms"] for r in steps) <= launch_ms * 1.01
     res = run("bfs.direction-optimizing", data, "gpu", root=0, direction="top-down", levels_per_launch=1)
-    assert res.stats["td_launches"] == 69
+    assert res.stats["launches"] == 69
     res = run("bfs.direction-optimizing", data, "gpu", root=0, direction="top-down", levels_per_launch=10)
-    assert res.stats["td_launches"] == 7
+    assert res.stats["launches"] == 7
+
+
+@pytest.mark.gpu
+def test_switching_directions_stays_in_one_launch(make_dataset, graphs):
+    # Both directions and both conversions run inside the persistent launch; one launch per level
+    # carries the direction, Beamer's check and the reached count from launch to launch.
+    data = make_dataset(graphs["rmat"]())
+    one = run("bfs.direction-optimizing", data, "gpu", instances=1, instance_seed=2)
+    assert one.stats["launches"] == 1 and 0 < one.stats["bottom_up_levels"] < one.stats["levels"]
+    per_level = run("bfs.direction-optimizing", data, "gpu", instances=1, instance_seed=2, levels_per_launch=1)
+    assert per_level.stats["launches"] == per_level.stats["levels"] == one.stats["levels"]
+    assert per_level.stats["bottom_up_levels"] == one.stats["bottom_up_levels"]
+    kinds = lambda res: [(r["step"], r["phase"], r["step_frontier"]) for r in res.step_rows  # noqa: E731
+                         if r["rep"] == 0 and r["inst_root"] == res.instances[-1]["root"]]
+    assert sorted(kinds(per_level)) == sorted(kinds(one))
 
 
 @pytest.mark.gpu
