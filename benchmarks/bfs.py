@@ -26,7 +26,6 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from ratios import print_groups, totals
 
@@ -67,15 +66,9 @@ def grid() -> None:
 
 
 def road_grid(rows: int, cols: int, keep: float, seed: int = 1):
-    """The ``grid`` generator's graph (its edges, in memory on the GPU)."""
-    import cupy
-    import gpu_graphs
-
-    from graphsweep.generators import grid as grid_generator
-    plan = grid_generator._plan_grid({"rows": rows, "cols": cols, "keep": keep, "weights": "none"}, seed)
-    edges = grid_generator._part_grid(plan, 0, plan.rows, np)
-    return gpu_graphs._dataset(f"grid-{rows}x{cols}-keep{keep}", rows * cols, cupy.asarray(edges["src"]),
-                               cupy.asarray(edges["dst"]), seed, None, {"rows": rows, "cols": cols, "keep": keep})
+    """The ``grid`` generator's graph, generated in memory on the GPU."""
+    from graphsweep.generators import memory
+    return memory.generate("grid", seed=seed, params={"rows": rows, "cols": cols, "keep": keep}, device="gpu")
 
 
 def levels(params: dict) -> None:
