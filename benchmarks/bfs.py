@@ -26,7 +26,6 @@ import statistics
 import sys
 from pathlib import Path
 
-
 from ratios import print_groups, totals
 
 # dataset id -> (target ms per root, {peer: ms per root}), from the BFS issue
