@@ -121,7 +121,9 @@ __global__ void graphsweep_cc_suf_probe(const L* parent, long long n, unsigned s
             p = gs_cc_load(parent + v);
             steps++;
         }
-        atomicAdd(&total, (unsigned long long)steps);
+        unsigned long long sum = (unsigned long long)steps;
+        for (int d = 16; d > 0; d >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, d);
+        if ((t & 31) == 0) atomicAdd(&total, sum);
     }
     __syncthreads();
     if (t == 0) {
@@ -241,6 +243,79 @@ __global__ void graphsweep_cc_suf_final(const O* __restrict__ off, const S* __re
             if (!skip_mode && u >= (L)v) break;
             gs_suf_join((L)v, u, parent, hook);
             links++;
+        }
+    }
+    gs_cc_count(state + 4, links);
+}
+
+// final, a warp per 32 consecutive vertices (rows=warp): the same links as the thread-per-vertex
+// pass, but the lanes take the 32 rows' remaining slots in turn, one slot each, as if the rows
+// were one (a scan of their lengths says which row a slot is in).  Reads of the CSR are coalesced
+// and no lane idles while another works through a longer row: on sparse graphs with many short
+// rows (the rows of many small components) the pass is edge-parallel.  Long rows are queued for
+// the spread kernel as in the thread-per-vertex pass.  Called by whole warps (blockDim % 32 == 0).
+template <typename O, typename S, typename L>
+__global__ void graphsweep_cc_suf_final_warp(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
+                                             long long* state, L* __restrict__ chunk_vertex,
+                                             int* __restrict__ chunk_index, long long n, int thread_max, int first)
+{
+    const int hook = (int)state[5];
+    const long long big = state[0];
+    const bool skip_mode = big >= 0;
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+    long long links = 0;
+    for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; g * 32 < n; g += warps) {
+        const long long v = g * 32 + lane;
+        long long s = 0, e = 0;
+        if (v < n && !(skip_mode && (long long)gs_cc_load(parent + v) == big)) {
+            const long long b = off[v];
+            e = off[v + 1];
+            s = b < e ? gs_suf_start(idx, v, b, e, skip_mode, first) : e;
+            if (!skip_mode && e - s > thread_max) {
+                long long lo = s, hi = e;   // a long row in ECL mode: only its neighbours below v
+                while (lo < hi) {
+                    long long mid = (lo + hi) >> 1;
+                    if ((long long)idx[mid] < v) lo = mid + 1; else hi = mid;
+                }
+                e = lo;
+            }
+            if (e - s > thread_max) {
+                long long chunks = (e - s + GS_SUF_CHUNK - 1) / GS_SUF_CHUNK;
+                long long at = (long long)atomicAdd((unsigned long long*)(state + 2), (unsigned long long)chunks);
+                for (long long k = 0; k < chunks; k++) {
+                    chunk_vertex[at + k] = (L)v;
+                    chunk_index[at + k] = (int)k;
+                }
+                e = s;
+            }
+            if (e < s) e = s;
+        }
+        // inclusive scan of the row lengths: lane j's slots are [end_j - len_j, end_j) of the 32 rows'
+        int end = (int)(e - s);
+        for (int d = 1; d < 32; d <<= 1) {
+            int x = __shfl_up_sync(0xffffffffu, end, d);
+            if (lane >= d) end += x;
+        }
+        const int total = __shfl_sync(0xffffffffu, end, 31);
+        for (int base = 0; base < total; base += 32) {
+            const int k = base + lane;
+            int row = 0;   // the first lane whose rows end past k
+            for (int step = 16; step > 0; step >>= 1) {
+                int probe = __shfl_sync(0xffffffffu, end, row + step - 1);
+                if (probe <= k) row += step;
+            }
+            const int row_end = __shfl_sync(0xffffffffu, end, row);
+            const int row_len = __shfl_sync(0xffffffffu, (int)(e - s), row);
+            const long long row_start = __shfl_sync(0xffffffffu, s, row);
+            if (k < total) {
+                const L w = (L)(g * 32 + row);
+                const L u = (L)idx[row_start + (k - (row_end - row_len))];
+                if (skip_mode || u < w) {
+                    gs_suf_join(w, u, parent, hook);
+                    links++;
+                }
+            }
         }
     }
     gs_cc_count(state + 4, links);

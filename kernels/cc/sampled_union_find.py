@@ -38,7 +38,9 @@ neighbours are a prefix of its row):
   label     parent[v] = root, the label.
 With ``sample=false`` only init, final (ECL mode, from each row's second slot) and label run: ECL-CC's
 order of work, for graphs with no giant component to skip (many small components), where link2
-and the sample buy nothing.
+and the sample buy nothing.  ``rows=warp`` runs the final pass with a warp per 32 consecutive
+vertices, the lanes taking the 32 rows' remaining slots in turn (coalesced and edge-parallel on
+short rows, where a thread per vertex leaves lanes idle behind a longer row); the links are the same.
 
 Where it comes from.  ECL-CC (Jaiganesh & Burtscher, HPDC'18): initialise each vertex to its
 first smaller neighbour, lock-free union-find with intermediate pointer jumping, each edge
@@ -94,6 +96,9 @@ PARAMS = {
                         "reads L2 only"),
     "flatten": Param(True, bool, help="flatten init's trees before any link when the probe finds their chains "
                                       "long (ids with locality, e.g. a grid's)"),
+    "rows": Param("thread", str, choices=("thread", "warp"),
+                  help="how the final pass takes the rows (GPU): a thread per vertex, or a warp per 32 vertices "
+                       "whose remaining slots the lanes take in turn (edge-parallel on short rows)"),
     "thread_max": Param(32, minimum=1, help="longest row one thread links alone; longer rows are spread "
                                             "over warps in chunks of 1024 edges"),
     "sample": Param(True, bool, help="link each vertex's second neighbour and sample the largest tree before the "
@@ -180,7 +185,8 @@ def run_gpu(inp, params, timer):
     off = offsets(inp)
     st = types(csr.indices.dtype, n)
     lt = c_type(label_dtype(n))
-    names = {k: f"graphsweep_cc_suf_{k}<{c_type(off.dtype)}, {st}>" for k in ("init", "link2", "final", "spread")}
+    names = {k: f"graphsweep_cc_suf_{k}<{c_type(off.dtype)}, {st}>" for k in ("init", "link2", "spread")}
+    names["final"] = f"graphsweep_cc_suf_final{'_warp' if params['rows'] == 'warp' else ''}<{c_type(off.dtype)}, {st}>"
     names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
     names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
@@ -194,6 +200,9 @@ def run_gpu(inp, params, timer):
     chunk_vertex, chunk_index = cupy.empty(capacity, dtype=dtype), cupy.empty(capacity, dtype=np.int32)
     model = _traffic(n, csr.indices.itemsize, dtype.itemsize, off.itemsize)
     idx, nn, seed = csr.indices, np.int64(n), np.uint32(params["seed"])
+    # The compress passes that run only when the device state says so (flatten, skip mode) take one
+    # resident wave of grid-stride blocks: skipped, n / threads empty blocks cost up to 0.08 ms.
+    resident = min(resident_blocks(threads), -(-n // threads)) or 1
     cached = {}
 
     def word(i) -> int:                       # the device state, read once after timing
@@ -208,7 +217,7 @@ def run_gpu(inp, params, timer):
                                        np.int32(sparse(n, nnz)), np.int64(LONG_CHAIN * SAMPLES), state))
     if params["flatten"]:
         with timer.phase("flatten") as traffic:
-            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(2))
+            launch(fn["compress"], n, threads, blocks or resident, parent, nn, state, np.int32(2))
             traffic.add(**{k: (lambda v=v: v if word(7) else 0) for k, v in model["compress"].items()})
     if params["sample"]:
         with timer.phase("link2", **model["link2"]) as traffic:
@@ -217,7 +226,7 @@ def run_gpu(inp, params, timer):
         with timer.phase("largest", **model["largest"]):
             fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(_min_count(params)), state))
         with timer.phase("compress") as traffic:
-            launch(fn["compress"], n, threads, blocks, parent, nn, state, np.int32(1))
+            launch(fn["compress"], n, threads, blocks or resident, parent, nn, state, np.int32(1))
             traffic.add(**{k: (lambda v=v: v if word(0) >= 0 else 0) for k, v in model["compress"].items()})
     first = 2 if params["sample"] else 1      # the row slot an ECL-mode final pass starts at
     with timer.phase("final", **model["final"]) as traffic:

@@ -35,6 +35,11 @@ VARIANTS = {
     "suf-once-hook": ("cc.sampled-union-find", {**SMALL, "thread_max": 2, "sample": False, "link": "hook"}),
     "suf-l2-unflattened": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "loads": "l2", "flatten": False}),
     "suf-once-l2": ("cc.sampled-union-find", {**SMALL, "sample": False, "loads": "l2"}),
+    "suf-once-warp": ("cc.sampled-union-find", {"threads": 64, "blocks": 3, "thread_max": 3, "sample": False,
+                                                "rows": "warp"}),
+    "suf-skip-warp": ("cc.sampled-union-find", {"threads": 64, "blocks": 2, "thread_max": 3, "skip_share": 0.0,
+                                                "rows": "warp"}),
+    "suf-ecl-warp": ("cc.sampled-union-find", {**SMALL, "thread_max": 2, "skip_share": 2.0, "rows": "warp"}),
 }
 CANONICAL = {"cc.sequential", "cc.hook-compress", "cc.adaptive", "cc.sampled-union-find"}
 
@@ -162,10 +167,11 @@ def test_sampled_union_find_picks_its_mode(graph, mode, backend, make_dataset, r
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("rows", ["thread", "warp"])
 @pytest.mark.parametrize("graph", ["many-lists", "tree-k2", "uniform-d6", "two-hubs", "grid"])
-def test_sampled_union_find_without_sample_links_each_edge_once(graph, backend, make_dataset, reference):
+def test_sampled_union_find_without_sample_links_each_edge_once(graph, rows, backend, make_dataset, reference):
     g = GRAPHS[graph]()
-    res = run("cc.sampled-union-find", make_dataset(g), backend, sample=False, thread_max=4)
+    res = run("cc.sampled-union-find", make_dataset(g), backend, sample=False, thread_max=4, rows=rows)
     check_labels("cc.sampled-union-find", res, g, reference)
     assert res.stats["mode"] == "once" and res.stats["links_link2"] == 0
     # init links each vertex's smallest smaller neighbour; the final pass every other smaller one
