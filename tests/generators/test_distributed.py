@@ -36,6 +36,25 @@ def test_two_workers_match_in_process(tmp_path, client, kind, params, part_rows)
     assert len(ran_on) == 2  # the parts ran on both workers
 
 
+def test_a_task_writes_several_parts_side_by_side(tmp_path, client):
+    from distributed import get_task_stream
+
+    from graphsweep.generators import driver
+
+    params, part_rows = {"n": 1 << 20, "degree": 3}, 1 << 15      # 48 parts on 2 worker threads
+    local = generate("uniform", tmp_path / "local", seed=5, params=params, part_rows=part_rows, progress=False)
+    with get_task_stream(client) as stream:
+        spread = generate("uniform", tmp_path / "spread", seed=5, params=params, part_rows=part_rows,
+                          client=client, progress=False)
+    parts = len(read(spread).manifest["parts"])
+    tasks = [t for t in stream.data if t["key"].startswith("graphsweep-generate-")]
+    assert parts == 48 and len(tasks) == parts // driver.PARTS_PER_TASK
+    a, b = read(local), read(spread)
+    assert a.manifest["parts"] == b.manifest["parts"]          # same bytes, part for part
+    for name in a.columns:
+        assert np.array_equal(a.columns[name], b.columns[name])
+
+
 def _break_list_generator(finished: str | None):
     """Run on each worker: make the first 'list' part raise and the others take a while, then
     leave a file in ``finished`` (or, for None, restore the generator)."""
