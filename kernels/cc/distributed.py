@@ -39,6 +39,8 @@ and rounds (``partition.Ledger``); the partition's facts (slice edges, cut entri
 Memory-traffic byte models are not given: a phase's exchange is in ``*_bytes_exchanged``.
 """
 
+from functools import partial
+
 import numpy as np
 from graphsweep.datasets.gpu import to_host
 
@@ -46,7 +48,7 @@ from ..contract import Kernel, Param
 from ..graph import GraphInput
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
+from ..graph.partition import Ledger, answer_on, held, nbytes, partitioned, slice_graph, synchronize
 from ..timing import timer_for
 from . import CC, label_dtype
 
@@ -265,26 +267,10 @@ def _run(inp, params, timer, device: str):
         label = np.concatenate(labels).astype(label_dtype(inp.n), copy=False)
         ledger.received("gather", None, label.nbytes)
     ledger.stats()
-    if device == "gpu":
-        import cupy
-        return cupy.asarray(label)
-    return label
-
-
-def run_cpu(inp, params, timer):
-    return _run(inp, params, timer, "cpu")
-
-
-def run_gpu(inp, params, timer):
-    return _run(inp, params, timer, "gpu")
-
-
-def setup(inp, params):
-    """Slice the graph over the workers before warm-up (untimed; its facts become statistics)."""
-    partitioned(inp, params, inp.device)
+    return answer_on(device, label)
 
 
 KERNEL = Kernel(name="cc.distributed", problem=CC,
                 summary="one graph sliced over K Dask workers: cc.best per slice, spanning forests of the cut "
                         "reduced in a tree over the workers, labels canonical",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup)
+                gpu=partial(_run, device="gpu"), cpu=partial(_run, device="cpu"), params=PARAMS, setup=slice_graph)

@@ -420,6 +420,22 @@ def partitioned(inp, params: dict, device: str) -> Partition:
     return part
 
 
+def slice_graph(inp, params) -> Partition:
+    """A partitioned kernel's setup: slice the graph over the workers before warm-up (untimed; the
+    partition's facts become statistics)."""
+    return partitioned(inp, params, inp.device)
+
+
+def answer_on(device: str, array):
+    """An answer gathered on the host, where the run's output lives: CuPy for a GPU run (a kernel
+    serves both backends with one ``_run(inp, params, timer, device)``; the slices' work ran on the
+    workers' devices either way)."""
+    if device == "gpu":
+        import cupy
+        return cupy.asarray(array)
+    return array
+
+
 def _source(inp):
     """Where the workers find the edges: the dataset's Parquet parts when it is one on disk, the
     generator's plan when it is generated in memory (each worker generates again what it needs),

@@ -26,6 +26,7 @@ partition's facts.
 """
 
 import time
+from functools import partial
 
 import numpy as np
 from graphsweep.datasets.gpu import to_host
@@ -33,7 +34,7 @@ from graphsweep.datasets.gpu import to_host
 from ..contract import Kernel
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, lockstep_rows, partitioned, synchronize
+from ..graph.partition import Ledger, answer_on, held, lockstep_rows, partitioned, slice_graph, synchronize
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
@@ -131,27 +132,16 @@ def _run(inp, params, timer, device: str):
     timer.stat("iterations", iterations)
     timer.stat("error", error)
     timer.stat("converged", error < params["tolerance"])
-    if device == "gpu":
-        import cupy
-        return {"score": cupy.asarray(score)}
-    return {"score": score}
-
-
-def run_cpu(inp, params, timer):
-    return _run(inp, params, timer, "cpu")
-
-
-def run_gpu(inp, params, timer):
-    return _run(inp, params, timer, "gpu")
+    return {"score": answer_on(device, score)}
 
 
 def setup(inp, params):
     """Slice the graph and make each slice's matrix rows before warm-up (untimed)."""
-    part = partitioned(inp, params, inp.device)
+    part = slice_graph(inp, params)
     part.wait(part.each(_matrix, name="pagerank.distributed-matrix"), "matrix")
 
 
 KERNEL = Kernel(name="pagerank.distributed", problem=PAGERANK,
                 summary="one graph sliced over K Dask workers: pull PageRank, each worker's rows times the "
                         "contributions all-gathered every iteration",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup)
+                gpu=partial(_run, device="gpu"), cpu=partial(_run, device="cpu"), params=PARAMS, setup=setup)
