@@ -96,6 +96,31 @@ SHAPES = {
 }
 
 
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+def every_shape_variant_and_backend(variants: dict):
+    """Parametrise a test over every shape above, every variant in ``variants`` (its name -> (kernel,
+    params)) and both backends: the test takes ``shape``, ``variant`` and ``backend`` (ids
+    shape-variant-backend)."""
+    def parametrised(test):
+        for arg, values in (("shape", list(SHAPES)), ("variant", list(variants)), ("backend", BACKENDS)):
+            test = pytest.mark.parametrize(arg, values)(test)
+        return test
+    return parametrised
+
+
+def neighbour_sets(n, src, dst) -> list:
+    """Each vertex's neighbours as a Python set (both directions, self-loops and duplicates gone): the
+    simple graph, built the plainest way, for references."""
+    adj = [set() for _ in range(n)]
+    for u, v in zip(src.tolist(), dst.tolist()):
+        if u != v:
+            adj[u].add(v)
+            adj[v].add(u)
+    return adj
+
+
 def dataset(shape, directed=False, dtype=np.int32) -> Dataset:
     n, src, dst = shape
     return Dataset.in_memory("graph", n, name="simple-test", directed=directed, src=src.astype(dtype),

@@ -9,20 +9,13 @@ from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.graph.simple import long_rows
 
+from ..conftest import neighbour_sets
+
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
 def _host(a):
     return a.get() if hasattr(a, "get") else np.asarray(a)
-
-
-def _neighbour_sets(n, src, dst):
-    adj = [set() for _ in range(n)]
-    for u, v in zip(src.tolist(), dst.tolist()):
-        if u != v:
-            adj[u].add(v)
-            adj[v].add(u)
-    return adj
 
 
 def _rows(csr):
@@ -41,7 +34,7 @@ def test_simple_and_oriented_rules(shape, dtype, packed, device, simple_shapes, 
     g = from_edges(src.astype(dtype), dst.astype(dtype), n, device=device)
     rows = g.build(["simple", "oriented"])
     assert [r["phase"] for r in rows] == ["simple", "oriented"] and not any(r["cached"] for r in rows)
-    adj = _neighbour_sets(n, src, dst)
+    adj = neighbour_sets(n, src, dst)
     simple = g.representation("simple")
     assert simple.indices.dtype == np.int32 and simple.offsets.dtype == np.int64 and simple.weights is None
     assert _rows(simple) == [sorted(a) for a in adj]           # each edge once per direction, sorted
