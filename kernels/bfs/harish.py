@@ -18,6 +18,7 @@ The CPU twin runs the same two passes per level with Numba prange, under the sam
 """
 
 from contextlib import contextmanager
+from functools import partial
 
 import numba
 import numpy as np
@@ -50,9 +51,10 @@ def _level_phase(timer, n: int, depth: int, sizes: LevelSizes):
         yield
 
 
-def _run(bfs, csr, root: int, timer):
-    """Alg. 1: the levels, over either backend's passes, until a level reaches no vertex."""
-    n = csr.n
+def _run(passes, inp, params, timer):
+    """Alg. 1: the levels, over either backend's ``passes``, until a level reaches no vertex."""
+    csr, root = inp.csr(), params["root"]
+    n, bfs = csr.n, passes(csr, params)
     sizes = LevelSizes(bfs.cost, csr)
     with timer.phase("init", written=sum(a.nbytes for a in (bfs.cost, bfs.parent, *bfs.flags))):
         bfs.init(root)
@@ -131,7 +133,7 @@ def _update(frontier, visited, updating):
 class CpuHarish:
     """The same passes as Numba ``prange`` loops; parents in the CSR's index type."""
 
-    def __init__(self, csr):
+    def __init__(self, csr, params):
         self.csr, n = csr, csr.n
         self.flags = tuple(np.empty(n, dtype=np.uint8) for _ in range(3))        # frontier, visited, updating
         self.cost, self.parent = np.empty(n, dtype=np.int32), np.empty(n, dtype=csr.indices.dtype)
@@ -151,17 +153,7 @@ class CpuHarish:
         return lambda: over
 
 
-def run_gpu(inp, params, timer):
-    csr = inp.csr()
-    return _run(GpuHarish(csr, params), csr, params["root"], timer)
-
-
-def run_cpu(inp, params, timer):
-    csr = inp.csr()
-    return _run(CpuHarish(csr), csr, params["root"], timer)
-
-
 KERNEL = Kernel(name="bfs.harish", problem=BFS,
                 summary="level-synchronous BFS, one thread per vertex per level, frontier/visited/cost flags "
                         "(001 §3.2, Algs. 1-2)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",))
+                gpu=partial(_run, GpuHarish), cpu=partial(_run, CpuHarish), params=PARAMS, needs=("csr",))

@@ -24,6 +24,8 @@ The CPU twin is the thesis' multi-threaded SV (002 §6.1.3, Listing 6.9): the sa
 (``_run`` over ``GpuSV`` or ``CpuSV``).  Work O((n + m) log n).
 """
 
+from functools import partial
+
 import numba
 import numpy as np
 
@@ -55,9 +57,10 @@ def _traffic(n: int, m: int, label_bytes: int, index_bytes: int) -> dict:
             "SV5": {"read": 4 * n}}
 
 
-def _run(sv, inp, timer):
-    """SV0, then iterations of SV1a-SV5 until one marks nothing, over either backend's passes."""
+def _run(passes, inp, params, timer):
+    """SV0, then iterations of SV1a-SV5 until one marks nothing, over either backend's ``passes``."""
     n, m = inp.n, inp.m
+    sv = passes(inp, params)
     d, dp, q = sv.arrays()
     model = _traffic(n, m, sv.dtype.itemsize, inp.src.itemsize)
     with timer.phase("SV0", **model["SV0"]):
@@ -201,7 +204,7 @@ def _sv5(q, s):
 class CpuSV:
     """The same steps as Numba ``prange`` loops; SV5 counts the vertices marked this iteration."""
 
-    def __init__(self, inp):
+    def __init__(self, inp, params):
         self.src, self.dst, self.n, self.dtype = inp.src, inp.dst, inp.n, label_dtype(inp.n)
 
     def arrays(self):
@@ -229,14 +232,6 @@ class CpuSV:
         return _sv5(q, s)
 
 
-def run_gpu(inp, params, timer):
-    return _run(GpuSV(inp, params), inp, timer)
-
-
-def run_cpu(inp, params, timer):
-    return _run(CpuSV(inp), inp, timer)
-
-
 KERNEL = Kernel(name="cc.shiloach-vishkin", problem=CC,
                 summary="Shiloach-Vishkin SV0-SV5 with the 1a/1b split and a concurrent-write flag (000 Alg. 4)",
-                gpu=run_gpu, cpu=run_cpu, params=GRID_PARAMS)
+                gpu=partial(_run, GpuSV), cpu=partial(_run, CpuSV), params=GRID_PARAMS)

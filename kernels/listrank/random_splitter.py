@@ -15,6 +15,8 @@ Sub-list length statistics (Table 3) come back in the stats.  Both backends run 
 one host loop (``_run`` over ``GpuRS`` or ``CpuRS``).
 """
 
+from functools import partial
+
 import numba
 import numpy as np
 
@@ -73,9 +75,10 @@ def choose_even_splitters(inp, params) -> None:
             inp.cache[("even", p)] = nodes.astype(np.int64)
 
 
-def _run(rs, timer):
-    """RS1-RS5 over either backend's passes; RS4 ranks the splitter list by Wyllie's rounds, one RS4
-    phase each.  Each backend gives its byte model (packed words and plain records differ)."""
+def _run(passes, inp, params, timer):
+    """RS1-RS5 over either backend's ``passes``; RS4 ranks the splitter list by Wyllie's rounds, one
+    RS4 phase each.  Each backend gives its byte model (packed words and plain records differ)."""
+    rs = passes(inp, params)
     model = rs.traffic()
     with timer.phase("RS1", **model["RS1"]):
         rs.rs1()
@@ -269,15 +272,7 @@ class CpuRS:
         return self.length
 
 
-def run_gpu(inp, params, timer):
-    return _run(GpuRS(inp, params), timer)
-
-
-def run_cpu(inp, params, timer):
-    return _run(CpuRS(inp, params), timer)
-
-
 KERNEL = Kernel(name="listrank.random-splitter", problem=LISTRANK,
                 summary="Reid-Miller random splitters RS1-RS5, 48/64-bit packing, random/even splitters (000 Alg. 3)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=choose_even_splitters, walk_phase="RS3",
-                walk_bytes=lambda params: 12 if params["packing"] == 64 else 10)   # succ + 8 or 6 B records
+                gpu=partial(_run, GpuRS), cpu=partial(_run, CpuRS), params=PARAMS, setup=choose_even_splitters,
+                walk_phase="RS3", walk_bytes=lambda params: 12 if params["packing"] == 64 else 10)   # succ + 8 or 6 B records

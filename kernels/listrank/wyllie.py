@@ -10,6 +10,8 @@ a consistent state.  The CPU twin does the same rounds with NumPy gathers, under
 loop (``_run`` over ``GpuWyllie`` or ``CpuWyllie``).
 """
 
+from functools import partial
+
 import numpy as np
 
 from ..contract import Kernel
@@ -19,10 +21,10 @@ from .cpu import jump as jump_cpu
 from .gpu import check_gpu_size, jump, jump_rounds, succ_type
 
 
-def _run(pj, inp, timer):
-    """PJ1, then Wyllie's rounds (one PJ2 phase each), over either backend's passes; ``width`` is the
-    bytes a node's (rank, next) state takes."""
-    n = inp.n
+def _run(passes, inp, params, timer):
+    """PJ1, then Wyllie's rounds (one PJ2 phase each), over either backend's ``passes``; ``width`` is
+    the bytes a node's (rank, next) state takes."""
+    n, pj = inp.n, passes(inp, params)
     with timer.phase("PJ1", read=n * inp.succ.itemsize, written=n * pj.width):
         pj.init()
     rank = pj.ranks(timer, "PJ2")
@@ -63,7 +65,7 @@ class GpuWyllie:
 class CpuWyllie:
     """The same rounds with NumPy gathers on separate rank and next arrays (cpu.jump)."""
 
-    def __init__(self, inp):
+    def __init__(self, inp, params):
         self.succ = inp.succ
         self.rank, self.nxt = np.empty(inp.n, dtype=inp.rank_dtype), np.empty_like(inp.succ)
         self.index = np.arange(inp.n, dtype=inp.succ.dtype)
@@ -77,14 +79,7 @@ class CpuWyllie:
         return jump_cpu(self.rank, self.nxt, timer, phase)
 
 
-def run_gpu(inp, params, timer):
-    return _run(GpuWyllie(inp, params), inp, timer)
-
-
-def run_cpu(inp, params, timer):
-    return _run(CpuWyllie(inp), inp, timer)
-
-
 KERNEL = Kernel(name="listrank.wyllie", problem=LISTRANK,
                 summary="Wyllie pointer jumping on packed 64-bit (rank, next) words, O(n log n) (000 Alg. 2, 003 §3.1)",
-                gpu=run_gpu, cpu=run_cpu, params=GRID_PARAMS, walk_phase="PJ2", walk_bytes=lambda params: 20)
+                gpu=partial(_run, GpuWyllie), cpu=partial(_run, CpuWyllie), params=GRID_PARAMS,
+                walk_phase="PJ2", walk_bytes=lambda params: 20)

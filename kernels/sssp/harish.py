@@ -15,6 +15,8 @@ The CPU twin runs the same iterations vectorised with NumPy (np.minimum.at on U)
 host loop (``_run`` over ``GpuHarish`` or ``CpuHarish``).
 """
 
+from functools import partial
+
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
@@ -31,9 +33,11 @@ PARAMS = {
 }
 
 
-def _run(sssp, csr, root: int, timer):
-    """Alg. 3: dist and parent from ``root``, over either backend's passes; one step row per iteration."""
-    n = csr.n
+def _run(passes, inp, params, timer):
+    """Alg. 3: dist and parent from the root, over either backend's ``passes``; one step row per
+    iteration."""
+    csr, root = inp.csr(), params["root"]
+    n, sssp = csr.n, passes(csr, params)
     with timer.phase("init", written=17 * n):                   # Alg. 3 lines 2-4
         sssp.init(root)
     active, active_edges, iteration = 1, int(csr.offsets[root + 1] - csr.offsets[root]), 0
@@ -62,12 +66,12 @@ class GpuHarish:
     """Kernels 1 and 2 as launches of harish.cu on packed (dist, parent) words; the flag and the next
     mask's counts are read back after each iteration."""
 
-    def __init__(self, csr, threads: int, blocks):
+    def __init__(self, csr, params):
         import cupy
         check_gpu_graph(csr)
-        self.threads = check_threads(threads)
+        self.threads = check_threads(params["threads"])
         self.csr, self.n = csr, csr.n
-        self.grid = blocks_for(self.n, self.threads, blocks)
+        self.grid = blocks_for(self.n, self.threads, params["blocks"])
         self.mod = module("sssp/harish.cu")
         self.relax_fn = self.mod.get_function("graphsweep_sssp_harish_relax")
         self.update_fn = self.mod.get_function("graphsweep_sssp_harish_update")
@@ -126,7 +130,7 @@ class GpuHarish:
 class CpuHarish:
     """The same iterations vectorised with NumPy: np.minimum.at on U."""
 
-    def __init__(self, csr):
+    def __init__(self, csr, params):
         self.n, self.off, self.idx, self.wt = csr.n, csr.offsets, csr.indices, csr.weights.astype(np.int64)
         self.inf = np.iinfo(np.int64).max
 
@@ -179,17 +183,7 @@ class CpuHarish:
         return np.where(self.cost == self.inf, -1, self.cost), self.parent
 
 
-def run_gpu(inp, params, timer):
-    csr = inp.csr()
-    return _run(GpuHarish(csr, params["threads"], params["blocks"]), csr, params["root"], timer)
-
-
-def run_cpu(inp, params, timer):
-    csr = inp.csr()
-    return _run(CpuHarish(csr), csr, params["root"], timer)
-
-
 KERNEL = Kernel(name="sssp.harish", problem=SSSP,
                 summary="Harish & Narayanan: mask / cost / updating cost, two kernels per iteration over all "
                         "vertices (HiPC'07 Algs 3-5)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",))
+                gpu=partial(_run, GpuHarish), cpu=partial(_run, CpuHarish), params=PARAMS, needs=("csr",))
