@@ -153,7 +153,7 @@ def setup(inp, params) -> None:
     ECL-CC's input format): every pass reads them, and half the bytes is a few percent of a sparse
     graph's run.  Made once per input, untimed, like the CSR itself."""
     csr = inp.csr()
-    if inp.device == "gpu" and "csr.offsets32" not in inp.cache and csr.nnz < 2**31:
+    if inp.backend == "gpu" and "csr.offsets32" not in inp.cache and csr.nnz < 2**31:
         inp.cache["csr.offsets32"] = csr.offsets.astype(np.int32)
 
 

@@ -61,7 +61,7 @@ def _matrix(key) -> int:
     offsets = xp.zeros(size + 1, dtype=np.int64)
     xp.cumsum(degree, out=offsets[1:])
     values = xp.ones(cols.shape[0], dtype=np.float32)
-    if s.device == "gpu":
+    if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse
         matrix = sparse.csr_matrix((values, cols.astype(np.int32), offsets.astype(np.int32)), shape=(size, s.n))
     else:
@@ -69,7 +69,7 @@ def _matrix(key) -> int:
         matrix = sparse.csr_matrix((values, cols, offsets), shape=(size, s.n))
     inverse = xp.where(degree > 0, 1.0 / xp.maximum(degree, 1), 0.0).astype(np.float32)
     s.scratch[KEY] = (matrix, inverse, degree == 0)
-    synchronize(s.device)
+    synchronize(s.backend)
     return int(matrix.nnz)
 
 
@@ -104,7 +104,7 @@ def _pagerank(key, max_iterations: int, tolerance: float, spread: bool, addresse
         if error < tolerance:
             break
     s.scratch["pr-score"] = score
-    synchronize(s.device)
+    synchronize(s.backend)
     s.record("iterate", None, time.perf_counter() - t0 - peers.waited, peers.received)
     return {"steps": steps, "rounds": peers.rounds, "error": error}
 
@@ -113,8 +113,8 @@ def _scores(key):
     return to_host(held(key).scratch["pr-score"])
 
 
-def _run(inp, params, timer, device: str):
-    part = partitioned(inp, params, device)
+def _run(inp, params, timer, backend: str):
+    part = partitioned(inp, params, backend)
     part.wait(part.each(_matrix, name="pagerank.distributed-matrix"), "matrix")   # a no-op after setup
     ledger = Ledger(part, timer, PHASES)
     name = "pagerank.distributed"
@@ -132,7 +132,7 @@ def _run(inp, params, timer, device: str):
     timer.stat("iterations", iterations)
     timer.stat("error", error)
     timer.stat("converged", error < params["tolerance"])
-    return {"score": answer_on(device, score)}
+    return {"score": answer_on(backend, score)}
 
 
 def setup(inp, params):
@@ -144,4 +144,4 @@ def setup(inp, params):
 KERNEL = Kernel(name="pagerank.distributed", problem=PAGERANK,
                 summary="one graph sliced over K Dask workers: pull PageRank, each worker's rows times the "
                         "contributions all-gathered every iteration",
-                gpu=partial(_run, device="gpu"), cpu=partial(_run, device="cpu"), params=PARAMS, setup=setup)
+                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=setup)
