@@ -11,17 +11,18 @@ The choice, in two steps:
    the first slot of the final pass).  At d >= SPARSE_BELOW, cc.sampled-union-find as it is
    (link2, sample, skip the giant tree or link every remaining edge once).
 2. Below it (lists, trees, road-like grids, many small components) Afforest's sample and skip buy
-   nothing, and the graphs split by how big their components are: a sample of SAMPLES vertices
-   (hashed from ``seed``), each searched breadth-first for at most LEVELS levels and LIMIT vertices
-   (select.cu, a warp a sample, ~10 us).  When at least SMALL_SHARE of them lie in components that
-   close within those bounds, cc.adaptive (Sutton's Atomic-Hook + Multi-Jump over the edge list in
-   segments): on many small components most edges are redundant, and its per-segment compression
-   keeps the small trees flat; otherwise cc.sampled-union-find with sample=false (init and one
-   pass linking every remaining edge once).  cc.adaptive's init (pi[v] = v) is queued right after
-   the sample, before the host reads it (from mapped host memory, as soon as the sample is done),
-   so the GPU works while the host decides; when the choice is the union-find, that init is the
-   price of asking (phase ``identity``).  cc.adaptive needs the edge list whole on the device;
-   a graph placed in slices never takes it.
+   nothing, and the graphs split by their components: a sample of SAMPLES vertices (hashed from
+   SEED), each searched breadth-first for at most LEVELS levels and LIMIT vertices (select.cu, a
+   warp a sample).  When at least SMALL_SHARE of them lie in components that close within those
+   bounds and whose ids lie within SPAN of each other, cc.adaptive (Sutton's Atomic-Hook +
+   Multi-Jump over the edge list in segments): there most edges are redundant, a component's
+   labels share a few cache lines, and the per-segment compression keeps the small trees flat;
+   otherwise cc.sampled-union-find with sample=false (init and one pass linking every remaining
+   edge once).  The sample runs on a stream of its own beside cc.adaptive's init (pi[v] = v) and
+   the host reads its counts from mapped host memory as soon as it is done, so choosing costs
+   the GPU about the init (phase ``choose``); when the union-find is chosen, that init is the
+   price of asking.  cc.adaptive needs the edge list whole on the device: a graph placed in slices
+   never takes it.
 
 Measured (benchmarks/cc_families.py, H200, docs/results/cc-families; round 3 before this step):
 without the sample, lists 32M 2.75 ms against 3.18 with it, trees 32M 2.79 / 3.90, grid 4096^2
@@ -33,6 +34,8 @@ Statistics: ``chose`` (the kernel and parameters run, e.g. "cc.sampled-union-fin
 ``average_degree`` and, below SPARSE_BELOW, ``small_share`` (the sampled share in small
 components); then the chosen kernel's own.
 """
+
+from functools import cache
 
 import numba
 import numpy as np
@@ -47,15 +50,16 @@ from .gpu import c_type
 from .hooks import CpuHooks, GpuHooks
 
 SPARSE_BELOW = 4.0            # average degree below which no sample of the largest tree pays
-SAMPLES = 256                 # vertices whose component size is sampled (a warp each)
-LIMIT = 64                    # a component is small when its search closes within LIMIT vertices
-LEVELS = 8                    # ... and LEVELS levels (a path-like search gives up early)
+SAMPLES = 256                 # vertices whose component is sampled (a warp each)
+LIMIT = 64                    # a component is small when its search closes within LIMIT vertices,
+LEVELS = 8                    # ... LEVELS levels (a path-like search gives up early),
+SPAN = 1024                   # ... and its ids lie within SPAN of each other (4 KB of labels)
 SMALL_SHARE = 0.5             # share of small samples from which cc.adaptive runs
 WARPS = 8                     # samples per block of select.cu
 ROW = 8                       # row entries a lane reads at once
 SEED = 0x5E1EC7
 DEFINES = (f"-DGS_SEL_SAMPLES={SAMPLES}", f"-DGS_SEL_LIMIT={LIMIT}", f"-DGS_SEL_LEVELS={LEVELS}",
-           f"-DGS_SEL_WARPS={WARPS}", f"-DGS_SEL_ROW={ROW}")
+           f"-DGS_SEL_WARPS={WARPS}", f"-DGS_SEL_ROW={ROW}", f"-DGS_SEL_SPAN={SPAN}")
 
 
 def _degree(inp) -> float:
@@ -77,13 +81,22 @@ def _union_find(inp, timer, backend: str, overrides: dict):
     return getattr(suf.KERNEL, backend)(inp, suf.KERNEL.resolve_params(overrides), timer)
 
 
-def _sample_traffic(index_bytes: int) -> dict:
-    """At most LIMIT rows a sample: their two offsets and entries (not counted: rows are short)."""
-    return {"read": SAMPLES * LIMIT * (16 + ROW * index_bytes), "random": SAMPLES * LIMIT}
+def _choose_traffic(n: int, label_bytes: int, index_bytes: int) -> dict:
+    """cc.adaptive's init (n labels written) and the sample: at most LIMIT rows a sample, their
+    offsets and entries (rows past ROW entries not counted)."""
+    return {"written": n * label_bytes, "read": SAMPLES * LIMIT * (16 + ROW * index_bytes),
+            "random": SAMPLES * LIMIT}
+
+
+@cache
+def _side_stream(device_id: int):
+    import cupy
+    return cupy.cuda.Stream(non_blocking=True)
 
 
 class _GpuSample:
-    """select.cu's launch; ``share()`` waits for it alone (later work may still be queued)."""
+    """select.cu on a stream of its own, so cc.adaptive's init runs beside it; ``join`` orders
+    the current stream's later work after it, ``share`` waits for it alone."""
 
     def __init__(self, inp):
         import cupy
@@ -95,10 +108,19 @@ class _GpuSample:
         if "cc.select.partial" not in inp.cache:
             inp.cache["cc.select.partial"] = pinned.empty(SAMPLES // WARPS, np.int32)
         self.partial = inp.cache["cc.select.partial"]
-        fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED),
-                                               self.partial.device))
+        ready = cupy.cuda.Event(disable_timing=True)
+        ready.record()
+        side = _side_stream(cupy.cuda.Device().id)
+        side.wait_event(ready)
+        with side:
+            fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED),
+                                                   self.partial.device))
         self.done = cupy.cuda.Event(disable_timing=True)
-        self.done.record()
+        self.done.record(side)
+
+    def join(self) -> None:
+        import cupy
+        cupy.cuda.get_current_stream().wait_event(self.done)
 
     def share(self) -> float:
         self.done.synchronize()
@@ -110,13 +132,17 @@ class _CpuSample:
         csr = inp.csr()
         self.small = _small_samples(csr.offsets, csr.indices, np.uint64(SEED))
 
+    def join(self) -> None:
+        pass
+
     def share(self) -> float:
         return self.small / SAMPLES
 
 
 @numba.njit(cache=True)
 def _small_samples(off, idx, seed):
-    """How many of the SAMPLES sampled vertices lie in a small component (select.cu's search)."""
+    """How many of the SAMPLES sampled vertices lie in a small component of nearby ids (select.cu's
+    search)."""
     n = off.shape[0] - 1
     small = 0
     seen = np.empty(LIMIT, dtype=idx.dtype)
@@ -150,7 +176,7 @@ def _small_samples(off, idx, seed):
             if not closed:
                 break
             head = end
-        small += closed
+        small += closed and seen[:count].max() - seen[:count].min() < SPAN
     return small
 
 
@@ -165,16 +191,16 @@ def _run(backend: str):
             return _union_find(inp, timer, backend, {})
         if inp.n == 0 or not inp.whole:     # cc.adaptive reads the edge list whole on the device
             return _union_find(inp, timer, backend, {"sample": False})
-        with timer.phase("sample", **_sample_traffic(inp.csr().indices.itemsize)):
-            sample = sample_for(inp)
         resolved = adaptive.KERNEL.resolve_params({})
         hooks = hooks_for(inp, resolved)
         pi = hooks.empty()
-        with timer.phase("identity", written=inp.n * pi.itemsize):
+        with timer.phase("choose", **_choose_traffic(inp.n, pi.itemsize, inp.csr().indices.itemsize)):
+            sample = sample_for(inp)
             hooks.identity(pi)
+            sample.join()
         share = sample.share()
         timer.stat("small_share", share)
-        if share >= SMALL_SHARE and inp.whole:
+        if share >= SMALL_SHARE:
             timer.stat("chose", adaptive.KERNEL.name)
             return adaptive.run_hooks(hooks, inp, resolved, timer, pi)
         return _union_find(inp, timer, backend, {"sample": False})

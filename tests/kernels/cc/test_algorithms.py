@@ -245,7 +245,8 @@ ONCE, SKIP = "cc.sampled-union-find sample=false", "cc.sampled-union-find"
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph,chose", [("random-list", ONCE), ("many-lists", ONCE), ("tree-k3", ONCE),
-                                         ("grid", ONCE), ("small-components", "cc.adaptive"),
+                                         ("grid", ONCE), ("small-components", ONCE),
+                                         ("local-components", "cc.adaptive"),
                                          ("isolated", "cc.adaptive"), ("uniform-d6", SKIP), ("rmat", SKIP),
                                          ("n=1", "cc.adaptive"), ("no-edges", "cc.adaptive")])
 def test_best_chooses_and_says_so(graph, chose, backend, make_dataset, reference):
@@ -259,7 +260,7 @@ def test_best_chooses_and_says_so(graph, chose, backend, make_dataset, reference
     assert (res.stats["average_degree"] < SPARSE_BELOW) == (chose != SKIP)
     if chose != SKIP:
         assert (res.stats["small_share"] >= SMALL_SHARE) == (chose == "cc.adaptive")
-        assert [r["phase"] for r in res.rows if r["phase"] in ("sample", "identity")] == ["sample", "identity"]
+        assert "choose" in {r["phase"] for r in res.rows}
     if chose == "cc.adaptive":
         assert "init" not in {r["phase"] for r in res.rows}      # the labels were initialised while choosing
     else:

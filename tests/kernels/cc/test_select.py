@@ -12,12 +12,13 @@ from graphsweep.kernels.graph import from_edges
 
 from .conftest import GRAPHS
 
-CASES = ["small-components", "isolated", "grid", "random-list", "many-lists", "tree-k3", "reversed-path",
+CASES = ["small-components", "local-components", "isolated", "grid", "random-list", "many-lists", "tree-k3", "reversed-path",
          "density-0.001", "n=1", "no-edges", "int64-tree"]
 
 
 def expected_small(graph) -> int:
-    """Samples whose component has at most LIMIT vertices, all fewer than LEVELS hops away."""
+    """Samples whose component has at most LIMIT vertices, all fewer than LEVELS hops away, its ids
+    within SPAN of each other."""
     n, src, dst = graph
     adjacency = sp.coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n)).tocsr()
     _, component = csgraph.connected_components(adjacency, directed=False)
@@ -27,7 +28,8 @@ def expected_small(graph) -> int:
         v = sample_index(t, np.uint64(select.SEED), select.SAMPLES, n)
         if sizes[component[v]] <= select.LIMIT:
             hops = csgraph.shortest_path(adjacency, directed=False, unweighted=True, indices=v)
-            small += hops[np.isfinite(hops)].max() < select.LEVELS
+            ids = np.flatnonzero(component == component[v])
+            small += hops[np.isfinite(hops)].max() < select.LEVELS and ids.max() - ids.min() < select.SPAN
     return small
 
 
@@ -40,8 +42,10 @@ def test_cpu_share_counts_small_components(name):
 
 def test_share_separates_the_families():
     shares = {name: select._CpuSample(from_edges(*GRAPHS[name]()[1:], GRAPHS[name]()[0])).share()
-              for name in ("small-components", "random-list", "tree-k3", "grid")}
-    assert shares["small-components"] > 0.9       # components of 1-64 vertices; a few of them deeper than LEVELS
+              for name in ("local-components", "small-components", "random-list", "tree-k3", "grid")}
+    assert shares["local-components"] == 1.0
+    # components of 1-64 vertices, ids permuted: only the singletons and pairs lie within SPAN
+    assert shares["small-components"] < select.SMALL_SHARE
     assert shares["random-list"] == shares["tree-k3"] == 0.0 and shares["grid"] < select.SMALL_SHARE
 
 
