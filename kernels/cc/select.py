@@ -18,10 +18,10 @@ The choice, in two steps:
    Multi-Jump over the edge list in segments): there most edges are redundant, a component's
    labels share a few cache lines, and the per-segment compression keeps the small trees flat;
    otherwise cc.sampled-union-find with sample=false (init and one pass linking every remaining
-   edge once).  The sample runs on a stream of its own beside cc.adaptive's init (pi[v] = v) and
-   the host reads its counts from mapped host memory as soon as it is done, so choosing costs
-   the GPU about the init (phase ``choose``); when the union-find is chosen, that init is the
-   price of asking.  cc.adaptive needs the edge list whole on the device: a graph placed in slices
+   edge once).  The sample runs on a high-priority stream of its own beside cc.adaptive's init
+   (pi[v] = v; ``overlap``) and the host reads its counts from mapped host memory as soon as it
+   is done, so choosing costs the GPU about the init (phase ``choose``); when the union-find is
+   chosen, that init is the price of asking.  cc.adaptive needs the edge list whole on the device: a graph placed in slices
    never takes it.
 
 Measured (benchmarks/cc_families.py, H200, docs/results/cc-families; round 3 before this step):
@@ -40,7 +40,7 @@ from functools import cache
 import numba
 import numpy as np
 
-from ..contract import Kernel
+from ..contract import Kernel, Param
 from ..cuda import module
 from . import CC
 from . import adaptive
@@ -88,17 +88,26 @@ def _choose_traffic(n: int, label_bytes: int, index_bytes: int) -> dict:
             "random": SAMPLES * LIMIT}
 
 
+PARAMS = {
+    "overlap": Param(True, bool, help="run the sample on a high-priority stream of its own beside cc.adaptive's "
+                                      "init (GPU); false: the sample, then the init, on one stream"),
+}
+
+
 @cache
 def _side_stream(device_id: int):
+    """A stream whose blocks the GPU schedules before those of the default priority: the sample's
+    few blocks start at once instead of after the init's tens of thousands."""
     import cupy
-    return cupy.cuda.Stream(non_blocking=True)
+    _, greatest = cupy.cuda.runtime.deviceGetStreamPriorityRange()
+    return cupy.cuda.Stream(non_blocking=True, priority=greatest)
 
 
 class _GpuSample:
-    """select.cu on a stream of its own, so cc.adaptive's init runs beside it; ``join`` orders
-    the current stream's later work after it, ``share`` waits for it alone."""
+    """select.cu beside cc.adaptive's init (``overlap``: on a stream of its own) or before it;
+    ``join`` orders the current stream's later work after it, ``share`` waits for it alone."""
 
-    def __init__(self, inp):
+    def __init__(self, inp, overlap: bool):
         import cupy
         from .. import pinned
         csr = inp.csr()
@@ -108,15 +117,17 @@ class _GpuSample:
         if "cc.select.partial" not in inp.cache:
             inp.cache["cc.select.partial"] = pinned.empty(SAMPLES // WARPS, np.int32)
         self.partial = inp.cache["cc.select.partial"]
-        ready = cupy.cuda.Event(disable_timing=True)
-        ready.record()
-        side = _side_stream(cupy.cuda.Device().id)
-        side.wait_event(ready)
-        with side:
+        stream = cupy.cuda.get_current_stream()
+        if overlap:
+            ready = cupy.cuda.Event(disable_timing=True)
+            ready.record(stream)
+            stream = _side_stream(cupy.cuda.Device().id)
+            stream.wait_event(ready)
+        with stream:
             fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED),
                                                    self.partial.device))
         self.done = cupy.cuda.Event(disable_timing=True)
-        self.done.record(side)
+        self.done.record(stream)
 
     def join(self) -> None:
         import cupy
@@ -128,7 +139,7 @@ class _GpuSample:
 
 
 class _CpuSample:
-    def __init__(self, inp):
+    def __init__(self, inp, overlap: bool):
         csr = inp.csr()
         self.small = _small_samples(csr.offsets, csr.indices, np.uint64(SEED))
 
@@ -195,7 +206,7 @@ def _run(backend: str):
         hooks = hooks_for(inp, resolved)
         pi = hooks.empty()
         with timer.phase("choose", **_choose_traffic(inp.n, pi.itemsize, inp.csr().indices.itemsize)):
-            sample = sample_for(inp)
+            sample = sample_for(inp, params["overlap"])
             hooks.identity(pi)
             sample.join()
         share = sample.share()
@@ -210,4 +221,4 @@ def _run(backend: str):
 KERNEL = Kernel(name="cc.select", problem=CC,
                 summary="runs the CC kernel fastest on graphs like this one (average degree, a sample's "
                         "component sizes; benchmarks/cc_families.py) and names it in its row",
-                gpu=_run("gpu"), cpu=_run("cpu"), needs=("csr",), setup=setup)
+                gpu=_run("gpu"), cpu=_run("cpu"), params=PARAMS, needs=("csr",), setup=setup)
