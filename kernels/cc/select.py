@@ -58,6 +58,7 @@ SMALL_SHARE = 0.5             # share of small samples from which cc.adaptive ru
 WARPS = 8                     # samples per block of select.cu
 ROW = 8                       # row entries a lane reads at once
 SEED = 0x5E1EC7
+HIGHEST = -1024               # a stream priority below the device's range, which CUDA clamps to its highest
 DEFINES = (f"-DGS_SEL_SAMPLES={SAMPLES}", f"-DGS_SEL_LIMIT={LIMIT}", f"-DGS_SEL_LEVELS={LEVELS}",
            f"-DGS_SEL_WARPS={WARPS}", f"-DGS_SEL_ROW={ROW}", f"-DGS_SEL_SPAN={SPAN}")
 
@@ -99,8 +100,7 @@ def _side_stream(device_id: int):
     """A stream whose blocks the GPU schedules before those of the default priority: the sample's
     few blocks start at once instead of after the init's tens of thousands."""
     import cupy
-    _, greatest = cupy.cuda.runtime.deviceGetStreamPriorityRange()
-    return cupy.cuda.Stream(non_blocking=True, priority=greatest)
+    return cupy.cuda.Stream(non_blocking=True, priority=HIGHEST)
 
 
 class _GpuSample:
