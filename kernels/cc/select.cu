@@ -4,7 +4,8 @@
 // a sample: a lane takes one frontier vertex and reads its row (up to GS_SEL_ROW entries at once,
 // so a level costs about two dependent loads); a neighbour is new when it enters the warp's hash
 // set in shared memory (a CAS into an open-addressed table twice the limit's size: the first lane
-// wins, duplicates across lanes included), and new ones are appended to the frontier by a ballot.
+// wins, duplicates across lanes included), and new ones are appended to the frontier at each
+// lane's place in a prefix sum of the new entries.
 // Each block writes its count to partial[blockIdx.x] (mapped host memory: the host reads it as
 // soon as this kernel is done).
 #include "cc/common.cuh"
@@ -14,7 +15,11 @@
 #error "compile through kernels/cc/select.py, which defines the shared constants"
 #endif
 
-#define GS_SEL_TABLE (2 * GS_SEL_LIMIT)       // a power of two: never fuller than 3/4 (64 + 32 entries)
+// The set's slots: a power of two, never more than 5/8 full (a search stops past LIMIT vertices,
+// but one step of the warp may insert up to 32 x ROW new entries first).
+#define GS_SEL_TABLE 512
+static_assert((GS_SEL_TABLE & (GS_SEL_TABLE - 1)) == 0 && GS_SEL_TABLE >= GS_SEL_LIMIT + 32 * GS_SEL_ROW,
+              "the hash set must hold a search's entries with room to spare");
 
 // Puts v into the warp's set; whether it was not there before.
 template <typename S>
@@ -64,25 +69,35 @@ graphsweep_cc_select_small(const O* __restrict__ off, const S* __restrict__ idx,
                 first = off[u];
                 last = off[u + 1];
             }
-            for (O at = first; __any_sync(0xffffffffu, at < last) && closed; at += GS_SEL_ROW) {
+            for (O at = first; __any_sync(0xffffffffu, at < last); at += GS_SEL_ROW) {
+                // This lane's next entries, each put into the set; the new ones go to the
+                // frontier at this lane's place in a warp-wide prefix sum of new entries.
                 S row[GS_SEL_ROW];
 #pragma unroll
                 for (int k = 0; k < GS_SEL_ROW; ++k) row[k] = at + k < last ? idx[at + k] : (S)-1;
+                unsigned fresh = 0;
+#pragma unroll
+                for (int k = 0; k < GS_SEL_ROW; ++k)
+                    if (row[k] >= 0 && gs_sel_insert(table, row[k])) fresh |= 1u << k;
+                const int mine = __popc(fresh);
+                int before = mine;                           // inclusive prefix sum over the lanes
+                for (int d = 1; d < 32; d <<= 1) {
+                    const int up = __shfl_up_sync(0xffffffffu, before, d);
+                    if (lane >= d) before += up;
+                }
+                const int adds = __shfl_sync(0xffffffffu, before, 31);
+                if (count + adds > GS_SEL_LIMIT) { closed = 0; break; }
+                int at_queue = count + before - mine;
 #pragma unroll
                 for (int k = 0; k < GS_SEL_ROW; ++k) {
-                    const S v = row[k];
-                    if (!__any_sync(0xffffffffu, v >= 0)) break;     // rows are read in order: no lane has more
-                    const bool fresh = v >= 0 && gs_sel_insert(table, v);
-                    const unsigned adds = __ballot_sync(0xffffffffu, fresh);
-                    if (count + __popc(adds) > GS_SEL_LIMIT) { closed = 0; break; }
-                    if (fresh) {
-                        queue[count + __popc(adds & ((1u << lane) - 1))] = v;
-                        lo = v < lo ? v : lo;
-                        hi = v > hi ? v : hi;
+                    if (fresh >> k & 1u) {
+                        queue[at_queue++] = row[k];
+                        lo = row[k] < lo ? row[k] : lo;
+                        hi = row[k] > hi ? row[k] : hi;
                     }
-                    count += __popc(adds);
-                    __syncwarp();
                 }
+                count += adds;
+                __syncwarp();
             }
         }
         if (!closed) break;
