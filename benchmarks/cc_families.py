@@ -46,7 +46,6 @@ OTHERS_SLACK = 1.05       # and never slower than another cc.* kernel by more th
 # (label, kernel, params, reps): cc.best, the other kernels at their defaults (the 5% rule; the
 # slow papers' kernels with fewer reps), and the variants of what cc.best runs (design data).
 RUNS = [("cc.best", BEST, {}, 7),
-        ("cc.best overlap=false", BEST, {"overlap": False}, 7),
         ("cc.sampled-union-find", "cc.sampled-union-find", {}, 7),
         ("cc.adaptive", "cc.adaptive", {}, 7),
         ("cc.hook-compress", "cc.hook-compress", {}, 3),

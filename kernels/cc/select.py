@@ -18,29 +18,31 @@ The choice, in two steps:
    Multi-Jump over the edge list in segments): there most edges are redundant, a component's
    labels share a few cache lines, and the per-segment compression keeps the small trees flat;
    otherwise cc.sampled-union-find with sample=false (init and one pass linking every remaining
-   edge once).  The sample runs on a high-priority stream of its own beside cc.adaptive's init
-   (pi[v] = v; ``overlap``) and the host reads its counts from mapped host memory as soon as it
-   is done, so choosing costs the GPU about the init (phase ``choose``); when the union-find is
-   chosen, that init is the price of asking.  cc.adaptive needs the edge list whole on the device: a graph placed in slices
+   edge once).  cc.adaptive's init (pi[v] = v) is queued right after the sample, and the host reads
+   the sample's counts from mapped host memory as soon as it is done, so the host decides while
+   the GPU initialises: choosing costs the GPU the sample (phase ``choose``: the sample and that
+   init, ~20 us + the init on the H100), and when the union-find is chosen, the init too.
+   cc.adaptive needs the edge list whole on the device: a graph placed in slices
    never takes it.
 
-Measured (benchmarks/cc_families.py, H200, docs/results/cc-families; round 3 before this step):
+Measured (benchmarks/cc_families.py, docs/results/cc-families).  Round 3 (H200), the degree rule:
 without the sample, lists 32M 2.75 ms against 3.18 with it, trees 32M 2.79 / 3.90, grid 4096^2
 1.44 / 1.59; at average degree 6 (uniform 10M/30M, scale-free) the two are within 3%; at 32-40
-(R-MAT 24, uniform 2M/40M, density) the sample is 1.5-5.5x faster (R-MAT 24: 1.75 ms against 9.6);
-on 2^18 components of 32 consecutive ids cc.adaptive takes 0.434 ms against the union-find's 0.529,
-on 16M vertices in components of 1-64 (ids permuted) 1.534 against 1.509.
+(R-MAT 24, uniform 2M/40M, density) the sample is 1.5-5.5x faster (R-MAT 24: 1.75 ms against 9.6).
+Round 4 (H100), the component sample: on 2^18 components of 32 consecutive ids cc.adaptive takes
+0.469 ms against the union-find's 0.546, on 16M vertices in components of 1-64 with permuted ids
+1.93 against 1.76 (why nearby ids, not size alone, decide); cc.best 0.487-0.496 ms there (the
+sample ~22 us of its 0.049 ms choose phase), and everywhere else as the union-find plus choose
+(0.05-0.12 ms on the 16-32M-vertex sparse graphs, 1-4%).
 Statistics: ``chose`` (the kernel and parameters run, e.g. "cc.sampled-union-find sample=false"),
 ``average_degree`` and, below SPARSE_BELOW, ``small_share`` (the sampled share in small
 components); then the chosen kernel's own.
 """
 
-from functools import cache
-
 import numba
 import numpy as np
 
-from ..contract import Kernel, Param
+from ..contract import Kernel
 from ..cuda import module
 from . import CC
 from . import adaptive
@@ -58,7 +60,6 @@ SMALL_SHARE = 0.5             # share of small samples from which cc.adaptive ru
 WARPS = 8                     # samples per block of select.cu
 ROW = 8                       # row entries a lane reads at once
 SEED = 0x5E1EC7
-HIGHEST = -1024               # a stream priority below the device's range, which CUDA clamps to its highest
 DEFINES = (f"-DGS_SEL_SAMPLES={SAMPLES}", f"-DGS_SEL_LIMIT={LIMIT}", f"-DGS_SEL_LEVELS={LEVELS}",
            f"-DGS_SEL_WARPS={WARPS}", f"-DGS_SEL_ROW={ROW}", f"-DGS_SEL_SPAN={SPAN}")
 
@@ -89,25 +90,10 @@ def _choose_traffic(n: int, label_bytes: int, index_bytes: int) -> dict:
             "random": SAMPLES * LIMIT}
 
 
-PARAMS = {
-    "overlap": Param(True, bool, help="run the sample on a high-priority stream of its own beside cc.adaptive's "
-                                      "init (GPU); false: the sample, then the init, on one stream"),
-}
-
-
-@cache
-def _side_stream(device_id: int):
-    """A stream whose blocks the GPU schedules before those of the default priority: the sample's
-    few blocks start at once instead of after the init's tens of thousands."""
-    import cupy
-    return cupy.cuda.Stream(non_blocking=True, priority=HIGHEST)
-
-
 class _GpuSample:
-    """select.cu beside cc.adaptive's init (``overlap``: on a stream of its own) or before it;
-    ``join`` orders the current stream's later work after it, ``share`` waits for it alone."""
+    """select.cu's launch; ``share()`` waits for it alone (cc.adaptive's init may still run)."""
 
-    def __init__(self, inp, overlap: bool):
+    def __init__(self, inp):
         import cupy
         from .. import pinned
         csr = inp.csr()
@@ -117,21 +103,10 @@ class _GpuSample:
         if "cc.select.partial" not in inp.cache:
             inp.cache["cc.select.partial"] = pinned.empty(SAMPLES // WARPS, np.int32)
         self.partial = inp.cache["cc.select.partial"]
-        stream = cupy.cuda.get_current_stream()
-        if overlap:
-            ready = cupy.cuda.Event(disable_timing=True)
-            ready.record(stream)
-            stream = _side_stream(cupy.cuda.Device().id)
-            stream.wait_event(ready)
-        with stream:
-            fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED),
-                                                   self.partial.device))
+        fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED),
+                                               self.partial.device))
         self.done = cupy.cuda.Event(disable_timing=True)
-        self.done.record(stream)
-
-    def join(self) -> None:
-        import cupy
-        cupy.cuda.get_current_stream().wait_event(self.done)
+        self.done.record()
 
     def share(self) -> float:
         self.done.synchronize()
@@ -139,12 +114,9 @@ class _GpuSample:
 
 
 class _CpuSample:
-    def __init__(self, inp, overlap: bool):
+    def __init__(self, inp):
         csr = inp.csr()
         self.small = _small_samples(csr.offsets, csr.indices, np.uint64(SEED))
-
-    def join(self) -> None:
-        pass
 
     def share(self) -> float:
         return self.small / SAMPLES
@@ -206,9 +178,8 @@ def _run(backend: str):
         hooks = hooks_for(inp, resolved)
         pi = hooks.empty()
         with timer.phase("choose", **_choose_traffic(inp.n, pi.itemsize, inp.csr().indices.itemsize)):
-            sample = sample_for(inp, params["overlap"])
+            sample = sample_for(inp)
             hooks.identity(pi)
-            sample.join()
         share = sample.share()
         timer.stat("small_share", share)
         if share >= SMALL_SHARE:
@@ -221,4 +192,4 @@ def _run(backend: str):
 KERNEL = Kernel(name="cc.select", problem=CC,
                 summary="runs the CC kernel fastest on graphs like this one (average degree, a sample's "
                         "component sizes; benchmarks/cc_families.py) and names it in its row",
-                gpu=_run("gpu"), cpu=_run("cpu"), params=PARAMS, needs=("csr",), setup=setup)
+                gpu=_run("gpu"), cpu=_run("cpu"), needs=("csr",), setup=setup)
