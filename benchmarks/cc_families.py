@@ -84,7 +84,7 @@ def small_components(n: int, largest: int = 64, seed: int = SEED) -> Dataset:
 
 def generated(name: str, **params) -> Dataset:
     """A graph from graphsweep's own generator, made in memory (the Parquet dataset's bytes), on the GPU."""
-    return memory.generate(name, seed=SEED, params=params, device="gpu")
+    return memory.generate(name, seed=SEED, params=params, backend="gpu")
 
 
 def graphs(shrink: int):
@@ -119,7 +119,8 @@ def summary(result, label: str) -> dict:
 
 def line(graph: str, s: dict) -> str:
     phases = " ".join(f"{k} {v:.3f}" for k, v in s["phases"].items() if v >= 0.001)
-    keys = ("chose", "mode", "link", "chain_steps", "flattened", "largest_share", "segments", "iterations")
+    keys = ("chose", "small_share", "mode", "link", "chain_steps", "flattened", "largest_share", "segments",
+            "iterations")
     stats = " ".join(f"{k}={s['stats'][k]}" for k in keys if k in s["stats"])
     flag = "" if s["verified"] else f"  VERIFY FAILED: {s['verify_error']}"
     return f"{graph:<22} {s['label']:<30} {s['ms']:>9.3f} ms  [{phases}]  {stats}{flag}"

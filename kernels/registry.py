@@ -49,8 +49,10 @@ MODULES = [
 ALIASES = {
     "listrank.best": ("listrank.recursive-splitter", "fastest GPU algorithm on random lists 2^22-2^31 in "
                                                      "benchmarks/listrank.py (H200, 2026-11-21)"),
-    "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, the "
-                             "fastest on every family in benchmarks/cc_families.py (H200, 2026-11-24); rerun: sweeps/cc-families.yaml"),
+    "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, or "
+                             "cc.adaptive where a sample finds small components of nearby ids: the fastest or "
+                             "within 5.5% of it on every family in benchmarks/cc_families.py (H100, 2026-11-25); "
+                             "rerun: sweeps/cc-families.yaml"),
     "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
                                    "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
                                    "1.7-18x faster than sssp.harish on every graph; rerun: sweeps/sssp-best.yaml"),

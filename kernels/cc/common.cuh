@@ -26,6 +26,23 @@ __device__ __forceinline__ int gs_cc_load(const int* p) { return __ldcg(p); }
 __device__ __forceinline__ long long gs_cc_load(const long long* p) { return __ldcg(p); }
 #endif
 
+// A 32-bit avalanche hash (MurmurHash3's finaliser): where the kernels' samples fall.  The CPU
+// twins hash alike (cpu.py: mix32).
+__device__ __forceinline__ unsigned gs_cc_mix(unsigned h)
+{
+    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+    return h;
+}
+
+// Sample t of a seeded draw from [0, count), count > 0: two hashes of t (the second offset by
+// `spread`, the number of samples) make 64 bits (cpu.py: sample_index).
+__device__ __forceinline__ long long gs_cc_sample(unsigned t, unsigned seed, unsigned spread, long long count)
+{
+    unsigned long long h = ((unsigned long long)gs_cc_mix(t * 0x9E3779B9u ^ seed) << 32) |
+                           gs_cc_mix((t + spread) * 0x9E3779B9u ^ seed);
+    return (long long)(h % (unsigned long long)count);
+}
+
 __device__ __forceinline__ int gs_cc_cas(int* p, int expected, int desired)
 {
     return atomicCAS(p, expected, desired);

@@ -7,6 +7,7 @@ retry loop may be hoisted out of it by the optimiser and never see another threa
 """
 
 import numba
+import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
@@ -114,3 +115,25 @@ def hook(parent, a, b):
             if up == hi:
                 return
         pa, pb = load(parent, up), load(parent, lo)
+
+
+U32 = np.uint64(0xFFFFFFFF)
+
+
+@numba.njit(cache=True)
+def mix32(h):
+    """common.cuh's gs_cc_mix (MurmurHash3's 32-bit finaliser) on a uint64 holding 32 bits."""
+    h ^= h >> np.uint64(16)
+    h = (h * np.uint64(0x85EBCA6B)) & U32
+    h ^= h >> np.uint64(13)
+    h = (h * np.uint64(0xC2B2AE35)) & U32
+    return h ^ (h >> np.uint64(16))
+
+
+@numba.njit(cache=True)
+def sample_index(t, seed, spread, count):
+    """Sample t of a seeded draw from [0, count), count > 0, as common.cuh's gs_cc_sample."""
+    golden, seed = np.uint64(0x9E3779B9), np.uint64(seed) & U32
+    hi = mix32(((np.uint64(t) * golden) & U32) ^ seed)
+    lo = mix32(((np.uint64(t + spread) * golden) & U32) ^ seed)
+    return np.int64(((hi << np.uint64(32)) | lo) % np.uint64(count))

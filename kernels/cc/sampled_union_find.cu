@@ -88,13 +88,6 @@ __global__ void graphsweep_cc_suf_compress(L* parent, long long n, const long lo
     }
 }
 
-// A 32-bit avalanche hash: the samples' positions.
-__device__ __forceinline__ unsigned gs_suf_mix(unsigned h)
-{
-    h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
-    return h;
-}
-
 // probe (one block of GS_SUF_SAMPLES threads), right after init: how far random vertices climb
 // init's trees to their roots (at most GS_SUF_PROBE_STEPS steps each).  Ids with locality (a
 // grid's row-major ids: each vertex's smallest neighbour is the one above it) make long chains;
@@ -111,8 +104,8 @@ __global__ void graphsweep_cc_suf_probe(const L* parent, long long n, unsigned s
     if (t == 0) total = 0;
     __syncthreads();
     if (n > 0) {
-        unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed ^ 0x5bd1e995u) << 32) |
-                               gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
+        unsigned long long h = ((unsigned long long)gs_cc_mix(t * 0x9E3779B9u ^ seed ^ 0x5bd1e995u) << 32) |
+                               gs_cc_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
         L v = (L)(h % (unsigned long long)n);
         L p = gs_cc_load(parent + v);
         int steps = 0;
@@ -134,14 +127,6 @@ __global__ void graphsweep_cc_suf_probe(const L* parent, long long n, unsigned s
     }
 }
 
-// The CSR slot sample t draws (nnz > 0).
-__device__ __forceinline__ long long gs_suf_slot(int t, unsigned seed, long long nnz)
-{
-    unsigned long long h = ((unsigned long long)gs_suf_mix(t * 0x9E3779B9u ^ seed) << 32) |
-                           gs_suf_mix((t + GS_SUF_SAMPLES) * 0x9E3779B9u ^ seed);
-    return (long long)(h % (unsigned long long)nnz);
-}
-
 // largest (one block of GS_SUF_SAMPLES threads): the roots of the neighbours in sampled CSR slots
 // (a vertex drawn with probability proportional to its degree), and the most frequent of them.
 // state[0] = that root when it holds at least min_count samples, else -1.  The CPU twin draws the
@@ -158,7 +143,7 @@ __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, 
         if (t == 0) { state[0] = -1; state[1] = 0; }
         return;
     }
-    L r = gs_cc_find((L)idx[gs_suf_slot(t, seed, nnz)], parent);
+    L r = gs_cc_find((L)idx[gs_cc_sample(t, seed, GS_SUF_SAMPLES, nnz)], parent);
     roots[t] = r;
     __syncthreads();
     int count = 0;

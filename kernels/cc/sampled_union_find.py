@@ -80,7 +80,7 @@ import numpy as np
 from ..contract import Kernel, Param
 from ..cuda import check_threads, launch, module, resident_blocks
 from . import CC, label_dtype
-from .cpu import find, hook, link, load, root_of, store
+from .cpu import find, hook, link, load, root_of, sample_index, store
 from .gpu import c_type, types
 
 SAMPLES = 1024                # the largest kernel's block: one sample per thread
@@ -291,26 +291,10 @@ def _compress(parent):
         store(parent, v, root_of(parent, g))
 
 
-_U32 = np.uint64(0xFFFFFFFF)
-
-
-@numba.njit(cache=True)
-def _mix32(h):
-    """gs_suf_mix of the .cu (MurmurHash3's 32-bit finaliser) on a uint64 holding 32 bits."""
-    h ^= h >> np.uint64(16)
-    h = (h * np.uint64(0x85EBCA6B)) & _U32
-    h ^= h >> np.uint64(13)
-    h = (h * np.uint64(0xC2B2AE35)) & _U32
-    return h ^ (h >> np.uint64(16))
-
-
 @numba.njit(cache=True)
 def sample_slot(t, seed, nnz):
     """The CSR slot sample t draws: the GPU's ``largest`` kernel hashes (t, seed) the same way."""
-    golden, seed = np.uint64(0x9E3779B9), np.uint64(seed) & _U32
-    hi = _mix32(((np.uint64(t) * golden) & _U32) ^ seed)
-    lo = _mix32(((np.uint64(t + SAMPLES) * golden) & _U32) ^ seed)
-    return np.int64(((hi << np.uint64(32)) | lo) % np.uint64(nnz))
+    return sample_index(t, seed, SAMPLES, nnz)
 
 
 @numba.njit(cache=True)

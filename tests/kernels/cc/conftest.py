@@ -96,6 +96,8 @@ GRAPHS = {
     "rmat": lambda: generated("rmat", 5, scale=10, edge_factor=16),
     "grid": lambda: generated("grid", 5, rows=40, cols=60, keep=0.7),
     "small-components": lambda: small_components(),
+    # 64 random sub-graphs of 32 consecutive ids each (the density generator's count)
+    "local-components": lambda: generated("density", 15, m=4096, density=4096 / (2 * 2048**2), count=64),
     "scale-free": lambda: generated("scale-free", 6, n=3000, max_degree=1200),
     "star": star,
     "two-hubs": two_hubs,

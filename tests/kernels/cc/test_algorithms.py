@@ -240,22 +240,31 @@ def test_best_is_the_selecting_kernel():
     assert registry.get("cc.best").name == "cc.select"
 
 
+ONCE, SKIP = "cc.sampled-union-find sample=false", "cc.sampled-union-find"
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("graph,chose", [("random-list", "cc.sampled-union-find sample=false"),
-                                         ("tree-k3", "cc.sampled-union-find sample=false"),
-                                         ("grid", "cc.sampled-union-find sample=false"),
-                                         ("small-components", "cc.sampled-union-find sample=false"),
-                                         ("uniform-d6", "cc.sampled-union-find"), ("rmat", "cc.sampled-union-find"),
-                                         ("n=1", "cc.sampled-union-find sample=false"),
-                                         ("no-edges", "cc.sampled-union-find sample=false")])
-def test_best_chooses_by_average_degree_and_says_so(graph, chose, backend, make_dataset, reference):
-    from graphsweep.kernels.cc.select import SPARSE_BELOW
+@pytest.mark.parametrize("graph,chose", [("random-list", ONCE), ("many-lists", ONCE), ("tree-k3", ONCE),
+                                         ("grid", ONCE), ("small-components", ONCE),
+                                         ("local-components", "cc.adaptive"),
+                                         ("isolated", "cc.adaptive"), ("uniform-d6", SKIP), ("rmat", SKIP),
+                                         ("n=1", "cc.adaptive"), ("no-edges", "cc.adaptive")])
+def test_best_chooses_and_says_so(graph, chose, backend, make_dataset, reference):
+    """Dense graphs: the sampled union-find; sparse ones by the share of sampled vertices in small
+    components: cc.adaptive when most are, else the union-find without its sample."""
+    from graphsweep.kernels.cc.select import SMALL_SHARE, SPARSE_BELOW
     g = GRAPHS[graph]()
     res = run("cc.best", make_dataset(g), backend)
-    check_labels("cc.sampled-union-find", res, g, reference)
+    check_labels("cc.best", res, g, reference)
     assert res.kernel == "cc.select" and res.stats["chose"] == chose
-    assert (res.stats["average_degree"] < SPARSE_BELOW) == chose.endswith("sample=false")
-    assert res.stats["mode"] == ("once" if chose.endswith("sample=false") else "skip")
+    assert (res.stats["average_degree"] < SPARSE_BELOW) == (chose != SKIP)
+    if chose != SKIP:
+        assert (res.stats["small_share"] >= SMALL_SHARE) == (chose == "cc.adaptive")
+        assert "choose" in {r["phase"] for r in res.rows}
+    if chose == "cc.adaptive":
+        assert "init" not in {r["phase"] for r in res.rows}      # the labels were initialised while choosing
+    else:
+        assert res.stats["mode"] == ("once" if chose == ONCE else "skip")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

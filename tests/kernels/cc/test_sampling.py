@@ -10,7 +10,7 @@ PROBE = r"""
 #include "cc/sampled_union_find.cu"
 extern "C" __global__ void probe(long long* out, unsigned seed, long long nnz)
 {
-    out[threadIdx.x] = gs_suf_slot(threadIdx.x, seed, nnz);
+    out[threadIdx.x] = gs_cc_sample(threadIdx.x, seed, GS_SUF_SAMPLES, nnz);
 }
 """
 
