@@ -16,21 +16,37 @@ __device__ __forceinline__ int fs_pick(gs_u32 k, int m, int log_c, int head, gs_
 // Where a walk step reads its node (weight w, successor nx) and writes the node's record
 // (acc = weight before it in its sub-list, k = the sub-list).
 //
-// fs_beside: the node is read from one array and the record written to another (the records
-// of the reduced lists, and level 0's `records=separate`).  At level 0 that store lands in a
-// DRAM sector the walk has not read, which the L2 must fetch before it can write it back.
-template <class Reader>
+// fs_beside (level 0's `records=separate`): succ is read and the 64-bit record written to an
+// array of its own, in a DRAM sector the walk has not read: the L2 fetches it before it can
+// write it back (the chase-with-store floor's pattern).
+template <typename S>
 struct fs_beside {
-    Reader rd;
+    const S* __restrict__ succ;
     gs_u64* __restrict__ rec;
-    __device__ __forceinline__ void get(int j, gs_u32& w, int& nx) const { rd.get(j, w, nx); }
+    __device__ __forceinline__ void get(int j, gs_u32& w, int& nx) const
+    {
+        w = 1u;
+        nx = (int)succ[j];
+    }
     __device__ __forceinline__ void put(int j, gs_u32 acc, gs_u32 k) const { rec[j] = gs_pack(acc, k); }
 };
 
-// fs_over64 (`records=in-place-64`): level 0's successors were loaded into packed nodes (1, succ)
-// and the record overwrites the node just read, in the sector the read brought into the L2:
-// one DRAM read and one write-back per step instead of the read, the fetch and the write-back.
-// One pointer, read then written, never __restrict__.
+// fs_over32 (level 0's `records=in-place`): the successors were copied into the rank array and
+// the record (k << b) | acc overwrites the successor just read, in the sector that read brought
+// into the L2: one DRAM read and one write-back a step.  The walk starts a new sub-list id before
+// acc reaches 2^b (see fs_walk), so a record always fits.
+struct fs_over32 {
+    gs_u32* word;       // read and written through one pointer: never __restrict__
+    int b;
+    __device__ __forceinline__ void get(int j, gs_u32& w, int& nx) const
+    {
+        w = 1u;
+        nx = (int)word[j];
+    }
+    __device__ __forceinline__ void put(int j, gs_u32 acc, gs_u32 k) const { word[j] = (k << b) | acc; }
+};
+
+// fs_over64 (the reduced lists): packed nodes (weight, next), each overwritten by its record.
 struct fs_over64 {
     gs_u64* node;
     __device__ __forceinline__ void get(int j, gs_u32& w, int& nx) const
@@ -40,20 +56,6 @@ struct fs_over64 {
         nx = (int)gs_hi(v);
     }
     __device__ __forceinline__ void put(int j, gs_u32 acc, gs_u32 k) const { node[j] = gs_pack(acc, k); }
-};
-
-// fs_over32 (`records=in-place-32`): the successors were copied into the rank array and the
-// record (k << b) | acc overwrites one in place; the walk starts a new sub-list id before acc
-// reaches 2^b (see fs_walk), so it always fits.
-struct fs_over32 {
-    gs_u32* word;
-    int b;
-    __device__ __forceinline__ void get(int j, gs_u32& w, int& nx) const
-    {
-        w = 1u;
-        nx = (int)word[j];
-    }
-    __device__ __forceinline__ void put(int j, gs_u32 acc, gs_u32 k) const { word[j] = (k << b) | acc; }
 };
 
 __device__ __forceinline__ gs_u64 fs_now()
@@ -68,8 +70,11 @@ __device__ __forceinline__ gs_u64 fs_now()
 // its next sub-list at once instead of idling until its warp's longest walk ends.
 // A sub-list whose weight reaches `segment` before its end goes on under a new id, p +
 // counter[1] (the reduced list has room for them); out[k] = (weight of k, next sub-list).
+// A step stores its record only once its read has returned (after the splitter test, which
+// needs the value): a store issued while the read of the same word is in flight made the
+// in-place walk 2.2x slower on an H100 (docs/results.md §13).
 // Each thread stores when it ran out of work in exits[thread] (the walk's tail, a statistic).
-template <bool late, class Node>
+template <class Node>
 __device__ __forceinline__ void fs_walk(Node nd, gs_u64* __restrict__ out, gs_u32* __restrict__ counter,
                                         gs_u64* __restrict__ exits, int m, int log_c, int head, gs_u32 seed,
                                         gs_u32 segment)
@@ -85,7 +90,6 @@ __device__ __forceinline__ void fs_walk(Node nd, gs_u64* __restrict__ out, gs_u3
         gs_u32 w;
         int nx;
         nd.get(j, w, nx);
-        if (!late) nd.put(j, acc, k);
         gs_u32 next = GS_NONE;
         bool goes_on = false;
         if (nx == j) {
@@ -96,7 +100,7 @@ __device__ __forceinline__ void fs_walk(Node nd, gs_u64* __restrict__ out, gs_u3
             next = p + atomicAdd(counter + 1, 1u);
             goes_on = true;
         }
-        if (late) nd.put(j, acc, k);
+        nd.put(j, acc, k);
         acc += w;
         if (next == GS_NONE) {
             j = nx;
@@ -123,44 +127,26 @@ __global__ void graphsweep_listrank_fs_walk_succ(const S* __restrict__ succ, gs_
                                                  gs_u64* __restrict__ out, gs_u32* __restrict__ counter,
                                                  gs_u64* __restrict__ exits, int m, int log_c, int head, gs_u32 seed)
 {
-    fs_walk<false>(fs_beside<gs_succ_reader<S>>{{succ}, rec}, out, counter, exits, m, log_c, head, seed, FS_NO_SEGMENT);
+    fs_walk(fs_beside<S>{succ, rec}, out, counter, exits, m, log_c, head, seed, FS_NO_SEGMENT);
 }
 
-extern "C" __global__ void graphsweep_listrank_fs_walk_nodes(const gs_u64* __restrict__ node, gs_u64* __restrict__ rec,
-                                                             gs_u64* __restrict__ out, gs_u32* __restrict__ counter,
-                                                             gs_u64* __restrict__ exits, int m, int log_c, int head,
-                                                             gs_u32 seed)
+extern "C" __global__ void graphsweep_listrank_fs_walk_over32(gs_u32* word, int b, gs_u64* __restrict__ out,
+                                                              gs_u32* __restrict__ counter, gs_u64* __restrict__ exits,
+                                                              int m, int log_c, int head, gs_u32 seed)
 {
-    fs_walk<false>(fs_beside<gs_node_reader>{{node}, rec}, out, counter, exits, m, log_c, head, seed, FS_NO_SEGMENT);
+    fs_walk(fs_over32{word, b}, out, counter, exits, m, log_c, head, seed, 1u << b);
 }
 
 extern "C" __global__ void graphsweep_listrank_fs_walk_over64(gs_u64* node, gs_u64* __restrict__ out,
                                                               gs_u32* __restrict__ counter, gs_u64* __restrict__ exits,
                                                               int m, int log_c, int head, gs_u32 seed)
 {
-    fs_walk<false>(fs_over64{node}, out, counter, exits, m, log_c, head, seed, FS_NO_SEGMENT);
+    fs_walk(fs_over64{node}, out, counter, exits, m, log_c, head, seed, FS_NO_SEGMENT);
 }
 
-extern "C" __global__ void graphsweep_listrank_fs_walk_over32(gs_u32* word, int b, int late, gs_u64* __restrict__ out,
-                                                              gs_u32* __restrict__ counter, gs_u64* __restrict__ exits,
-                                                              int m, int log_c, int head, gs_u32 seed)
-{
-    if (late)
-        fs_walk<true>(fs_over32{word, b}, out, counter, exits, m, log_c, head, seed, 1u << b);
-    else
-        fs_walk<false>(fs_over32{word, b}, out, counter, exits, m, log_c, head, seed, 1u << b);
-}
-
-// Level 0's successors where the in-place walks read them: packed nodes (1, succ[i]) ...
-template <typename S>
-__global__ void graphsweep_listrank_fs_load64(const S* __restrict__ succ, gs_u64* __restrict__ node, long long m)
-{
-    GS_GRID_STRIDE(i, m) node[i] = gs_pack(1u, (gs_u32)succ[i]);
-}
-
-// ... or 32-bit successors in the rank array (int64 ones; int32 ones are copied as they are);
-// and the reduced list's room for continued sub-lists, [p, cap), as tails of weight 0 until a
-// walk writes one.
+// Level 0's successors where the in-place walk reads them, 32-bit in the rank array (int64
+// ones; int32 ones are copied as they are); and the reduced list's room for continued
+// sub-lists, [p, cap), as tails of weight 0 until a walk writes one.
 template <typename S>
 __global__ void graphsweep_listrank_fs_load32(const S* __restrict__ succ, gs_u32* __restrict__ word, long long m)
 {
@@ -170,6 +156,14 @@ __global__ void graphsweep_listrank_fs_load32(const S* __restrict__ succ, gs_u32
 extern "C" __global__ void graphsweep_listrank_fs_spare_tails(gs_u64* __restrict__ node, long long p, long long cap)
 {
     GS_GRID_STRIDE(i, cap - p) node[p + i] = gs_pack(0u, (gs_u32)(p + i));
+}
+
+// The first reduced list into the L2 before its walk: the level-0 walk wrote it over
+// milliseconds and most of it has left the L2 since; its walk would fetch it from DRAM a random
+// 8-byte node at a time.
+extern "C" __global__ void graphsweep_listrank_fs_prefetch(const char* __restrict__ base, long long bytes)
+{
+    GS_GRID_STRIDE(line, (bytes + 127) >> 7) asm volatile("prefetch.global.L2 [%0];" ::"l"(base + (line << 7)));
 }
 
 // A reduced level back from its records: incl[j] = upper[owner] - weight before j (common.cuh's

@@ -12,20 +12,22 @@ from an atomic counter at once, so a warp is not held by its longest walk (003 ย
 imbalance).
 
 Where the records go (``records``) decides the walk's DRAM traffic.  A store to a random node's
-record elsewhere (``separate``, the chase-with-store floor's pattern) lands in a sector the L2
-does not hold: it is fetched, merged and written back, two DRAM transfers besides the read.  The
-default ``in-place-32`` first copies succ into the rank array (one streaming pass) and each step
-overwrites the successor it has just read with the 32-bit record (owner << b) | offset, in the
-sector that read brought into the L2: one read and one write-back a step.  b is the most bits
-the offset may have with room for the owners left; a sub-list longer than 2^b nodes goes on under
-a new id (at most n / 2^b of them, a handful at the defaults), so a record always fits.  Level 0's
-combine is then in place too: rank = (sub-list's rank) - offset - 1.  ``in-place-64`` does the
-same on packed 64-bit (weight, next) nodes (a wider copy and combine, no cut sub-lists).
+record in an array of its own (``separate``, the chase-with-store floor's pattern) lands in a
+sector the L2 does not hold: it is fetched, merged and written back, two DRAM transfers besides
+the read.  The default, ``in-place``, first copies succ into the rank array (one streaming pass)
+and each step overwrites the successor it has just read with the 32-bit record (owner << b) |
+offset, in the sector that read brought into the L2: one read and one write-back a step.  b is the
+most bits the offset may have with room for the owners left; a sub-list longer than 2^b nodes goes
+on under a new id (at most n / 2^b of them, a handful at the defaults), so a record always fits.
+Level 0's combine is then in place too: rank = (sub-list's rank) - offset - 1.  A step stores its
+record only after its read has returned: issued while the read of the same word is in flight, the
+store made the walk 2.2x slower (docs/results.md ยง13).
 
 The p = n/C sub-lists form a reduced list of packed (weight, next) nodes that is ranked the same
-way, recursively (003 Alg. 3), while it has more than ``limit`` nodes.  The reduced lists are
-L2-resident and their walks latency-bound (p/C walks, each as long as its sub-list), so their
-chunks are shorter (``reduced_sublist``).  The last list is ranked by one block's pointer jumping
+way, recursively (003 Alg. 3), records over nodes, while it has more than ``limit`` nodes.  The
+first is prefetched into the L2 (the level-0 walk wrote it long before); the reduced walks are
+then L2-resident and latency-bound (p/C walks, each as long as its sub-list), so their chunks are
+shorter (``reduced_sublist``).  The last list is ranked by one block's pointer jumping
 in shared memory, in one launch; each level then adds its sub-list's rank in one coalesced pass,
 whose gather of sub-list ranks stays in L2 because C grows with n past 2^27 nodes (at most 2^22
 sub-lists).
@@ -45,7 +47,7 @@ from . import LISTRANK
 from .cpu import rank_by_levels, sublist_stats
 from .gpu import U64, check_gpu_size, jump_rounds, succ_type
 
-RECORDS = ("in-place-32", "in-place-64", "separate")
+RECORDS = ("in-place", "separate")
 BASE_NODES = 6144              # FS_BASE_NODES in the .cu: one block's 48 KB of shared memory
 BASE_THREADS = 1024
 
@@ -57,13 +59,11 @@ PARAMS = {
     "limit": Param(BASE_NODES, minimum=16, help=f"lists of at most this many nodes (at most {BASE_NODES}) are "
                                                 "ranked by one block's pointer jumping in shared memory"),
     "records": Param(RECORDS[0], type=str, choices=RECORDS,
-                     help="where level 0's walk writes its records (GPU): over the successors it reads, 32-bit "
-                          "in the rank array or 64-bit packed nodes, or in an array of their own"),
-    "segment": Param(None, minimum=2, help="in-place-32: the most nodes a walk records under one sub-list id "
+                     help="where level 0's walk writes its records (GPU): 32-bit over the successors it reads, "
+                          "copied into the rank array, or 64-bit in an array of their own"),
+    "segment": Param(None, minimum=2, help="in-place: the most nodes a walk records under one sub-list id "
                                            "before it goes on under a new one (a power of two; default: the most "
                                            "the record's offset holds)"),
-    "store": Param("early", type=str, choices=("early", "late"), help="in-place-32: a step stores its record as soon "
-                   "as its read is issued, or once the read has returned (the sector surely in L2)"),
     "seed": Param(1, minimum=0, help="seed of the splitter draw"),
     "threads": Param(256, minimum=32, help="threads per block"),
     "blocks": Param(None, minimum=1, help="thread blocks (default: the walk fills every SM once; "
@@ -97,7 +97,7 @@ def check_params(params) -> None:
 
 
 def offset_bits(m: int, p: int, segment: int | None) -> int:
-    """Bits of an in-place-32 record's offset: the most b for which p sub-lists and the ones that
+    """Bits of an in-place record's offset: the most b for which p sub-lists and the ones that
     go on past 2^b nodes (at most ceil(m / 2^b)) have ids below 2^(32 - b); fewer for ``segment``."""
     b = 31
     while p + -(-m >> b) > 1 << (32 - b):
@@ -108,14 +108,14 @@ def offset_bits(m: int, p: int, segment: int | None) -> int:
 class Level(NamedTuple):
     m: int          # nodes
     p: int          # sub-lists (chunks)
-    cap: int        # nodes of the next list: p, plus room for sub-lists that go on (in-place-32)
+    cap: int        # nodes of the next list: p, plus room for sub-lists that go on (in-place)
     head: int
     log_c: int
 
 
 def plan(n: int, head: int, params, bits: int | None = None) -> list[Level]:
     """Each level that is reduced (the last list, of at most ``limit`` nodes, is the base);
-    ``bits``: level 0's in-place-32 offset bits."""
+    ``bits``: level 0's in-place offset bits."""
     levels, m, log_c = [], n, log_chunk(params, n)
     while m > params["limit"]:
         p = -(-m >> log_c)
@@ -132,24 +132,23 @@ def run_gpu(inp, params, timer):
     check_params(params)
     records = params["records"]
     s_type = succ_type(inp.succ)
-    names = (f"graphsweep_listrank_fs_walk_succ<{s_type}>", f"graphsweep_listrank_fs_load64<{s_type}>",
-             f"graphsweep_listrank_fs_load32<{s_type}>", f"graphsweep_listrank_fs_base_succ<{s_type}>")
+    names = (f"graphsweep_listrank_fs_walk_succ<{s_type}>", f"graphsweep_listrank_fs_load32<{s_type}>",
+             f"graphsweep_listrank_fs_base_succ<{s_type}>")
     mod = module("listrank/recursive_splitter.cu", name_expressions=names)
     rank = cupy.empty(n, dtype=np.int32)
     bits = None
-    if records == "in-place-32" and n > params["limit"]:
+    if records == "in-place" and n > params["limit"]:
         bits = offset_bits(n, -(-n >> log_chunk(params, n)), params["segment"])
     levels = plan(n, inp.head, params, bits)
     timer.stat("depth", len(levels))
     timer.stat("level_sizes", [lv.m for lv in levels] + [levels[-1].cap if levels else n])
     if not levels:
         with timer.phase("base", read=n * inp.succ.itemsize, written=4 * n, random=n):
-            mod.get_function(names[3])((1,), (BASE_THREADS,), (inp.succ, rank, np.int32(n), np.int32(jump_rounds(n))))
+            mod.get_function(names[2])((1,), (BASE_THREADS,), (inp.succ, rank, np.int32(n), np.int32(jump_rounds(n))))
         return rank
 
     walk_blocks = blocks or resident_blocks(threads)
     node = [cupy.empty(lv.cap, dtype=U64) for lv in levels]      # node[l]: the list of level l + 1
-    rec = [cupy.empty(lv.m, dtype=U64) for lv in levels[1:]]      # records of the reduced levels
     incl = [cupy.empty(lv.cap, dtype=np.uint32) for lv in levels]
     counters = cupy.zeros((len(levels), 2), dtype=np.uint32)       # sub-lists claimed, sub-lists gone on
     exits = cupy.empty((len(levels), walk_blocks * threads), dtype=U64)
@@ -164,30 +163,27 @@ def run_gpu(inp, params, timer):
         rec0 = cupy.empty(n, dtype=U64)
         with timer.phase("walk", read=n * width, written=8 * n + 8 * top.p, random=2 * n + top.p):
             walk(mod.get_function(names[0]), 0, top, inp.succ, rec0)
-    elif records == "in-place-64":
-        rec0 = cupy.empty(n, dtype=U64)
-        with timer.phase("load", read=n * width, written=8 * n):
-            launch(mod.get_function(names[1]), n, threads, blocks, inp.succ, rec0, np.int64(n))
-        with timer.phase("walk", read=8 * n, written=8 * n + 8 * top.p, random=2 * n + top.p):
-            walk(mod.get_function("graphsweep_listrank_fs_walk_over64"), 0, top, rec0)
     else:
         with timer.phase("load", read=n * width, written=4 * n + 8 * (top.cap - top.p)):
             if inp.succ.dtype == np.int32:
                 rank.data.copy_from_device_async(inp.succ.data, 4 * n)
             else:
-                launch(mod.get_function(names[2]), n, threads, blocks, inp.succ, rank, np.int64(n))
+                launch(mod.get_function(names[1]), n, threads, blocks, inp.succ, rank, np.int64(n))
             if top.cap > top.p:
                 launch(mod.get_function("graphsweep_listrank_fs_spare_tails"), top.cap - top.p, threads, blocks,
                        node[0], np.int64(top.p), np.int64(top.cap))
         with timer.phase("walk", read=4 * n, written=4 * n + 8 * top.p, random=2 * n + top.p):
-            walk(mod.get_function("graphsweep_listrank_fs_walk_over32"), 0, top, rank, np.int32(bits),
-                 np.int32(params["store"] == "late"))
+            walk(mod.get_function("graphsweep_listrank_fs_walk_over32"), 0, top, rank, np.int32(bits))
 
-    walk_nodes = mod.get_function("graphsweep_listrank_fs_walk_nodes")
+    if len(levels) > 1:
+        with timer.phase("reduced", read=node[0].nbytes):
+            launch(mod.get_function("graphsweep_listrank_fs_prefetch"), -(-node[0].nbytes // 128), threads, blocks,
+                   node[0], np.int64(node[0].nbytes))
+    walk_nodes = mod.get_function("graphsweep_listrank_fs_walk_over64")
     for level in range(1, len(levels)):
         lv = levels[level]
         with timer.phase("reduced", read=8 * lv.m, written=8 * lv.m + 8 * lv.p, random=2 * lv.m + lv.p, step=level):
-            walk(walk_nodes, level, lv, node[level - 1], rec[level - 1])
+            walk(walk_nodes, level, lv, node[level - 1])
     last = levels[-1].cap
     with timer.phase("base", read=16 * last, written=4 * last, random=last):
         mod.get_function("graphsweep_listrank_fs_base_nodes")((1,), (BASE_THREADS,), (
@@ -196,8 +192,9 @@ def run_gpu(inp, params, timer):
     for level in reversed(range(1, len(levels))):
         m, p = levels[level].m, levels[level].cap
         with timer.phase("reduced", read=12 * m, written=4 * m, random=m):
-            launch(expand, m, threads, blocks, rec[level - 1], incl[level], incl[level - 1], np.int64(p), np.int64(m))
-    if records == "in-place-32":
+            launch(expand, m, threads, blocks, node[level - 1], incl[level], incl[level - 1], np.int64(p),
+                   np.int64(m))
+    if records == "in-place":
         with timer.phase("expand", read=8 * n, written=4 * n, random=n):
             launch(mod.get_function("graphsweep_listrank_fs_expand32"), n, threads, blocks, rank, incl[0],
                    np.int32(bits), np.int64(n))
@@ -207,12 +204,21 @@ def run_gpu(inp, params, timer):
                    np.int64(n))
 
     walkers = min(walk_blocks * threads, top.p)
-    timer.stat("sublists", lambda: sublist_stats(to_host(node[0][:top.p + int(counters[0, 1])].view(np.uint32)[::2])))
+
+    def sublists():             # level 0's sub-lists (and the ones that went on): their lengths from incl[0]
+        return sublist_stats(lengths_from_suffixes(to_host(incl[0][:top.p + int(counters[0, 1])])))
+    timer.stat("sublists", sublists)
     timer.stat("continued", lambda: int(counters[0, 1]))
     if bits is not None:
         timer.stat("offset_bits", bits)
     timer.stat("walk_exits_us", lambda: exit_spread(to_host(exits[0, :walkers])))
     return rank
+
+
+def lengths_from_suffixes(incl):
+    """Sub-list lengths from their splitters' inclusive suffix lengths (one per sub-list, all
+    different): sorted, each is the next smaller one plus its own sub-list."""
+    return np.diff(np.sort(incl.astype(np.int64)), prepend=0)
 
 
 def exit_spread(ns) -> dict:
@@ -253,4 +259,4 @@ KERNEL = Kernel(name="listrank.recursive-splitter", problem=LISTRANK,
                 summary="recursive random splitters, no marking pass, persistent dynamic walks writing their "
                         "records over the list they read (000 + 003, tuned)",
                 gpu=run_gpu, cpu=run_cpu, params=PARAMS, walk_phase="walk",
-                walk_bytes=lambda params: {"in-place-32": 8, "in-place-64": 16}.get(params["records"], 12))
+                walk_bytes=lambda params: 8 if params["records"] == "in-place" else 12)

@@ -106,19 +106,17 @@ def test_recursive_splitter_base_fits_one_block(backend, make_list, rank_with):
         rank_with("listrank.recursive-splitter", make_list(100), backend, limit=8192)
 
 
-# Each record layout, with sub-lists cut into segments of 2 and 8 nodes (in-place-32 goes on
+# Each record layout, with sub-lists cut into segments of 2 and 8 nodes (in-place goes on
 # under new ids, past the spare tails the reduced list keeps for them), on random, ordered and
 # reversed lists, int32 and int64 successors, and lists short enough for the one-block base.
-RECORD_CASES = [("in-place-32", None, "early"), ("in-place-32", 2, "early"), ("in-place-32", 8, "late"),
-                ("in-place-64", None, "early"), ("separate", None, "early")]
+RECORD_CASES = [("in-place", None), ("in-place", 2), ("in-place", 8), ("separate", None)]
 
 
-@pytest.mark.parametrize("records,segment,store", RECORD_CASES)
+@pytest.mark.parametrize("records,segment", RECORD_CASES)
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("n", [1, 2, 17, 1000, 20011])
-def test_recursive_splitter_record_layouts(backend, records, segment, store, n, make_list, rank_with,
-                                           sequential_ranks):
-    small = {**SMALL["listrank.recursive-splitter"], "records": records, "segment": segment, "store": store}
+def test_recursive_splitter_record_layouts(backend, records, segment, n, make_list, rank_with, sequential_ranks):
+    small = {**SMALL["listrank.recursive-splitter"], "records": records, "segment": segment}
     idx = np.arange(n, dtype=np.int32)
     for succ in (make_list(n, seed=n), np.minimum(idx + 1, n - 1), make_list(n, seed=1, dtype=np.int64)):
         rank, timer = rank_with("listrank.recursive-splitter", succ, backend, **small)
