@@ -72,7 +72,7 @@ __device__ __forceinline__ gs_u64 fs_now()
 // counter[1] (the reduced list has room for them); out[k] = (weight of k, next sub-list).
 // A step stores its record only once its read has returned (after the splitter test, which
 // needs the value): a store issued while the read of the same word is in flight made the
-// in-place walk 2.2x slower on an H100 (docs/results.md §13).
+// in-place walk 2.2x slower on an H100 (docs/results/listrank-floor).
 // Each thread stores when it ran out of work in exits[thread] (the walk's tail, a statistic).
 template <class Node>
 __device__ __forceinline__ void fs_walk(Node nd, gs_u64* __restrict__ out, gs_u32* __restrict__ counter,

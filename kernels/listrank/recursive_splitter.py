@@ -6,10 +6,10 @@ head stands for its chunk), drawn by a hash of k.  Because the splitter of a chu
 function of the chunk, a walk knows whether the node it reached is a splitter from the node's
 index alone: there is no marking pass (RS1/RS2) and each walk step is one dependent read of the
 node plus one store of its record (links from the splitter, owner) — the dependent pointer chase
-the device can do, and little more.  The walks run on a persistent grid (blocks default: one
-full load of every SM) in one flat loop: a lane whose sub-list ends takes the next unclaimed one
-from an atomic counter at once, so a warp is not held by its longest walk (003 §4.2's warp
-imbalance).
+the device can do, and little more.  The walks run on a persistent grid (blocks default: half
+of every SM's thread slots, which walked 6-8% faster than all of them on an H100) in one flat loop:
+a lane whose sub-list ends takes the next unclaimed one from an atomic counter at once, so a warp
+is not held by its longest walk (003 §4.2's warp imbalance).
 
 Where the records go (``records``) decides the walk's DRAM traffic.  A store to a random node's
 record in an array of its own (``separate``, the chase-with-store floor's pattern) lands in a
@@ -18,19 +18,22 @@ the read.  The default, ``in-place``, first copies succ into the rank array (one
 and each step overwrites the successor it has just read with the 32-bit record (owner << b) |
 offset, in the sector that read brought into the L2: one read and one write-back a step.  b is the
 most bits the offset may have with room for the owners left; a sub-list longer than 2^b nodes goes
-on under a new id (at most n / 2^b of them, a handful at the defaults), so a record always fits.
+on under a new id (at most n / 2^b of them; 1316 of 4.2M at 2^28), so a record always fits.
 Level 0's combine is then in place too: rank = (sub-list's rank) - offset - 1.  A step stores its
 record only after its read has returned: issued while the read of the same word is in flight, the
-store made the walk 2.2x slower (docs/results.md §13).
+store made the walk 2.2x slower (docs/results/listrank-floor).
 
-The p = n/C sub-lists form a reduced list of packed (weight, next) nodes that is ranked the same
-way, recursively (003 Alg. 3), records over nodes, while it has more than ``limit`` nodes.  The
-first is prefetched into the L2 (the level-0 walk wrote it long before); the reduced walks are
-then L2-resident and latency-bound (p/C walks, each as long as its sub-list), so their chunks are
-shorter (``reduced_sublist``).  The last list is ranked by one block's pointer jumping
-in shared memory, in one launch; each level then adds its sub-list's rank in one coalesced pass,
-whose gather of sub-list ranks stays in L2 because C grows with n past 2^27 nodes (at most 2^22
-sub-lists).
+The p = n/C sub-lists (and the ones that went on) form a reduced list of packed (weight, next)
+nodes that is ranked the same way, recursively (003 Alg. 3), records over nodes, while it has more
+than ``limit`` nodes.  The first is prefetched into the L2 (the level-0 walk wrote it over
+milliseconds); the deeper ones are small and their walks as long as their longest sub-list, so
+their chunks are shorter (``reduced_sublist``, 8 beat 4 and 16).  The last list is ranked by one
+block's pointer jumping in shared memory, in one launch (Wyllie's launches took 59 us); each
+level then adds its sub-list's rank in one coalesced pass, whose gather of sub-list ranks stays in
+L2 because C grows with n past 2^27 nodes (at most 2^22 sub-lists).  On an H100 at 2^26 the
+phases take: copy 0.19 ms, walk 5.71 (0.85x the chase-with-store floor), reduced levels 0.26,
+base 0.02, level-0 combine 0.55 (one random L2 read per node, ~123 G/s): 1.00x the floor
+(docs/results/listrank-floor).
 """
 
 from typing import NamedTuple
@@ -55,7 +58,7 @@ PARAMS = {
     "sublist": Param(None, minimum=2, help="chunk size C (a power of two): the mean sub-list length (default: "
                                            "32, raised for n > 2^27 so at most 2^22 sub-lists keep their ranks in L2)"),
     "reduced_sublist": Param(8, minimum=2, help="chunk size of the reduced lists (a power of two): their walks are "
-                                                "L2-resident and as long as their longest sub-list"),
+                                                "short, each as long as its longest sub-list"),
     "limit": Param(BASE_NODES, minimum=16, help=f"lists of at most this many nodes (at most {BASE_NODES}) are "
                                                 "ranked by one block's pointer jumping in shared memory"),
     "records": Param(RECORDS[0], type=str, choices=RECORDS,
@@ -66,8 +69,9 @@ PARAMS = {
                                            "the record's offset holds)"),
     "seed": Param(1, minimum=0, help="seed of the splitter draw"),
     "threads": Param(256, minimum=32, help="threads per block"),
-    "blocks": Param(None, minimum=1, help="thread blocks (default: the walk fills every SM once; "
-                                          "the other passes cover their arrays)"),
+    "blocks": Param(None, minimum=1, help="thread blocks of every pass (default: half of what fills every SM's "
+                                          "thread slots: the in-place walk ran 6-8% faster with half the chains "
+                                          "in flight)"),
 }
 
 
@@ -128,8 +132,9 @@ def plan(n: int, head: int, params, bits: int | None = None) -> list[Level]:
 def run_gpu(inp, params, timer):
     import cupy
     check_gpu_size(inp)
-    n, threads, blocks, seed = inp.n, check_threads(params["threads"]), params["blocks"], params["seed"]
     check_params(params)
+    n, threads, seed = inp.n, check_threads(params["threads"]), params["seed"]
+    blocks = params["blocks"] or max(1, resident_blocks(threads) // 2)
     records = params["records"]
     s_type = succ_type(inp.succ)
     names = (f"graphsweep_listrank_fs_walk_succ<{s_type}>", f"graphsweep_listrank_fs_load32<{s_type}>",
@@ -147,16 +152,15 @@ def run_gpu(inp, params, timer):
             mod.get_function(names[2])((1,), (BASE_THREADS,), (inp.succ, rank, np.int32(n), np.int32(jump_rounds(n))))
         return rank
 
-    walk_blocks = blocks or resident_blocks(threads)
     node = [cupy.empty(lv.cap, dtype=U64) for lv in levels]      # node[l]: the list of level l + 1
     incl = [cupy.empty(lv.cap, dtype=np.uint32) for lv in levels]
     counters = cupy.zeros((len(levels), 2), dtype=np.uint32)       # sub-lists claimed, sub-lists gone on
-    exits = cupy.empty((len(levels), walk_blocks * threads), dtype=U64)
+    exits = cupy.empty((len(levels), blocks * threads), dtype=U64)
     top = levels[0]
 
     def walk(fn, level, lv, *arrays):
-        fn((walk_blocks,), (threads,), (*arrays, node[level], counters[level], exits[level], np.int32(lv.m),
-                                        np.int32(lv.log_c), np.int32(lv.head), np.uint32(seed + level)))
+        fn((blocks,), (threads,), (*arrays, node[level], counters[level], exits[level], np.int32(lv.m),
+                                   np.int32(lv.log_c), np.int32(lv.head), np.uint32(seed + level)))
 
     width = inp.succ.itemsize
     if records == "separate":
@@ -203,7 +207,7 @@ def run_gpu(inp, params, timer):
             launch(mod.get_function("graphsweep_listrank_expand_rank"), n, threads, blocks, rec0, incl[0], rank,
                    np.int64(n))
 
-    walkers = min(walk_blocks * threads, top.p)
+    walkers = min(blocks * threads, top.p)
 
     def sublists():             # level 0's sub-lists (and the ones that went on): their lengths from incl[0]
         return sublist_stats(lengths_from_suffixes(to_host(incl[0][:top.p + int(counters[0, 1])])))
