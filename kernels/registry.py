@@ -48,7 +48,10 @@ MODULES = [
 # name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.
 ALIASES = {
     "listrank.best": ("listrank.recursive-splitter", "fastest GPU algorithm on random lists 2^22-2^31 in "
-                                                     "benchmarks/listrank.py (H200, 2026-11-21)"),
+                                                     "benchmarks/listrank.py (H200, 2026-11-21); with in-place "
+                                                     "records 1.00x / 0.98x the chase-with-store floor at "
+                                                     "2^26 / 2^28 (benchmarks/listrank.py --floor, H100, "
+                                                     "2026-11-25)"),
     "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, or "
                              "cc.adaptive where a sample finds small components of nearby ids: the fastest or "
                              "within 5.5% of it on every family in benchmarks/cc_families.py (H100, 2026-11-25); "

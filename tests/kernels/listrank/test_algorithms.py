@@ -15,7 +15,7 @@ SMALL = {
     "listrank.wyllie": {"threads": 32, "blocks": 3},
     "listrank.random-splitter": {"threads": 32, "blocks": 3, "p": 5},
     "listrank.helman-jaja": {"threads": 32, "blocks": 3, "limit": 16},
-    "listrank.recursive-splitter": {"threads": 32, "blocks": 3, "limit": 16, "sublist": 4},
+    "listrank.recursive-splitter": {"threads": 32, "blocks": 3, "limit": 16, "sublist": 4, "reduced_sublist": 4},
 }
 CASES = [pytest.param(name, "cpu", id=f"{name}-cpu") for name in SMALL] + \
     [pytest.param(name, "gpu", id=f"{name}-gpu", marks=pytest.mark.gpu)
@@ -94,9 +94,52 @@ def test_helman_jaja_rules_and_depth(backend, rule, make_list, rank_with, sequen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_recursive_splitter_sublist_must_be_power_of_two(backend, make_list, rank_with):
-    with pytest.raises(ParameterError, match="power of two"):
-        rank_with("listrank.recursive-splitter", make_list(100), backend, sublist=24)
+@pytest.mark.parametrize("param", ["sublist", "reduced_sublist", "segment"])
+def test_recursive_splitter_chunks_must_be_powers_of_two(backend, param, make_list, rank_with):
+    with pytest.raises(ParameterError, match=f"'{param}': 24 is not a power of two"):
+        rank_with("listrank.recursive-splitter", make_list(100), backend, limit=16, **{param: 24})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_recursive_splitter_base_fits_one_block(backend, make_list, rank_with):
+    with pytest.raises(ParameterError, match="'limit': 8192 is above 6144"):
+        rank_with("listrank.recursive-splitter", make_list(100), backend, limit=8192)
+
+
+# Each record layout, with sub-lists cut into segments of 2 and 8 nodes (in-place goes on
+# under new ids, past the spare tails the reduced list keeps for them), on random, ordered and
+# reversed lists, int32 and int64 successors, and lists short enough for the one-block base.
+RECORD_CASES = [("in-place", None), ("in-place", 2), ("in-place", 8), ("separate", None)]
+
+
+@pytest.mark.parametrize("records,segment", RECORD_CASES)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 2, 17, 1000, 20011])
+def test_recursive_splitter_record_layouts(backend, records, segment, n, make_list, rank_with, sequential_ranks):
+    small = {**SMALL["listrank.recursive-splitter"], "records": records, "segment": segment}
+    idx = np.arange(n, dtype=np.int32)
+    for succ in (make_list(n, seed=n), np.minimum(idx + 1, n - 1), make_list(n, seed=1, dtype=np.int64)):
+        rank, timer = rank_with("listrank.recursive-splitter", succ, backend, **small)
+        np.testing.assert_array_equal(rank, sequential_ranks(succ))
+    if backend == "gpu" and n > 16:
+        stats = timer.stats()
+        if segment is not None:
+            assert stats["offset_bits"] == segment.bit_length() - 1
+            assert stats["continued"] > 0 or n < 20011      # sub-lists of mean 4: many pass 8 nodes
+        assert stats["sublists"]["sublist_max"] <= (segment or n)
+        assert stats["sublists"]["sublists"] == -(-n // 4) + stats["continued"]
+        assert 0 <= stats["walk_exits_us"]["p50"] <= stats["walk_exits_us"]["last"]
+
+
+def test_recursive_splitter_offset_bits_leave_room_for_owners():
+    from graphsweep.kernels.listrank.recursive_splitter import offset_bits
+    for n, c in [(17, 4), (2**20, 32), (2**26, 32), (2**28, 64), (2**30, 256), (2**31 - 1, 512)]:
+        p = -(-n // c)
+        b = offset_bits(n, p, None)
+        assert p + -(-n >> b) <= 2 ** (32 - b)                    # every id fits beside the offset ...
+        assert b == 31 or p + -(-n >> (b + 1)) > 2 ** (31 - b)     # ... and one more offset bit would not
+    assert offset_bits(2**26, 2**21, None) == 10                  # 1024 = 32 C: no walk is cut in practice
+    assert offset_bits(2**26, 2**21, 8) == 3
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
