@@ -76,7 +76,6 @@ def _measure_gpu() -> dict:
     grid = ((chains + 255) // 256,)
     args = (np.int64(chains), np.int32(steps), np.int64(TABLE), np.int32(bits), seed)
     chase_s = best(lambda: chase(grid, (256,), (table, end, *args)))
-    del idx, out
 
     def chase_store_gsteps(size: int, dtype) -> float:    # the record each step writes: 4 or 8 bytes
         records = cupy.empty(TABLE, dtype=dtype)
