@@ -84,8 +84,9 @@ def best_rows(total: pd.DataFrame) -> pd.DataFrame:
 def table(results: list) -> None:
     rows = best_rows(totals(*results))
     fallbacks = 0
-    print(f"{'alias · dataset':<70} {'ms':>10} {'judged by':>12} {'floor ms':>9} {'x floor':>8}  other floors (ms)")
+    print(f"{'alias · dataset (sweep)':<70} {'ms':>10} {'judged by':>12} {'floor ms':>9} {'x floor':>8}  other floors (ms)")
     for _, r in rows.sort_values(["alias", "n"]).iterrows():
+        label = f"{r['alias']} · {r['dataset']} ({r['sweep']})"
         problem = r["alias"].split(".")[0]
         f = floors(problem, r)
         named = [k for k in REFERENCE[problem] if k in f]
@@ -94,7 +95,7 @@ def table(results: list) -> None:
         fallbacks += bool(mark)
         others = " ".join(f"{k} {v:.3g}" for k, v in f.items() if k != ref)
         flag = "" if r["verified"] else "  NOT VERIFIED"
-        print(f"{r['alias'] + ' · ' + r['dataset']:<70} {r['median_ms']:10.3f} {mark + ref:>12} {f[ref]:9.3f} "
+        print(f"{label:<70} {r['median_ms']:10.3f} {mark + ref:>12} {f[ref]:9.3f} "
               f"{r['median_ms'] / f[ref]:8.2f}  [{others}]  on {r['device']}{flag}")
     if fallbacks:
         print("* not the problem's reference floor: these rows were stamped before its ceiling was "
