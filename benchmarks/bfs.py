@@ -30,6 +30,7 @@ GRID, GRID_TARGET_US_PER_LEVEL, GUNROCK_ROAD_US_PER_LEVEL = "grid_rows=4096_cols
 def table(results: str) -> None:
     spread = lambda r: f"  roots {r['gelems_min']:.2f}-{r['gelems_max']:.2f} GTEPS"  # noqa: E731
     total = totals(results)
+    total = total[total["kernel"].str.startswith("bfs.")]
     best = print_groups(total, "bfs.best", "dataset", extra=spread)
     print()
     for dataset, (target, peers) in TARGETS.items():

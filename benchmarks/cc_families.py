@@ -62,6 +62,7 @@ def main():
     ap.add_argument("--ecl", help="ECL-CC's main.cu (HeCBench src/cc-cuda); without it no ECL-CC column")
     args = ap.parse_args()
     total = totals(args.results)
+    total = total[total["kernel"].str.startswith("cc.")]
     ecl = ecl_cc_times(args.results, args.ecl) if args.ecl else {}
     chose = lambda r: f"  chose {r['stat_chose']}" if isinstance(r.get("stat_chose"), str) else ""  # noqa: E731
     best = print_groups(total, "cc.best", "dataset", extra=chose)
