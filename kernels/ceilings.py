@@ -132,7 +132,7 @@ def _measure_cpu() -> dict:
     def chase_store_gsteps(dtype) -> float:             # fewer steps: each measure is paid per CPU worker
         records = np.empty(CPU_TABLE, dtype=dtype)
         _chase_store(table, records, 16)
-        return (steps >> 2) / best(lambda: _chase_store(table, records, steps >> 2)) / 1e9
+        return (steps >> 3) / best(lambda: _chase_store(table, records, steps >> 3)) / 1e9
 
     store = {4: chase_store_gsteps(np.int32), 8: chase_store_gsteps(np.uint64)}
     return {"backend": "cpu", "device": platform.processor() or platform.machine() or "cpu",
