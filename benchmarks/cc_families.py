@@ -40,7 +40,7 @@ def ecl_cc_times(results: str, source: str) -> dict:
 
     ecl, out = EclCC(source), {}
     for ref in store.read_plan(results).datasets:
-        data = memory.generate(ref.generator, seed=ref.seed, params=ref.params, device="gpu")
+        data = memory.generate(ref.generator, seed=ref.seed, params=ref.params, backend="gpu")
         inp = graph_input(data)
         csr = inp.csr()
         labels, times = ecl.run(csr.offsets, csr.indices, reps=7)

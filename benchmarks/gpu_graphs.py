@@ -1,7 +1,7 @@
 """The 4-neighbour grid ``benchmarks/sssp.py --grid`` still makes with CuPy, as an in-memory dataset.
 
 Every other benchmark takes its graphs from graphsweep's generators (through a sweep, or
-``generators.memory.generate(..., device="gpu")``); this goes once sssp.py runs the ``grid``
+``generators.memory.generate(..., backend="gpu")``); this goes once sssp.py runs the ``grid``
 generator's graph too.  Weights, when asked for, come from CuPy's generator, so the graph is not
 byte-identical to any generated dataset.
 """

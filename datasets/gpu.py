@@ -1,9 +1,11 @@
 """Whether a CUDA device is usable from this process (CuPy installed and a device present)."""
 
+import warnings
 from functools import cache
 
 # Where work runs, for kernels and generators alike: "auto" is the GPU when a CUDA device is usable
-# and the work has a GPU path, else the CPU.
+# and the work has a GPU path, else the CPU.  A backend's arrays are NumPy ("cpu") or CuPy ("gpu");
+# "device" names the hardware itself (a result row's GPU or CPU model), never a backend.
 BACKENDS = ("auto", "gpu", "cpu")
 
 
@@ -21,6 +23,15 @@ def choose(backend: str, has_gpu_path: bool) -> str:
     if backend == "auto":
         return "gpu" if has_gpu_path and available() else "cpu"
     return backend
+
+
+def backend_named(backend: str, device: str | None, where: str) -> str:
+    """``backend``, or the value of the keyword ``device=`` that named it before graphsweep called
+    it ``backend=`` (still read, with a FutureWarning)."""
+    if device is None:
+        return backend
+    warnings.warn(f"{where}(device=...) is deprecated; write backend={device!r}", FutureWarning, stacklevel=3)
+    return device
 
 
 def is_device(arr) -> bool:

@@ -2,13 +2,13 @@
 when a task needs them, as Graph500 and GAPBS generate, and dropped after.
 
 Every part of a generated dataset is a pure function of (plan, row range), so the arrays made
-here are the Parquet dataset's, bit for bit, whatever the chunk size or device:
+here are the Parquet dataset's, bit for bit, whatever the chunk size or backend:
 
-- ``generate(name, seed=, params=, device=)`` — the whole dataset as a ``Dataset`` whose columns
+- ``generate(name, seed=, params=, backend=)`` — the whole dataset as a ``Dataset`` whose columns
   are NumPy or CuPy arrays and whose manifest is the one ``driver.generate`` commits (no parts,
   ``store: memory``);
 - ``GeneratedEdges`` — a graph's edge list as an edge source: ``chunks(xp, rows)`` computes it
-  again, a chunk at a time, on the device asked for, so a representation larger than the GPU
+  again, a chunk at a time, on the backend asked for, so a representation larger than the GPU
   can be built by slices without the edge list ever being held anywhere whole.
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.format import FORMAT, VERSION
+from graphsweep.datasets.gpu import backend_named
 from graphsweep.datasets.params import resolve
 from graphsweep.datasets.reader import Dataset
 
@@ -48,8 +49,8 @@ def manifest(name: str, resolved: dict, seed: int, p: Plan) -> dict:
             "store": "memory"}
 
 
-def _module(device: str):
-    if device == "gpu":
+def _module(backend: str):
+    if backend == "gpu":
         import cupy
         return cupy
     return np
@@ -65,11 +66,13 @@ def _rows(name: str, p: Plan, start: int, stop: int, xp) -> dict:
     return {c: xp.asarray(a) for c, a in columns.items()}
 
 
-def generate(name: str, *, seed: int, params: dict | None = None, device: str = "cpu",
-             chunk_rows: int = CHUNK_ROWS) -> Dataset:
-    """Dataset ``name`` generated into memory on ``device`` ('cpu' or 'gpu')."""
+def generate(name: str, *, seed: int, params: dict | None = None, backend: str = "cpu",
+             chunk_rows: int = CHUNK_ROWS, device: str | None = None) -> Dataset:
+    """Dataset ``name`` generated into memory as arrays of ``backend`` ('cpu' or 'gpu'; ``device=``
+    is its deprecated name)."""
+    backend = backend_named(backend, device, "generate")
     resolved, p = plan(name, seed=seed, params=params)
-    xp = _module(device)
+    xp = _module(backend)
     columns = None
     for start in range(0, max(p.rows, 1), chunk_rows):
         stop = min(start + chunk_rows, p.rows)

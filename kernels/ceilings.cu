@@ -41,18 +41,32 @@ extern "C" __global__ void graphsweep_ceiling_chase(const int* __restrict__ next
 // each step reads next[x] (the dependent load) and stores at out[x] (an independent random store),
 // 4 bytes as rank[x] = r, or 8 bytes of a packed (owner, rank) record as the splitter walks write.
 // kernels/ceilings.py measures them beside the plain chase, on the same cycle, and every result row carries them.
-extern "C" __global__ void graphsweep_ceiling_chase_store4(const int* __restrict__ next, int* __restrict__ out,
-                                                           long long chains, int steps, long long n, int b,
-                                                           unsigned long long seed)
+__device__ __forceinline__ int gs_ceiling_record(int*, long long, int s) { return s; }
+__device__ __forceinline__ unsigned long long gs_ceiling_record(unsigned long long*, long long t, int s)
+{
+    return ((unsigned long long)t << 32) | (unsigned)s;
+}
+
+template <typename R>
+__device__ __forceinline__ void gs_ceiling_chase_store(const int* __restrict__ next, R* __restrict__ out,
+                                                       long long chains, int steps, long long n, int b,
+                                                       unsigned long long seed)
 {
     long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t >= chains) return;
     int x = (int)gs_ceiling_perm(t * (long long)steps, n, b, seed);
     for (int s = 0; s < steps; ++s) {
         int y = next[x];
-        out[x] = s;
+        out[x] = gs_ceiling_record(out, t, s);
         x = y;
     }
+}
+
+extern "C" __global__ void graphsweep_ceiling_chase_store4(const int* __restrict__ next, int* __restrict__ out,
+                                                           long long chains, int steps, long long n, int b,
+                                                           unsigned long long seed)
+{
+    gs_ceiling_chase_store(next, out, chains, steps, n, b, seed);
 }
 
 extern "C" __global__ void graphsweep_ceiling_chase_store8(const int* __restrict__ next,
@@ -60,14 +74,7 @@ extern "C" __global__ void graphsweep_ceiling_chase_store8(const int* __restrict
                                                            long long chains, int steps, long long n, int b,
                                                            unsigned long long seed)
 {
-    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (t >= chains) return;
-    int x = (int)gs_ceiling_perm(t * (long long)steps, n, b, seed);
-    for (int s = 0; s < steps; ++s) {
-        int y = next[x];
-        rec[x] = ((unsigned long long)t << 32) | (unsigned)s;
-        x = y;
-    }
+    gs_ceiling_chase_store(next, rec, chains, steps, n, b, seed);
 }
 
 // The host-device link, read by kernels from pinned, device-mapped host memory (zero-copy).

@@ -159,10 +159,9 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
         raise ParameterError(f"reps must be >= 1 and warmup >= 0 (got reps={reps}, warmup={warmup})")
     if instances is not None and instances < 1:
         raise ParameterError(f"instances (roots) must be >= 1, got {instances}")
-    device = "gpu" if backend == "gpu" else "cpu"
     load = "cpu" if where.load == "none" else where.load
-    data = read(dataset, device=load) if isinstance(dataset, (str, Path)) else dataset.to(load)
-    data.cache["placement"] = (where.placement, device)
+    data = read(dataset, backend=load) if isinstance(dataset, (str, Path)) else dataset.to(load)
+    data.cache["placement"] = (where.placement, backend)
     clock = time.perf_counter()
     problem = kernel.problem
     inp = prepared(kernel, data)

@@ -136,9 +136,9 @@ class WorkerState(WorkerPlugin):
             elif other is not None:
                 data = other.to(load)
             elif ref.in_memory:
-                data = memory.generate(ref.generator, seed=ref.seed, params=ref.params, device=load)
+                data = memory.generate(ref.generator, seed=ref.seed, params=ref.params, backend=load)
             else:
-                data = reader.read(ref.path, device=load, threads=int(config.get("worker.load-threads")))
+                data = reader.read(ref.path, backend=load, threads=int(config.get("worker.load-threads")))
             self.loaded[load] = data
             return data, time.perf_counter() - t0
 

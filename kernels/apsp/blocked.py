@@ -37,7 +37,7 @@ def padded(n: int) -> int:
 
 
 def setup(inp, params) -> None:
-    vp = padded(inp.n) if inp.device == "gpu" else inp.n
+    vp = padded(inp.n) if inp.backend == "gpu" else inp.n
     check_fits(inp, "apsp.blocked-floyd-warshall", 4 * vp * vp)
 
 

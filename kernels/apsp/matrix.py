@@ -25,10 +25,10 @@ def apsp_module(inp):
     return module("apsp/apsp.cu", name_expressions=(f"graphsweep_apsp_edges<{index_type(inp.src)}>",))
 
 
-def free_bytes(device: str) -> int:
+def free_bytes(backend: str) -> int:
     """Memory a new allocation can take: free device memory plus CuPy's cached free blocks, or the
     host's available pages."""
-    if device == "gpu":
+    if backend == "gpu":
         import cupy
         return int(cupy.cuda.runtime.memGetInfo()[0]) + int(cupy.get_default_memory_pool().free_bytes())
     return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
@@ -39,8 +39,8 @@ def check_fits(inp, name: str, matrix_bytes: int, extra_bytes: int = 0) -> None:
     that could reach AP_INF."""
     n = inp.n
     need = matrix_bytes + extra_bytes
-    have = free_bytes(inp.device)
-    where = "device" if inp.device == "gpu" else "host"
+    have = free_bytes(inp.backend)
+    where = "device" if inp.backend == "gpu" else "host"
     if need > have:
         raise ParameterError(f"{name}: the {n} x {n} distance matrix needs {need / 2**30:.1f} GiB of {where} "
                              f"memory and {have / 2**30:.1f} GiB are free")

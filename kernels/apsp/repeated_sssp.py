@@ -32,7 +32,7 @@ PARAMS = {
 
 def setup(inp, params) -> None:
     scratch = 0
-    if inp.device == "gpu":
+    if inp.backend == "gpu":
         # the queue pairs of the resident blocks: an SM's thread slots' worth of blocks per SM
         blocks = params["blocks"] or resident_blocks(params["threads"])
         scratch = 8 * inp.n * blocks

@@ -116,7 +116,7 @@ def run_gpu(inp, params, timer):
 
 
 def setup(inp, params) -> None:
-    if inp.device == "gpu" and params["split"]:
+    if inp.backend == "gpu" and params["split"]:
         long_rows(inp, params["split"])
 
 

@@ -226,7 +226,7 @@ def _module(registers: int):
 
 
 def setup(inp, params):
-    if inp.device == "gpu":
+    if inp.backend == "gpu":
         _workspace(inp, params)
 
 

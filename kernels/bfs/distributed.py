@@ -35,6 +35,7 @@ least wait, the bytes all workers received, the frontier and direction, 2 rounds
 """
 
 import time
+from functools import partial
 
 import numpy as np
 from graphsweep.datasets.gpu import to_host
@@ -42,7 +43,7 @@ from graphsweep.datasets.gpu import to_host
 from ..contract import Kernel, Param
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, lockstep_rows, partitioned, synchronize
+from ..graph.partition import Ledger, answer_on, held, lockstep_rows, partitioned, slice_graph, synchronize
 from . import BFS, ROOT_PARAM
 from .direction_optimizing import stays_bottom_up, wants_bottom_up
 
@@ -150,12 +151,12 @@ def _search(key, root: int, mode: str, alpha: float, beta: float, edges_total: i
             bottom = True
         if not bottom and check:
             edges_total -= scout
-        synchronize(s.device)
+        synchronize(s.backend)
         t1, waited, received = time.perf_counter(), peers.waited, peers.received
         new = _bottom_up(s, peers, depth) if bottom else _top_down(s, peers, depth)
         front = count
         old, (count, scout) = count, counts(new, depth)
-        synchronize(s.device)
+        synchronize(s.backend)
         wall = time.perf_counter() - t1
         steps.append({"step": depth, "direction": "bottom-up" if bottom else "top-down", "frontier": front,
                       "ms": 1e3 * wall, "wait_ms": 1e3 * (peers.waited - waited),
@@ -178,8 +179,8 @@ def _result(key) -> tuple:
     return to_host(s.scratch["bfs-level"]), to_host(s.scratch["bfs-parent"])
 
 
-def _run(inp, params, timer, device: str):
-    part = partitioned(inp, params, device)
+def _run(inp, params, timer, backend: str):
+    part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer, PHASES)
     name = "bfs.distributed"
     with ledger.phase("search", rounds=0):
@@ -196,26 +197,11 @@ def _run(inp, params, timer, device: str):
     timer.steps("level", lambda: lockstep_rows(out, ("direction", "frontier")))
     timer.stat("levels", out[0]["levels"])
     timer.stat("bottom_up_levels", sum(st["direction"] == "bottom-up" for st in out[0]["steps"]))
-    if device == "gpu":
-        import cupy
-        level, parent = cupy.asarray(level), cupy.asarray(parent)
-    return {"level": level, "parent": parent}
-
-
-def run_cpu(inp, params, timer):
-    return _run(inp, params, timer, "cpu")
-
-
-def run_gpu(inp, params, timer):
-    return _run(inp, params, timer, "gpu")
-
-
-def setup(inp, params):
-    """Slice the graph over the workers before warm-up (untimed; its facts become statistics)."""
-    partitioned(inp, params, inp.device)
+    return {"level": answer_on(backend, level), "parent": answer_on(backend, parent)}
 
 
 KERNEL = Kernel(name="bfs.distributed", problem=BFS,
                 summary="one graph sliced over K Dask workers: level-synchronous BFS, frontier exchanged per level "
                         "as queues of (vertex, parent) pairs (top-down) or bitmaps / id queues (bottom-up)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup, requires=frozenset({"undirected"}))
+                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
+                requires=frozenset({"undirected"}))

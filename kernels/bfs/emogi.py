@@ -57,7 +57,7 @@ def setup(inp, params):
     key = ("bfs.emogi.blocks", params["block_entries"])
     if key not in inp.cache:
         inp.cache[key] = CsrBlocks(inp.csr(), params["block_entries"])
-    if "bfs.emogi.rates" not in inp.cache and inp.device == "gpu":
+    if "bfs.emogi.rates" not in inp.cache and inp.backend == "gpu":
         from ..ceilings import ceilings
         c = ceilings("gpu")
         inp.cache["bfs.emogi.rates"] = (c.get("mapped_lines_gbps", 0.0) * 1e9, c.get("h2d_gbps", 0.0) * 1e9)

@@ -13,10 +13,12 @@ level above, so any of them is right).
 
 Work is O(levels x n + m): every level reads all n flags twice, so it falls behind a queue-based
 BFS by about levels x n / (n + m), and one thread walks a hub's whole list (001 Fig. 5, Table 1).
-The CPU twin runs the same two passes per level with Numba prange.
+The CPU twin runs the same two passes per level with Numba prange, under the same host loop
+(``_run`` over ``GpuHarish`` or ``CpuHarish``).
 """
 
 from contextlib import contextmanager
+from functools import partial
 
 import numba
 import numpy as np
@@ -49,35 +51,55 @@ def _level_phase(timer, n: int, depth: int, sizes: LevelSizes):
         yield
 
 
-def run_gpu(inp, params, timer):
-    import cupy
-    csr = inp.csr()
-    check_gpu_graph(csr)
-    n, root = csr.n, params["root"]
-    threads, blocks = check_threads(params["threads"]), params["blocks"]
-    mod = module("bfs/harish.cu")
-    expand, update = mod.get_function("graphsweep_bfs_harish_expand"), mod.get_function("graphsweep_bfs_harish_update")
-    frontier, visited, updating = (cupy.empty(n, dtype=np.uint8) for _ in range(3))
-    cost, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
-    over = cupy.zeros(1, dtype=np.int32)
-    sizes = LevelSizes(cost, csr)
-    with timer.phase("init", written=11 * n):
-        launch(mod.get_function("graphsweep_bfs_harish_init"), n, threads, blocks, frontier, visited, updating,
-               cost, parent, np.int32(n), np.int32(root))
+def _run(passes, inp, params, timer):
+    """Alg. 1: the levels, over either backend's ``passes``, until a level reaches no vertex."""
+    csr, root = inp.csr(), params["root"]
+    n, bfs = csr.n, passes(csr, params)
+    sizes = LevelSizes(bfs.cost, csr)
+    with timer.phase("init", written=sum(a.nbytes for a in (bfs.cost, bfs.parent, *bfs.flags))):
+        bfs.init(root)
     depth = 0
     while True:
         with _level_phase(timer, n, depth, sizes):
-            over.fill(0)
-            launch(expand, n, threads, blocks, csr.offsets, csr.indices, frontier, visited, cost, parent, updating,
-                   np.int32(n))
-            launch(update, n, threads, blocks, frontier, visited, updating, over, np.int32(n))
+            reached = bfs.level()
         depth += 1
-        if not int(over.get()[0]):     # Alg. 1 line 5: the host tests the flag after every level
+        if not reached():     # Alg. 1 line 5: the host tests the flag after every level
             break
         if depth > n:
             raise RuntimeError(f"bfs.harish: level {depth} on {n} vertices (the flag never clears)")
     timer.stat("levels", depth)
-    return {"level": cost, "parent": parent}
+    return {"level": bfs.cost, "parent": bfs.parent}
+
+
+class GpuHarish:
+    """The passes as launches of harish.cu on a device CSR; the flag is read back after each level."""
+
+    def __init__(self, csr, params):
+        import cupy
+        check_gpu_graph(csr)
+        self.csr, self.n = csr, csr.n
+        self.threads, self.blocks = check_threads(params["threads"]), params["blocks"]
+        mod = module("bfs/harish.cu")
+        self.init_fn = mod.get_function("graphsweep_bfs_harish_init")
+        self.expand, self.update = (mod.get_function("graphsweep_bfs_harish_expand"),
+                                    mod.get_function("graphsweep_bfs_harish_update"))
+        self.flags = tuple(cupy.empty(self.n, dtype=np.uint8) for _ in range(3))   # frontier, visited, updating
+        self.cost, self.parent = cupy.empty(self.n, dtype=np.int32), cupy.empty(self.n, dtype=np.int32)
+        self.over = cupy.zeros(1, dtype=np.int32)
+
+    def init(self, root: int):
+        launch(self.init_fn, self.n, self.threads, self.blocks, *self.flags, self.cost, self.parent,
+               np.int32(self.n), np.int32(root))
+
+    def level(self):
+        """Alg. 2 as the expand and update launches; returns a callable: did the level reach a vertex?
+        (read back only when called, after the level's phase)."""
+        (frontier, visited, updating), n = self.flags, np.int32(self.n)
+        self.over.fill(0)
+        launch(self.expand, self.n, self.threads, self.blocks, self.csr.offsets, self.csr.indices, frontier, visited,
+               self.cost, self.parent, updating, n)
+        launch(self.update, self.n, self.threads, self.blocks, frontier, visited, updating, self.over, n)
+        return lambda: int(self.over.get()[0])
 
 
 # --- CPU twin: the same two passes per level over all vertices.
@@ -108,32 +130,30 @@ def _update(frontier, visited, updating):
     return over
 
 
-def run_cpu(inp, params, timer):
-    csr = inp.csr()
-    n, root = csr.n, params["root"]
-    frontier, visited, updating = (np.empty(n, dtype=np.uint8) for _ in range(3))
-    cost = np.empty(n, dtype=np.int32)
-    parent = np.empty(n, dtype=csr.indices.dtype)
-    sizes = LevelSizes(cost, csr)
-    with timer.phase("init", written=sum(a.nbytes for a in (cost, parent, frontier, visited, updating))):
-        cost.fill(-1)
-        parent.fill(-1)
-        for flags in (frontier, visited, updating):
+class CpuHarish:
+    """The same passes as Numba ``prange`` loops; parents in the CSR's index type."""
+
+    def __init__(self, csr, params):
+        self.csr, n = csr, csr.n
+        self.flags = tuple(np.empty(n, dtype=np.uint8) for _ in range(3))        # frontier, visited, updating
+        self.cost, self.parent = np.empty(n, dtype=np.int32), np.empty(n, dtype=csr.indices.dtype)
+
+    def init(self, root: int):
+        self.cost.fill(-1)
+        self.parent.fill(-1)
+        for flags in self.flags:
             flags.fill(0)
-        cost[root], parent[root], frontier[root], visited[root] = 0, root, 1, 1
-    depth = 0
-    while True:
-        with _level_phase(timer, n, depth, sizes):
-            _expand(csr.offsets, csr.indices, frontier, visited, cost, parent, updating)
-            over = _update(frontier, visited, updating)
-        depth += 1
-        if not over:
-            break
-    timer.stat("levels", depth)
-    return {"level": cost, "parent": parent}
+        frontier, visited, _ = self.flags
+        self.cost[root], self.parent[root], frontier[root], visited[root] = 0, root, 1, 1
+
+    def level(self):
+        frontier, visited, updating = self.flags
+        _expand(self.csr.offsets, self.csr.indices, frontier, visited, self.cost, self.parent, updating)
+        over = _update(frontier, visited, updating)
+        return lambda: over
 
 
 KERNEL = Kernel(name="bfs.harish", problem=BFS,
                 summary="level-synchronous BFS, one thread per vertex per level, frontier/visited/cost flags "
                         "(001 §3.2, Algs. 1-2)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",))
+                gpu=partial(_run, GpuHarish), cpu=partial(_run, CpuHarish), params=PARAMS, needs=("csr",))

@@ -134,7 +134,7 @@ def component_labels(inp):
     the edge list is in host memory whole, else hooking rounds over its chunks (the CC verifier's)."""
     key = "bfs.verify.components"
     if key not in inp.cache:
-        if inp.device == "cpu" and inp.whole:
+        if inp.backend == "cpu" and inp.whole:
             inp.cache[key] = _scipy_components(inp)
         else:
             inp.cache[key] = graph_components(inp)

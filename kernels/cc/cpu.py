@@ -79,6 +79,17 @@ def find(parent, x):
 
 
 @numba.njit(cache=True, inline="always")
+def root_of(parent, x):
+    """The root above x, climbed with relaxed loads and nothing written (a flatten pass stores it
+    once per vertex afterwards)."""
+    up = load(parent, x)
+    while up != x:
+        x = up
+        up = load(parent, x)
+    return x
+
+
+@numba.njit(cache=True, inline="always")
 def link(parent, a, b):
     """Union of the trees of a and b: both roots found (halving), the larger CASed under the
     smaller, climb and retry on failure (as common.cuh's gs_cc_link)."""

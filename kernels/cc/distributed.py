@@ -39,6 +39,8 @@ and rounds (``partition.Ledger``); the partition's facts (slice edges, cut entri
 Memory-traffic byte models are not given: a phase's exchange is in ``*_bytes_exchanged``.
 """
 
+from functools import partial
+
 import numpy as np
 from graphsweep.datasets.gpu import to_host
 
@@ -46,7 +48,7 @@ from ..contract import Kernel, Param
 from ..graph import GraphInput
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, nbytes, partitioned, synchronize
+from ..graph.partition import Ledger, answer_on, held, nbytes, partitioned, slice_graph, synchronize
 from ..timing import timer_for
 from . import CC, label_dtype
 
@@ -59,7 +61,7 @@ PARAMS = {**PARTITION_PARAMS,
                                              "all on one worker in one round)")}
 
 
-def components(xp, n: int, a, b, device: str, inp=None):
+def components(xp, n: int, a, b, backend: str, inp=None):
     """``cc.best``'s labels (smallest vertex id per component) of the graph of n vertices and
     edges a - b (or of ``inp``, a graph input kept for the next run), on this worker's device:
     the GPU kernel or the CPU twin."""
@@ -67,9 +69,9 @@ def components(xp, n: int, a, b, device: str, inp=None):
     if n == 0:
         return xp.zeros(0, dtype=label_dtype(0))
     kernel = registry.get("cc.best")
-    timer = timer_for(device)
+    timer = timer_for(backend)
     inp = inp if inp is not None else GraphInput(n, a, b, where="<slice>")
-    label = getattr(kernel, device)(inp, kernel.resolve_params({}), timer)
+    label = getattr(kernel, backend)(inp, kernel.resolve_params({}), timer)
     timer.finish()
     return label
 
@@ -109,13 +111,13 @@ def _local(key) -> dict:
     s = held(key)
     xp, lo, hi = s.xp, s.lo, s.hi
     g = _structure(s)
-    root = components(xp, hi - lo, None, None, s.device, g["inner"]).astype(s.csr.indices.dtype) + lo
+    root = components(xp, hi - lo, None, None, s.backend, g["inner"]).astype(s.csr.indices.dtype) + lo
     s.scratch["cc-root"] = root
     boundary = g["boundary"]
     not_root = root[boundary] != boundary + lo
     pairs = _distinct_pairs(xp, xp.concatenate([root[g["own"]], (boundary + lo)[not_root]]),
                             xp.concatenate([g["other"], root[boundary][not_root]]))
-    synchronize(s.device)
+    synchronize(s.backend)
     s.record("local", None, time.perf_counter() - t0)
     return {"pairs": pairs, "from": s.index}
 
@@ -139,7 +141,7 @@ def _hook(key, addresses: list) -> dict:
     peers = Peers(key[1], s.index, addresses)
     xp, lo, hi = s.xp, s.lo, s.hi
     g = _structure(s)
-    root = components(xp, hi - lo, None, None, s.device, g["inner"]).astype(np.int64)   # local ids
+    root = components(xp, hi - lo, None, None, s.backend, g["inner"]).astype(np.int64)   # local ids
     own, other = g["cut_own"], g["cut_other"].astype(np.int64)
     label = xp.arange(lo, hi, dtype=np.int64)          # per local root: the smallest id it has heard of
     changed = xp.ones(hi - lo, dtype=np.bool_)
@@ -161,7 +163,7 @@ def _hook(key, addresses: list) -> dict:
         if not int(peers.allreduce(("hook-changed", rounds), np.array([int(changed.any())]))[0]):
             break
     s.scratch["cc-label"] = label[root]
-    synchronize(s.device)
+    synchronize(s.backend)
     s.record("hook", None, time.perf_counter() - t0 - peers.waited, peers.received)
     return {"rounds": peers.rounds, "iterations": rounds}
 
@@ -176,10 +178,10 @@ def _merge(key, *forests) -> dict:
     pairs = xp.asarray(np.concatenate([f["pairs"] for f in forests], axis=1))
     ids = xp.unique(pairs.ravel())
     label = components(xp, int(ids.shape[0]), xp.searchsorted(ids, pairs[0]).astype(np.int32),
-                       xp.searchsorted(ids, pairs[1]).astype(np.int32), s.device)
+                       xp.searchsorted(ids, pairs[1]).astype(np.int32), s.backend)
     keep = label != xp.arange(label.shape[0], dtype=label.dtype)
     out = to_host(xp.stack([ids[keep], ids[label[keep]]]))
-    synchronize(s.device)
+    synchronize(s.backend)
     s.record("merge", None, time.perf_counter() - t0, received)
     return {"pairs": out, "from": s.index}
 
@@ -208,7 +210,7 @@ def _relabel(key, piece) -> int:
     pairs = xp.asarray(piece["pairs"])
     final[pairs[0] - s.lo] = pairs[1].astype(final.dtype)
     s.scratch["cc-label"] = final[s.scratch["cc-root"] - s.lo]
-    synchronize(s.device)
+    synchronize(s.backend)
     s.record("relabel", None, time.perf_counter() - t0, received)
     return 0
 
@@ -249,8 +251,8 @@ def _tree(part, ledger, fan_in: int, name: str) -> None:
         part.wait(done, "relabel")
 
 
-def _run(inp, params, timer, device: str):
-    part = partitioned(inp, params, device)
+def _run(inp, params, timer, backend: str):
+    part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer, PHASES)
     fan_in, name = params["fan_in"], "cc.distributed"
     if params["merge"] == "hook":
@@ -265,26 +267,10 @@ def _run(inp, params, timer, device: str):
         label = np.concatenate(labels).astype(label_dtype(inp.n), copy=False)
         ledger.received("gather", None, label.nbytes)
     ledger.stats()
-    if device == "gpu":
-        import cupy
-        return cupy.asarray(label)
-    return label
-
-
-def run_cpu(inp, params, timer):
-    return _run(inp, params, timer, "cpu")
-
-
-def run_gpu(inp, params, timer):
-    return _run(inp, params, timer, "gpu")
-
-
-def setup(inp, params):
-    """Slice the graph over the workers before warm-up (untimed; its facts become statistics)."""
-    partitioned(inp, params, inp.device)
+    return answer_on(backend, label)
 
 
 KERNEL = Kernel(name="cc.distributed", problem=CC,
                 summary="one graph sliced over K Dask workers: cc.best per slice, spanning forests of the cut "
                         "reduced in a tree over the workers, labels canonical",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup)
+                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph)

@@ -201,6 +201,31 @@ __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, lon
     return s;
 }
 
+// The end of v's neighbours below v among the sorted slots [s, e) of its row: a long row in ECL
+// mode links only those.
+template <typename S>
+__device__ __forceinline__ long long gs_suf_below(const S* __restrict__ idx, long long v, long long s, long long e)
+{
+    while (s < e) {
+        long long mid = (s + e) >> 1;
+        if ((long long)idx[mid] < v) s = mid + 1; else e = mid;
+    }
+    return s;
+}
+
+// Queue `slots` slots of v's row for the spread kernel, in chunks of GS_SUF_CHUNK.
+template <typename L>
+__device__ __forceinline__ void gs_suf_queue(long long* state, L* __restrict__ chunk_vertex,
+                                             int* __restrict__ chunk_index, long long v, long long slots)
+{
+    long long chunks = (slots + GS_SUF_CHUNK - 1) / GS_SUF_CHUNK;
+    long long at = (long long)atomicAdd((unsigned long long*)(state + 2), (unsigned long long)chunks);
+    for (long long k = 0; k < chunks; k++) {
+        chunk_vertex[at + k] = (L)v;
+        chunk_index[at + k] = (int)k;
+    }
+}
+
 // final: link the edges not linked yet.  Skip mode: a vertex of the largest tree has nothing to
 // do (after the compress it points at the root; the other end of any edge leaving the tree links
 // that edge itself).  ECL mode: the trees are as link2 left them (a link climbs them).  A row with more than thread_max slots to link is cut into chunks of
@@ -219,23 +244,10 @@ __global__ void graphsweep_cc_suf_final(const O* __restrict__ off, const S* __re
         long long b = off[v], e = off[v + 1];
         if (b == e) continue;
         long long s = gs_suf_start(idx, v, b, e, skip_mode, first);
-        if (!skip_mode && e - s > thread_max) {
-            // a long row in ECL mode: only its neighbours below v are linked; find where they end
-            long long lo = s, hi = e;
-            while (lo < hi) {
-                long long mid = (lo + hi) >> 1;
-                if ((long long)idx[mid] < v) lo = mid + 1; else hi = mid;
-            }
-            e = lo;
-        }
+        if (!skip_mode && e - s > thread_max) e = gs_suf_below(idx, v, s, e);
         if (s >= e) continue;
         if (e - s > thread_max) {
-            long long chunks = (e - s + GS_SUF_CHUNK - 1) / GS_SUF_CHUNK;
-            long long at = (long long)atomicAdd((unsigned long long*)(state + 2), (unsigned long long)chunks);
-            for (long long k = 0; k < chunks; k++) {
-                chunk_vertex[at + k] = (L)v;
-                chunk_index[at + k] = (int)k;
-            }
+            gs_suf_queue(state, chunk_vertex, chunk_index, v, e - s);
             continue;
         }
         for (long long i = s; i < e; i++) {
@@ -272,21 +284,9 @@ __global__ void graphsweep_cc_suf_final_warp(const O* __restrict__ off, const S*
             const long long b = off[v];
             e = off[v + 1];
             s = b < e ? gs_suf_start(idx, v, b, e, skip_mode, first) : e;
-            if (!skip_mode && e - s > thread_max) {
-                long long lo = s, hi = e;   // a long row in ECL mode: only its neighbours below v
-                while (lo < hi) {
-                    long long mid = (lo + hi) >> 1;
-                    if ((long long)idx[mid] < v) lo = mid + 1; else hi = mid;
-                }
-                e = lo;
-            }
+            if (!skip_mode && e - s > thread_max) e = gs_suf_below(idx, v, s, e);
             if (e - s > thread_max) {
-                long long chunks = (e - s + GS_SUF_CHUNK - 1) / GS_SUF_CHUNK;
-                long long at = (long long)atomicAdd((unsigned long long*)(state + 2), (unsigned long long)chunks);
-                for (long long k = 0; k < chunks; k++) {
-                    chunk_vertex[at + k] = (L)v;
-                    chunk_index[at + k] = (int)k;
-                }
+                gs_suf_queue(state, chunk_vertex, chunk_index, v, e - s);
                 e = s;
             }
             if (e < s) e = s;

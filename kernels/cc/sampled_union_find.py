@@ -80,7 +80,7 @@ import numpy as np
 from ..contract import Kernel, Param
 from ..cuda import check_threads, launch, module, resident_blocks
 from . import CC, label_dtype
-from .cpu import find, hook, link, load, store
+from .cpu import find, hook, link, load, root_of, store
 from .gpu import c_type, types
 
 SAMPLES = 1024                # the largest kernel's block: one sample per thread
@@ -153,7 +153,7 @@ def setup(inp, params) -> None:
     ECL-CC's input format): every pass reads them, and half the bytes is a few percent of a sparse
     graph's run.  Made once per input, untimed, like the CSR itself."""
     csr = inp.csr()
-    if inp.device == "gpu" and "csr.offsets32" not in inp.cache and csr.nnz < 2**31:
+    if inp.backend == "gpu" and "csr.offsets32" not in inp.cache and csr.nnz < 2**31:
         inp.cache["csr.offsets32"] = csr.offsets.astype(np.int32)
 
 
@@ -288,11 +288,7 @@ def _compress(parent):
         g = load(parent, p)
         if g == p:
             continue
-        q = load(parent, g)
-        while q != g:
-            g = q
-            q = load(parent, g)
-        store(parent, v, g)
+        store(parent, v, root_of(parent, g))
 
 
 _U32 = np.uint64(0xFFFFFFFF)

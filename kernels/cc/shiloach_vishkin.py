@@ -20,8 +20,11 @@ an edge of the list and applies the step to (a, b) and to (b, a).  Threads strid
 and edges (``blocks`` fixes their number, as the thesis' q thread blocks of 256 threads).
 
 The CPU twin is the thesis' multi-threaded SV (002 §6.1.3, Listing 6.9): the same steps as Numba
-``prange`` loops over contiguous partitions, a barrier after each.  Work O((n + m) log n).
+``prange`` loops over contiguous partitions, a barrier after each, run by the same host loop
+(``_run`` over ``GpuSV`` or ``CpuSV``).  Work O((n + m) log n).
 """
+
+from functools import partial
 
 import numba
 import numpy as np
@@ -54,38 +57,29 @@ def _traffic(n: int, m: int, label_bytes: int, index_bytes: int) -> dict:
             "SV5": {"read": 4 * n}}
 
 
-def run_gpu(inp, params, timer):
-    import cupy
+def _run(passes, inp, params, timer):
+    """SV0, then iterations of SV1a-SV5 until one marks nothing, over either backend's ``passes``."""
     n, m = inp.n, inp.m
-    threads, blocks = check_threads(params["threads"]), params["blocks"]
-    names = _names(inp)
-    mod = module("cc/shiloach_vishkin.cu", name_expressions=tuple(names.values()))
-    fn = {k: mod.get_function(v) for k, v in names.items()}
-    sv5 = mod.get_function("graphsweep_cc_sv5")
-    dtype = label_dtype(n)
-    d, dp = cupy.empty(n, dtype=dtype), cupy.empty(n, dtype=dtype)
-    q, w = cupy.empty(n, dtype=np.int32), cupy.zeros(1, dtype=np.int32)
-    model = _traffic(n, m, dtype.itemsize, inp.src.itemsize)
-    nn, mm = np.int64(n), np.int64(m)
+    sv = passes(inp, params)
+    d, dp, q = sv.arrays()
+    model = _traffic(n, m, sv.dtype.itemsize, inp.src.itemsize)
     with timer.phase("SV0", **model["SV0"]):
-        launch(fn["sv0"], n, threads, blocks, dp, q, nn)
+        sv.sv0(dp, q)
     guard, s = iteration_guard(n), 0
     while True:
         s += 1
-        si = np.int32(s)
         with timer.phase("SV1a", step=s, **model["SV1a"]):
-            launch(fn["sv1a"], n, threads, blocks, d, dp, w, nn)
+            sv.sv1a(d, dp)
         with timer.phase("SV1b", step=s, **model["SV1b"]):
-            launch(fn["sv1b"], n, threads, blocks, d, dp, q, si, nn)
+            sv.sv1b(d, dp, q, s)
         with timer.phase("SV2", step=s, **model["SV2"]):
-            launch(fn["sv2"], m, threads, blocks, inp.src, inp.dst, d, dp, q, si, mm)
+            sv.sv2(d, dp, q, s)
         with timer.phase("SV3", step=s, **model["SV3"]):
-            launch(fn["sv3"], m, threads, blocks, inp.src, inp.dst, d, q, si, mm)
+            sv.sv3(d, q, s)
         with timer.phase("SV4", step=s, **model["SV4"]):
-            launch(fn["sv4"], n, threads, blocks, d, nn)
-        with timer.phase("SV5", step=s, **model["SV5"]):      # includes reading w back, as 002 Listing 6.2
-            launch(sv5, n, threads, blocks, q, si, w, nn)
-            more = int(w.get()[0])
+            sv.sv4(d)
+        with timer.phase("SV5", step=s, **model["SV5"]):      # the GPU reads w back in it, as 002 Listing 6.2
+            more = sv.sv5(q, s)
         d, dp = dp, d
         if not more:
             break
@@ -93,6 +87,54 @@ def run_gpu(inp, params, timer):
             raise RuntimeError(f"cc.shiloach-vishkin: still marking after {s} iterations on {n} vertices")
     timer.stat("iterations", s)
     return dp
+
+
+class GpuSV:
+    """SV0-SV5 as launches of shiloach_vishkin.cu; SV5's flag w is read back by the host."""
+
+    def __init__(self, inp, params):
+        self.threads, self.blocks = check_threads(params["threads"]), params["blocks"]
+        names = _names(inp)
+        mod = module("cc/shiloach_vishkin.cu", name_expressions=tuple(names.values()))
+        self.fn = {k: mod.get_function(v) for k, v in names.items()}
+        self.fn["sv5"] = mod.get_function("graphsweep_cc_sv5")
+        self.src, self.dst, self.n, self.m = inp.src, inp.dst, inp.n, inp.m
+        self.dtype = label_dtype(inp.n)
+
+    def arrays(self):
+        """D(s), D(s-1) and Q (and the flag w)."""
+        import cupy
+        d, dp = cupy.empty(self.n, dtype=self.dtype), cupy.empty(self.n, dtype=self.dtype)
+        q, self.w = cupy.empty(self.n, dtype=np.int32), cupy.zeros(1, dtype=np.int32)
+        return d, dp, q
+
+    def _vertices(self, name, *args):
+        launch(self.fn[name], self.n, self.threads, self.blocks, *args, np.int64(self.n))
+
+    def _edges(self, name, *args):
+        launch(self.fn[name], self.m, self.threads, self.blocks, self.src, self.dst, *args, np.int64(self.m))
+
+    def sv0(self, dp, q):
+        self._vertices("sv0", dp, q)
+
+    def sv1a(self, d, dp):
+        self._vertices("sv1a", d, dp, self.w)
+
+    def sv1b(self, d, dp, q, s):
+        self._vertices("sv1b", d, dp, q, np.int32(s))
+
+    def sv2(self, d, dp, q, s):
+        self._edges("sv2", d, dp, q, np.int32(s))
+
+    def sv3(self, d, q, s):
+        self._edges("sv3", d, q, np.int32(s))
+
+    def sv4(self, d):
+        self._vertices("sv4", d)
+
+    def sv5(self, q, s) -> int:
+        self._vertices("sv5", q, np.int32(s), self.w)
+        return int(self.w.get()[0])
 
 
 # --- CPU twin: 002 Listing 6.9, one prange loop per kernel (contiguous partitions, a barrier after each).
@@ -159,37 +201,37 @@ def _sv5(q, s):
     return work
 
 
-def run_cpu(inp, params, timer):
-    n, m = inp.n, inp.m
-    dtype = label_dtype(n)
-    d, dp, q = np.empty(n, dtype=dtype), np.empty(n, dtype=dtype), np.empty(n, dtype=np.int32)
-    model = _traffic(n, m, dtype.itemsize, inp.src.itemsize)
-    with timer.phase("SV0", **model["SV0"]):
+class CpuSV:
+    """The same steps as Numba ``prange`` loops; SV5 counts the vertices marked this iteration."""
+
+    def __init__(self, inp, params):
+        self.src, self.dst, self.n, self.dtype = inp.src, inp.dst, inp.n, label_dtype(inp.n)
+
+    def arrays(self):
+        return np.empty(self.n, dtype=self.dtype), np.empty(self.n, dtype=self.dtype), np.empty(self.n, dtype=np.int32)
+
+    def sv0(self, dp, q):
         _sv0(dp, q)
-    guard, s = iteration_guard(n), 0
-    while True:
-        s += 1
-        with timer.phase("SV1a", step=s, **model["SV1a"]):
-            _sv1a(d, dp)
-        with timer.phase("SV1b", step=s, **model["SV1b"]):
-            _sv1b(d, dp, q, s)
-        with timer.phase("SV2", step=s, **model["SV2"]):
-            _sv2(inp.src, inp.dst, d, dp, q, s)
-        with timer.phase("SV3", step=s, **model["SV3"]):
-            _sv3(inp.src, inp.dst, d, q, s)
-        with timer.phase("SV4", step=s, **model["SV4"]):
-            _sv4(d)
-        with timer.phase("SV5", step=s, **model["SV5"]):
-            more = _sv5(q, s)
-        d, dp = dp, d
-        if not more:
-            break
-        if s >= guard:
-            raise RuntimeError(f"cc.shiloach-vishkin: still marking after {s} iterations on {n} vertices")
-    timer.stat("iterations", s)
-    return dp
+
+    def sv1a(self, d, dp):
+        _sv1a(d, dp)
+
+    def sv1b(self, d, dp, q, s):
+        _sv1b(d, dp, q, s)
+
+    def sv2(self, d, dp, q, s):
+        _sv2(self.src, self.dst, d, dp, q, s)
+
+    def sv3(self, d, q, s):
+        _sv3(self.src, self.dst, d, q, s)
+
+    def sv4(self, d):
+        _sv4(d)
+
+    def sv5(self, q, s) -> int:
+        return _sv5(q, s)
 
 
 KERNEL = Kernel(name="cc.shiloach-vishkin", problem=CC,
                 summary="Shiloach-Vishkin SV0-SV5 with the 1a/1b split and a concurrent-write flag (000 Alg. 4)",
-                gpu=run_gpu, cpu=run_cpu, params=GRID_PARAMS)
+                gpu=partial(_run, GpuSV), cpu=partial(_run, CpuSV), params=GRID_PARAMS)

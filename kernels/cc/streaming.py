@@ -19,7 +19,7 @@ from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, launch, module
 from ..graph.stream import BLOCK_ENTRIES, CsrBlocks
 from . import CC, label_dtype
-from .cpu import link, load, store
+from .cpu import link, load, root_of, store
 from .gpu import c_type, types
 
 RUN = 8   # CSR entries per thread in a block: one binary search for the row, then a walk
@@ -87,12 +87,7 @@ def _link_rows(offsets, indices, parent):
 @numba.njit(parallel=True, cache=True)
 def _flatten(parent):
     for v in numba.prange(parent.shape[0]):
-        r = load(parent, v)
-        up = load(parent, r)
-        while up != r:
-            r = up
-            up = load(parent, r)
-        store(parent, v, r)
+        store(parent, v, root_of(parent, load(parent, v)))
 
 
 def run_cpu(inp, params, timer):

@@ -1,5 +1,5 @@
 """The graph input every graph problem shares: the edge list as loaded and the representations
-built from it, each built once per dataset and device and cached by representation, not by
+built from it, each built once per dataset and backend and cached by representation, not by
 problem (CC, BFS and SSSP on one dataset share one CSR).
 
 - ``inp.src``, ``inp.dst``, ``inp.weight``: the COO as loaded (an undirected edge once; self-loops
@@ -99,7 +99,7 @@ class GraphInput:
         return self.edges.weighted
 
     @property
-    def device(self) -> str:
+    def backend(self) -> str:
         return "cpu" if self.xp is np else "gpu"
 
     @property
@@ -183,7 +183,7 @@ class GraphInput:
                         _warm_up_build(self.xp, self.src, self.weight, both=name == "csr" and not self.directed,
                                        index_dtype=self.index_dtype)
                     traffic = self._build_traffic(name)
-                timer = timer_for(self.device)
+                timer = timer_for(self.backend)
                 with timer.phase(name, **traffic):
                     self.representation(name)
                 timer.finish()
@@ -294,14 +294,14 @@ def _slice_budget(xp) -> int:
 def graph_input(data) -> GraphInput:
     """The shared ``GraphInput`` of a loaded graph ``Dataset`` (made once per placement, cached on
     it).  ``data.cache["placement"]`` (set by the harness) says where the representations go and
-    which device computes ('device'/'gpu' unless told); a dataset generated in memory carries its
+    which backend computes ('device'/the dataset's backend unless told); a dataset generated in memory carries its
     edge source as ``data.cache["edges"]`` (with its edge list, or without it when only slices of
     the representation fit)."""
-    placement, device = data.cache.get("placement", ("device", data.device))
-    key = ("graph-input", placement, device)
+    placement, backend = data.cache.get("placement", ("device", data.backend))
+    key = ("graph-input", placement, backend)
     if key not in data.cache:
         xp = np
-        if device == "gpu":
+        if backend == "gpu":
             import cupy as xp
         edges = data.cache.get("edges")
         columns = (data.src, data.dst, data.weight) if data.columns else (None, None, None)
@@ -310,10 +310,10 @@ def graph_input(data) -> GraphInput:
     return data.cache[key]
 
 
-def from_edges(src, dst, n: int, weight=None, *, directed: bool = False, device: str = "cpu") -> GraphInput:
-    """A ``GraphInput`` from host arrays, on ``device`` (tests and benchmarks)."""
+def from_edges(src, dst, n: int, weight=None, *, directed: bool = False, backend: str = "cpu") -> GraphInput:
+    """A ``GraphInput`` from host arrays, on ``backend``'s arrays (tests and benchmarks)."""
     arrays = [np.asarray(src), np.asarray(dst), None if weight is None else np.asarray(weight, dtype=np.int32)]
-    if device == "gpu":
+    if backend == "gpu":
         import cupy
         arrays = [None if a is None else cupy.asarray(a) for a in arrays]
     return GraphInput(n, *arrays, directed=directed, where="<memory>")

@@ -83,7 +83,7 @@ class Slice:
     n: int
     bounds: np.ndarray        # the K + 1 bounds of every slice (host)
     csr: object               # rows lo..hi-1 (local row ids), global neighbour ids, on the worker's device
-    device: str
+    backend: str
     threads: int              # the CPU twins' Numba threads here (the host's cores / K)
     scratch: dict = field(default_factory=dict)   # a kernel's per-run state
     log: list = field(default_factory=list)       # (run, phase, step, seconds, bytes received)
@@ -91,7 +91,7 @@ class Slice:
 
     @property
     def xp(self):
-        if self.device == "gpu":
+        if self.backend == "gpu":
             import cupy
             return cupy
         return np
@@ -142,14 +142,14 @@ def held(key) -> Slice:
         raise PartitionError(f"this worker holds no slice {key!r} (restarted since the slices were built?)")
     s = _SLICES[_slot(key)]
     s.run = run
-    if s.device == "cpu":
+    if s.backend == "cpu":
         _set_threads(s.threads)
     return s
 
 
-def synchronize(device: str) -> None:
+def synchronize(backend: str) -> None:
     """Wait for the worker's device, so a task's seconds include its GPU work."""
-    if device == "gpu":
+    if backend == "gpu":
         import cupy
         cupy.cuda.get_current_stream().synchronize()
 
@@ -174,9 +174,9 @@ def _edge_chunks(source, share: int, shares: int, xp=np):
         yield xp.asarray(src[a:b]), xp.asarray(dst[a:b])
 
 
-def _degree_histogram(source, share: int, shares: int, bucket: int, device: str) -> np.ndarray:
+def _degree_histogram(source, share: int, shares: int, bucket: int, backend: str) -> np.ndarray:
     """Degrees (both ends of every non-loop edge) of a share of the edges, in buckets of vertices."""
-    xp = _module(device)
+    xp = _module(backend)
     hist = xp.zeros(BUCKETS, dtype=np.int64)
     for src, dst in _edge_chunks(source, share, shares, xp):
         keep = src != dst
@@ -199,13 +199,13 @@ class _SliceEdges:
             start += int(src.shape[0])
 
 
-def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, m: int, device: str, threads: int) -> dict:
+def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, threads: int) -> dict:
     """Build this slice's CSR on the worker's device from the edges of ``source`` (read or
     generated again): a sliced build of its rows (``kernels/graph/sliced.py``), so no step holds
     more than a budget's share of its entries; keep it under ``key``."""
     t0 = time.perf_counter()
     _set_threads(threads)
-    xp = _module(device)
+    xp = _module(backend)
     lo, hi = int(bounds[index]), int(bounds[index + 1])
     k = len(bounds) - 1
     budget = _slice_budget(xp) // k        # the K workers of one device build at once
@@ -218,13 +218,13 @@ def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, m: int, de
         cut += int(xp.count_nonzero((part < lo) | (part >= hi)))
     from distributed import get_worker
     get_worker().handlers.setdefault(exchange.HANDLER, exchange._deliver)   # before any peer sends here
-    _SLICES[_slot(key)] = Slice(index, lo, hi, n, bounds, csr, device, threads)
-    synchronize(device)
+    _SLICES[_slot(key)] = Slice(index, lo, hi, n, bounds, csr, backend, threads)
+    synchronize(backend)
     return {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0}
 
 
-def _module(device: str):
-    if device == "gpu":
+def _module(backend: str):
+    if backend == "gpu":
         import cupy
         return cupy
     return np
@@ -250,21 +250,21 @@ def _collect_log(key) -> list:
 
 # --- driver side
 
-_LOCAL: dict = {}            # device -> (LocalCluster, Client): workers started for runs in this process
+_LOCAL: dict = {}            # backend -> (LocalCluster, Client): workers started for runs in this process
 _CLIENTS: dict = {}          # scheduler address -> Client
 _LOCK = threading.Lock()
 
 
-def _local_client(k: int, device: str):
+def _local_client(k: int, backend: str):
     """A client of local worker processes (one thread each), at least ``k`` of them: started on
     first use, grown when a run asks for more, kept for the next run in this process."""
     from distributed import Client, LocalCluster
     with _LOCK:
-        if device not in _LOCAL:
+        if backend not in _LOCAL:
             cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
                                    memory_limit=0)
-            _LOCAL[device] = (cluster, Client(cluster, set_as_default=False))
-        cluster, client = _LOCAL[device]
+            _LOCAL[backend] = (cluster, Client(cluster, set_as_default=False))
+        cluster, client = _LOCAL[backend]
         if len(cluster.workers) < k:
             cluster.scale(k)
         client.wait_for_workers(k, timeout=120)   # also while a nanny restarts a worker of an earlier run
@@ -288,7 +288,7 @@ def _in_worker() -> bool:
     return True
 
 
-def _client(params: dict, k: int, device: str):
+def _client(params: dict, k: int, backend: str):
     """The Dask client whose workers hold the slices (see the module doc) and where they come from."""
     from distributed import Client, get_client
     address = params["scheduler"]
@@ -302,7 +302,7 @@ def _client(params: dict, k: int, device: str):
             return _CLIENTS[address], f"the cluster at {address}"
     if _in_worker():
         return get_client(), "this task's cluster"
-    return _local_client(k, device), "local worker processes"
+    return _local_client(k, backend), "local worker processes"
 
 
 @contextmanager
@@ -324,9 +324,9 @@ def driving():
 class Partition:
     """The driver's handle on a graph sliced over K workers (see the module doc)."""
 
-    def __init__(self, client, workers: list, bounds: np.ndarray, device: str, n: int, key: str, threads: int):
+    def __init__(self, client, workers: list, bounds: np.ndarray, backend: str, n: int, key: str, threads: int):
         self.client, self.workers, self.bounds = client, workers, bounds
-        self.device, self.n, self.key, self.threads = device, n, key, threads
+        self.backend, self.n, self.key, self.threads = backend, n, key, threads
         self.k = len(workers)
         self.facts: dict = {}
 
@@ -394,11 +394,11 @@ def _item(value, name):
     return value[name]
 
 
-def partitioned(inp, params: dict, device: str) -> Partition:
+def partitioned(inp, params: dict, backend: str) -> Partition:
     """The partition of ``inp`` for ``params`` (``partitions``, ``scheduler``), built on first use
     and cached on ``inp``; a different K or cluster replaces the one cached (its slices dropped)."""
     k = int(params["partitions"])
-    want = (k, params["scheduler"], device)
+    want = (k, params["scheduler"], backend)
     cached = inp.cache.get("partition")
     if cached is not None and cached[0] == want:
         return cached[1]
@@ -407,7 +407,7 @@ def partitioned(inp, params: dict, device: str) -> Partition:
                              f"(n = {inp.n})")
     if inp.directed:
         raise ParameterError(f"{inp.where}: partitioned kernels take undirected graphs")
-    client, where = _client(params, k, device)
+    client, where = _client(params, k, backend)
     workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
     if k > len(workers):
         raise ParameterError(f"parameter 'partitions': {k} slices, but {where} has {len(workers)} worker"
@@ -415,9 +415,25 @@ def partitioned(inp, params: dict, device: str) -> Partition:
     if cached is not None:
         cached[1].close()
         del inp.cache["partition"]
-    part = _build(inp, client, workers[:k], device)
+    part = _build(inp, client, workers[:k], backend)
     inp.cache["partition"] = (want, part)
     return part
+
+
+def slice_graph(inp, params) -> Partition:
+    """A partitioned kernel's setup: slice the graph over the workers before warm-up (untimed; the
+    partition's facts become statistics)."""
+    return partitioned(inp, params, inp.backend)
+
+
+def answer_on(backend: str, array):
+    """An answer gathered on the host, where the run's output lives: CuPy for a GPU run (a kernel
+    serves both backends with one ``_run(inp, params, timer, backend)``; the slices' work ran on the
+    workers' devices either way)."""
+    if backend == "gpu":
+        import cupy
+        return cupy.asarray(array)
+    return array
 
 
 def _source(inp):
@@ -435,23 +451,23 @@ def _source(inp):
 
 
 
-def _build(inp, client, workers: list, device: str) -> Partition:
+def _build(inp, client, workers: list, backend: str) -> Partition:
     t0 = time.perf_counter()
     k, n = len(workers), inp.n
     key = f"partition-{uuid.uuid4().hex}"
     threads = max(1, (os.cpu_count() or 1) // k)
-    part = Partition(client, workers, np.zeros(k + 1, dtype=np.int64), device, n, key, threads)
+    part = Partition(client, workers, np.zeros(k + 1, dtype=np.int64), backend, n, key, threads)
     bucket = max(1, math.ceil(n / BUCKETS))
     source = _source(inp)
     if source is None:       # in memory only: each worker gets a share to count, then its slice's edges
         src, dst = to_host(inp.src), to_host(inp.dst)
         shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
                               dst[i * len(dst) // k:(i + 1) * len(dst) // k])) for i in range(k)]
-        hists = part.gather([part.submit(_degree_histogram, i, shares[i], 0, 1, bucket, device,
+        hists = part.gather([part.submit(_degree_histogram, i, shares[i], 0, 1, bucket, backend,
                                          name="partition-degrees")
                              for i in range(k)], "partition")
     else:
-        hists = part.gather([part.submit(_degree_histogram, i, source, i, k, bucket, device,
+        hists = part.gather([part.submit(_degree_histogram, i, source, i, k, bucket, backend,
                                          name="partition-degrees")
                              for i in range(k)], "partition")
     part.bounds = edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
@@ -462,7 +478,7 @@ def _build(inp, client, workers: list, device: str) -> Partition:
             lo, hi = part.bounds[i], part.bounds[i + 1]
             mine = ((src >= lo) & (src < hi)) | ((dst >= lo) & (dst < hi))
             sources.append(("arrays", (src[mine], dst[mine])))
-    built = part.gather([part.submit(_build_slice, i, key, sources[i], i, part.bounds, n, inp.m, device, threads,
+    built = part.gather([part.submit(_build_slice, i, key, sources[i], i, part.bounds, n, inp.m, backend, threads,
                                      name="partition-build") for i in range(k)], "partition")
     edges = [b["edges"] for b in built]
     part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),

@@ -88,6 +88,39 @@ def combine_levels(mod, timer, rec, node, words, incl, rank, threads: int, block
         expand(mod, timer, rec[level], incl[level], rank if level == 0 else incl[level - 1], threads, blocks)
 
 
+class GpuLevels:
+    """The device arrays and the way back up of a recursion of reduced lists (cpu.rank_levels): per
+    reduced level packed records ``rec``, the next list's packed nodes ``node`` and their inclusive
+    weights ``incl`` (and, with ``splitters``, the splitter ids ``spl``), allocated before the first
+    kernel (003 §4.1).  A kernel adds its ``select`` and ``walk`` launches and their byte models."""
+
+    def __init__(self, mod, inp, levels, threads: int, blocks, splitters: bool = False):
+        self.mod, self.succ, self.levels, self.threads, self.blocks = mod, inp.succ, levels, threads, blocks
+        self.rank = cupy_empty(inp.n, np.int32)
+        if not levels:
+            return
+        self.rec = [cupy_empty(m, U64) for m, *_ in levels]
+        if splitters:
+            self.spl = [cupy_empty(p, np.int32) for _, p, *_ in levels]
+        self.node = [cupy_empty(p, U64) for _, p, *_ in levels]      # node[l]: the list of level l + 1
+        self.incl = [cupy_empty(p, np.uint32) for _, p, *_ in levels]
+        self.words = cupy_empty((2, levels[-1][1]), U64)
+
+    def combine(self, timer):
+        """Rank the last list by Wyllie's jumping, then every level from its sub-lists' ranks (a list
+        never reduced is ranked whole)."""
+        if not self.levels:
+            rank_small(self.mod, timer, self.succ, self.rank, self.threads, self.blocks)
+        else:
+            combine_levels(self.mod, timer, self.rec, self.node, self.words, self.incl, self.rank, self.threads,
+                           self.blocks)
+        return self.rank
+
+    def sublist_lengths(self):
+        """Level 0's sub-list lengths (the weights of the first reduced list), on the host."""
+        return self.node[0].view(np.uint32)[::2].get()
+
+
 def cupy_empty(shape, dtype):
     import cupy
     return cupy.empty(shape, dtype=dtype)

@@ -9,7 +9,9 @@ next sub-list); recurse on it.  The last list is ranked by Wyllie's jumping on t
 host keeps the recursion stack; all levels' memory is allocated before the first kernel (003
 §4.1).  ``rule`` picks p: ``log`` = n/log2 n, ``2log2`` = n/(2 log2² n), ``mixed`` = 2log2 on the
 first level and log below (what 003 used for large lists, §4.2).  Reports the recursion depth,
-the level sizes and level-0 sub-list statistics.
+the level sizes and level-0 sub-list statistics.  Both backends run the levels through one host
+loop (``cpu.rank_levels`` over ``GpuHJ`` or ``cpu.CpuLevels``); the CPU twin ranks the last list
+sequentially.
 """
 
 import math
@@ -17,13 +19,11 @@ import math
 import numba
 import numpy as np
 
-from graphsweep.datasets.gpu import to_host
-
 from ..contract import Kernel, Param
 from ..cuda import check_threads, launch, module
 from . import LISTRANK
-from .cpu import rank_by_levels, sublist_stats
-from .gpu import U64, check_gpu_size, combine_levels, rank_small, small_names, succ_type
+from .cpu import CpuLevels, rank_levels
+from .gpu import GpuLevels, check_gpu_size, small_names, succ_type
 
 RULES = ("log", "2log2", "mixed")
 PARAMS = {
@@ -50,44 +50,48 @@ def plan(n: int, head: int, rule: str, limit: int) -> list[tuple[int, int, int, 
     return levels
 
 
+class GpuHJ(GpuLevels):
+    """A level's select (clear the records, mark the regular splitters) and walk as launches of
+    helman_jaja.cu; the last list and the way back up are the shared ones (gpu.GpuLevels)."""
+
+    def __init__(self, inp, levels, params):
+        check_gpu_size(inp)
+        threads, blocks = check_threads(params["threads"]), params["blocks"]
+        self.walk0 = f"graphsweep_listrank_hj_walk_succ<{succ_type(inp.succ)}>"
+        mod = module("listrank/helman_jaja.cu", name_expressions=(self.walk0, *small_names(inp.succ)))
+        super().__init__(mod, inp, levels, threads, blocks, splitters=True)
+
+    def select_traffic(self, level: int) -> dict:
+        m, p, *_ = self.levels[level]
+        return {"written": 8 * m + 12 * p, "random": p}
+
+    def select(self, level: int):
+        m, p, stride, head = self.levels[level]
+        fn, threads, blocks = self.mod.get_function, self.threads, self.blocks
+        launch(fn("graphsweep_listrank_hj_clear"), m, threads, blocks, self.rec[level], np.int64(m))
+        launch(fn("graphsweep_listrank_hj_select"), p, threads, blocks, self.rec[level], self.spl[level], np.int64(p),
+               np.int64(stride), np.int32(head))
+
+    def walk_traffic(self, level: int) -> dict:
+        m, p, *_ = self.levels[level]
+        width = self.succ.itemsize if level == 0 else 8
+        return {"read": m * (width + 8) + 4 * p, "written": 8 * m + 8 * p, "random": 3 * m}
+
+    def walk(self, level: int):
+        p = self.levels[level][1]
+        if level == 0:
+            fn, src = self.mod.get_function(self.walk0), self.succ
+        else:
+            fn, src = self.mod.get_function("graphsweep_listrank_hj_walk_nodes"), self.node[level - 1]
+        launch(fn, p, self.threads, self.blocks, src, self.rec[level], self.spl[level], self.node[level], np.int64(p))
+
+
 def run_gpu(inp, params, timer):
-    import cupy
-    check_gpu_size(inp)
-    n, threads, blocks = inp.n, check_threads(params["threads"]), params["blocks"]
-    levels = plan(n, inp.head, params["rule"], params["limit"])
-    walk0 = f"graphsweep_listrank_hj_walk_succ<{succ_type(inp.succ)}>"
-    mod = module("listrank/helman_jaja.cu", name_expressions=(walk0, *small_names(inp.succ)))
-    fn = mod.get_function
-    rank = cupy.empty(n, dtype=np.int32)
-    timer.stat("depth", len(levels))
-    timer.stat("level_sizes", [m for m, *_ in levels] + [levels[-1][1] if levels else n])
-    if not levels:
-        rank_small(mod, timer, inp.succ, rank, threads, blocks)
-        return rank
-    rec = [cupy.empty(m, dtype=U64) for m, *_ in levels]
-    spl = [cupy.empty(p, dtype=np.int32) for _, p, *_ in levels]
-    node = [cupy.empty(p, dtype=U64) for _, p, *_ in levels]      # node[l]: the list of level l + 1
-    incl = [cupy.empty(p, dtype=np.uint32) for _, p, *_ in levels]
-    base = levels[-1][1]
-    words = cupy.empty((2, base), dtype=U64)
-    for level, (m, p, stride, head) in enumerate(levels):
-        with timer.phase("HJ1", written=8 * m + 12 * p, random=p):
-            launch(fn("graphsweep_listrank_hj_clear"), m, threads, blocks, rec[level], np.int64(m))
-            launch(fn("graphsweep_listrank_hj_select"), p, threads, blocks, rec[level], spl[level], np.int64(p),
-                   np.int64(stride), np.int32(head))
-        width = inp.succ.itemsize if level == 0 else 8
-        with timer.phase("HJ2", read=m * (width + 8) + 4 * p, written=8 * m + 8 * p, random=3 * m):
-            if level == 0:
-                launch(fn(walk0), p, threads, blocks, inp.succ, rec[0], spl[0], node[0], np.int64(p))
-            else:
-                launch(fn("graphsweep_listrank_hj_walk_nodes"), p, threads, blocks, node[level - 1], rec[level],
-                       spl[level], node[level], np.int64(p))
-    combine_levels(mod, timer, rec, node, words, incl, rank, threads, blocks)
-    timer.stat("sublists", lambda: sublist_stats(to_host(node[0].view(np.uint32)[::2])))
-    return rank
+    levels = plan(inp.n, inp.head, params["rule"], params["limit"])
+    return rank_levels(GpuHJ(inp, levels, params), inp.n, levels, timer, select_phase="HJ1", walk_phase="HJ2")
 
 
-# --- CPU twin: the same levels (cpu.rank_by_levels), splitters at regular index intervals.
+# --- CPU twin: the same levels (cpu.CpuLevels), splitters at regular index intervals.
 
 @numba.njit(cache=True, parallel=True)
 def _select(rec, spl, stride, head):
@@ -107,8 +111,8 @@ def run_cpu(inp, params, timer):
     def select(level, rec, spl):
         _select(rec, spl, levels[level][2], levels[level][3])
 
-    return rank_by_levels(inp, levels, select, 0 if levels else inp.head, timer, select_phase="HJ1",
-                          walk_phase="HJ2")
+    passes = CpuLevels(inp, levels, select, 0 if levels else inp.head)
+    return rank_levels(passes, inp.n, levels, timer, select_phase="HJ1", walk_phase="HJ2")
 
 
 KERNEL = Kernel(name="listrank.helman-jaja", problem=LISTRANK,

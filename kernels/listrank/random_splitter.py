@@ -11,8 +11,11 @@ bound by one block); RS5 adds each splitter's rank to its nodes' local ranks.
 moved per node in RS3); 48 keeps a 16-bit owner and a 32-bit local-rank array (96 bits per node,
 at most 32767 splitters).  ``splitters=even`` puts splitter i at list position i*n/p, found by a
 sequential walk outside the timed run (cached): 000 Table 3's "perfect" splitters, for study.
-Sub-list length statistics (Table 3) come back in the stats.
+Sub-list length statistics (Table 3) come back in the stats.  Both backends run the steps through
+one host loop (``_run`` over ``GpuRS`` or ``CpuRS``).
 """
+
+from functools import partial
 
 import numba
 import numpy as np
@@ -72,61 +75,103 @@ def choose_even_splitters(inp, params) -> None:
             inp.cache[("even", p)] = nodes.astype(np.int64)
 
 
-def _stats(timer, lengths):
-    timer.stat("sublists", lambda: sublist_stats(to_host(lengths)))
+def _run(passes, inp, params, timer):
+    """RS1-RS5 over either backend's ``passes``; RS4 ranks the splitter list by Wyllie's rounds, one
+    RS4 phase each.  Each backend gives its byte model (packed words and plain records differ)."""
+    rs = passes(inp, params)
+    model = rs.traffic()
+    with timer.phase("RS1", **model["RS1"]):
+        rs.rs1()
+    with timer.phase("RS2", **model["RS2"]):
+        rs.rs2()
+    with timer.phase("RS3", **model["RS3"]):
+        rs.rs3()
+    with timer.phase("RS4", **model["RS4 init"]):
+        rs.rs4_init()
+    rs.rs4_jump(timer, "RS4")
+    with timer.phase("RS4", **model["RS4 sum"]):
+        rs.rs4_sum()
+    with timer.phase("RS5", **model["RS5"]):
+        rs.rs5()
+    timer.stat("p", rs.p)
+    timer.stat("sublists", lambda: sublist_stats(rs.sublist_lengths()))
+    return rs.rank
 
 
-def run_gpu(inp, params, timer):
-    import cupy
-    check_gpu_size(inp)
-    n, threads, blocks = inp.n, check_threads(params["threads"]), params["blocks"]
-    p = _splitters_for(inp, params)
-    bits = params["packing"]
-    st = succ_type(inp.succ)
-    rs3 = f"graphsweep_listrank_rs3_{bits}<{st}>"
-    mod = module("listrank/random_splitter.cu", name_expressions=(rs3,))
-    fn = mod.get_function
-    spl = cupy.empty(p, dtype=np.int32)
-    node = cupy.empty(p, dtype=np.uint64)
-    words = cupy.empty((2, p), dtype=np.uint64)
-    incl = cupy.empty(p, dtype=np.uint32)
-    use_even = params["splitters"] == "even"
-    even = inp.cache[("even", p)] if use_even else spl
-    head, seed = np.int32(inp.head), np.uint32(params["seed"])
-    if bits == 64:
-        rec = cupy.empty(n, dtype=np.uint64)
-        rank = cupy.empty(n, dtype=np.int32)
-        with timer.phase("RS1", written=8 * n):
-            launch(fn("graphsweep_listrank_rs1_64"), n, threads, blocks, rec, np.int64(n))
-        with timer.phase("RS2", read=4 * p * use_even, written=12 * p, random=p):
-            launch(fn("graphsweep_listrank_rs2_64"), p, threads, blocks, rec, spl, np.int64(n), np.int64(p),
-                   head, seed, even, np.int32(use_even))
-        with timer.phase("RS3", read=n * (inp.succ.itemsize + 8) + 4 * p, written=8 * n + 8 * p, random=3 * n):
-            launch(fn(rs3), p, threads, blocks, inp.succ, rec, spl, node, np.int64(p))
-    else:
-        owner = cupy.empty(n, dtype=np.int16)
-        rank = cupy.empty(n, dtype=np.int32)          # local ranks, turned into ranks by RS5
-        with timer.phase("RS1", written=2 * n):
-            launch(fn("graphsweep_listrank_rs1_48"), n, threads, blocks, owner, np.int64(n))
-        with timer.phase("RS2", read=4 * p * use_even, written=10 * p, random=2 * p):
-            launch(fn("graphsweep_listrank_rs2_48"), p, threads, blocks, owner, rank, spl, np.int64(n),
-                   np.int64(p), head, seed, even, np.int32(use_even))
-        with timer.phase("RS3", read=n * (inp.succ.itemsize + 2) + 4 * p, written=6 * n + 8 * p, random=4 * n):
-            launch(fn(rs3), p, threads, blocks, inp.succ, owner, rank, spl, node, np.int64(p))
-    with timer.phase("RS4", read=16 * p, written=8 * p, random=p):
-        launch(fn("graphsweep_listrank_jump_init_nodes"), p, threads, blocks, node, words[0], np.int64(p))
-    ranked = jump(mod, timer, "RS4", words[0], words[1], p, threads, blocks)
-    with timer.phase("RS4", read=16 * p, written=4 * p):
-        launch(fn("graphsweep_listrank_jump_inclusive"), p, threads, blocks, ranked, node, incl, np.int64(p))
-    if bits == 64:
-        with timer.phase("RS5", read=12 * n, written=4 * n, random=n):
-            launch(fn("graphsweep_listrank_rs5_64"), n, threads, blocks, rec, incl, rank, np.int64(n))
-    else:
-        with timer.phase("RS5", read=10 * n, written=4 * n, random=n):
-            launch(fn("graphsweep_listrank_rs5_48"), n, threads, blocks, owner, incl, rank, np.int64(n))
-    timer.stat("p", p)
-    _stats(timer, node.view(np.uint32)[::2])
-    return rank
+class GpuRS:
+    """The steps as launches of random_splitter.cu, records packed in one 64-bit word or in a
+    16-bit owner and a 32-bit local rank (``packing``); the splitter list as packed (weight, next)
+    nodes ranked by gpu.jump."""
+
+    def __init__(self, inp, params):
+        import cupy
+        check_gpu_size(inp)
+        self.n, self.threads, self.blocks = inp.n, check_threads(params["threads"]), params["blocks"]
+        self.p = p = _splitters_for(inp, params)
+        self.bits, self.succ = params["packing"], inp.succ
+        self.rs3_name = f"graphsweep_listrank_rs3_{self.bits}<{succ_type(inp.succ)}>"
+        self.mod = module("listrank/random_splitter.cu", name_expressions=(self.rs3_name,))
+        self.spl = cupy.empty(p, dtype=np.int32)
+        self.node = cupy.empty(p, dtype=np.uint64)
+        self.words = cupy.empty((2, p), dtype=np.uint64)
+        self.incl = cupy.empty(p, dtype=np.uint32)
+        self.use_even = params["splitters"] == "even"
+        self.even = inp.cache[("even", p)] if self.use_even else self.spl
+        self.head, self.seed = np.int32(inp.head), np.uint32(params["seed"])
+        if self.bits == 64:
+            self.rec = cupy.empty(self.n, dtype=np.uint64)
+        else:
+            self.owner = cupy.empty(self.n, dtype=np.int16)
+        self.rank = cupy.empty(self.n, dtype=np.int32)      # with packing 48 the local ranks first (RS2, RS3)
+
+    def traffic(self) -> dict:
+        n, p, even, sb = self.n, self.p, self.use_even, self.succ.itemsize
+        if self.bits == 64:
+            own = {"RS1": {"written": 8 * n},
+                   "RS2": {"read": 4 * p * even, "written": 12 * p, "random": p},
+                   "RS3": {"read": n * (sb + 8) + 4 * p, "written": 8 * n + 8 * p, "random": 3 * n},
+                   "RS5": {"read": 12 * n, "written": 4 * n, "random": n}}
+        else:
+            own = {"RS1": {"written": 2 * n},
+                   "RS2": {"read": 4 * p * even, "written": 10 * p, "random": 2 * p},
+                   "RS3": {"read": n * (sb + 2) + 4 * p, "written": 6 * n + 8 * p, "random": 4 * n},
+                   "RS5": {"read": 10 * n, "written": 4 * n, "random": n}}
+        return {**own, "RS4 init": {"read": 16 * p, "written": 8 * p, "random": p},
+                "RS4 sum": {"read": 16 * p, "written": 4 * p}}
+
+    def _launch(self, name, count, *args):
+        launch(self.mod.get_function(name), count, self.threads, self.blocks, *args)
+
+    def _records(self):
+        """The arrays a node's record takes: one packed word, or owner and local rank."""
+        return (self.rec,) if self.bits == 64 else (self.owner, self.rank)
+
+    def rs1(self):
+        self._launch(f"graphsweep_listrank_rs1_{self.bits}", self.n, self._records()[0], np.int64(self.n))
+
+    def rs2(self):
+        self._launch(f"graphsweep_listrank_rs2_{self.bits}", self.p, *self._records(), self.spl, np.int64(self.n),
+                     np.int64(self.p), self.head, self.seed, self.even, np.int32(self.use_even))
+
+    def rs3(self):
+        self._launch(self.rs3_name, self.p, self.succ, *self._records(), self.spl, self.node, np.int64(self.p))
+
+    def rs4_init(self):
+        self._launch("graphsweep_listrank_jump_init_nodes", self.p, self.node, self.words[0], np.int64(self.p))
+
+    def rs4_jump(self, timer, phase: str):
+        self.ranked = jump(self.mod, timer, phase, self.words[0], self.words[1], self.p, self.threads, self.blocks)
+
+    def rs4_sum(self):
+        self._launch("graphsweep_listrank_jump_inclusive", self.p, self.ranked, self.node, self.incl,
+                     np.int64(self.p))
+
+    def rs5(self):
+        self._launch(f"graphsweep_listrank_rs5_{self.bits}", self.n, self._records()[0], self.incl, self.rank,
+                     np.int64(self.n))
+
+    def sublist_lengths(self):
+        return to_host(self.node.view(np.uint32)[::2])
 
 
 # --- CPU twin: the same five steps, Numba-parallel over nodes and splitters.  A 64-bit record is
@@ -178,35 +223,56 @@ def _rs5(rec, incl, rank):
         rank[j] = incl[rec[j] >> 32] - 1 - (rec[j] & 0xFFFFFFFF)
 
 
-def run_cpu(inp, params, timer):
-    n = inp.n
-    p = _splitters_for(inp, params)
-    succ = inp.succ
-    use_even = params["splitters"] == "even"
-    even = inp.cache[("even", p)] if use_even else np.zeros(1, np.int64)
-    rec = np.empty(n, np.int64)
-    spl, length, nxt = np.empty(p, np.int64), np.empty(p, np.int64), np.empty(p, np.int64)
-    value = np.empty(p, np.int64)
-    rank = np.empty(n, dtype=inp.rank_dtype)
-    with timer.phase("RS1", written=8 * n):
-        _rs1(rec)
-    with timer.phase("RS2", read=8 * p * use_even, written=16 * p, random=p):
-        _rs2(rec, spl, n, inp.head, params["seed"], even, use_even)
-    with timer.phase("RS3", read=n * (succ.itemsize + 8), written=8 * n + 16 * p, random=3 * n):
-        _rs3(succ, rec, spl, length, nxt)
-    with timer.phase("RS4", read=16 * p, written=8 * p, random=p):
-        _rs4_init(length, nxt, value)
-    value = jump_cpu(value, nxt.copy(), timer, "RS4")
-    with timer.phase("RS4", read=16 * p, written=8 * p):
-        value += length
-    with timer.phase("RS5", read=16 * n, written=n * rank.itemsize, random=n):
-        _rs5(rec, value, rank)
-    timer.stat("p", p)
-    timer.stat("sublists", lambda: sublist_stats(length))
-    return rank
+class CpuRS:
+    """The same steps as Numba loops on int64 records (the twin has one packing); the splitter list
+    as (value, next) arrays ranked by cpu.jump."""
+
+    def __init__(self, inp, params):
+        n = self.n = inp.n
+        self.p = p = _splitters_for(inp, params)
+        self.succ, self.head, self.seed = inp.succ, inp.head, params["seed"]
+        self.use_even = params["splitters"] == "even"
+        self.even = inp.cache[("even", p)] if self.use_even else np.zeros(1, np.int64)
+        self.rec = np.empty(n, np.int64)
+        self.spl, self.length, self.nxt = np.empty(p, np.int64), np.empty(p, np.int64), np.empty(p, np.int64)
+        self.value = np.empty(p, np.int64)
+        self.rank = np.empty(n, dtype=inp.rank_dtype)
+
+    def traffic(self) -> dict:
+        n, p = self.n, self.p
+        return {"RS1": {"written": 8 * n},
+                "RS2": {"read": 8 * p * self.use_even, "written": 16 * p, "random": p},
+                "RS3": {"read": n * (self.succ.itemsize + 8), "written": 8 * n + 16 * p, "random": 3 * n},
+                "RS4 init": {"read": 16 * p, "written": 8 * p, "random": p},
+                "RS4 sum": {"read": 16 * p, "written": 8 * p},
+                "RS5": {"read": 16 * n, "written": n * self.rank.itemsize, "random": n}}
+
+    def rs1(self):
+        _rs1(self.rec)
+
+    def rs2(self):
+        _rs2(self.rec, self.spl, self.n, self.head, self.seed, self.even, self.use_even)
+
+    def rs3(self):
+        _rs3(self.succ, self.rec, self.spl, self.length, self.nxt)
+
+    def rs4_init(self):
+        _rs4_init(self.length, self.nxt, self.value)
+
+    def rs4_jump(self, timer, phase: str):
+        self.value = jump_cpu(self.value, self.nxt.copy(), timer, phase)
+
+    def rs4_sum(self):
+        self.value += self.length
+
+    def rs5(self):
+        _rs5(self.rec, self.value, self.rank)
+
+    def sublist_lengths(self):
+        return self.length
 
 
 KERNEL = Kernel(name="listrank.random-splitter", problem=LISTRANK,
                 summary="Reid-Miller random splitters RS1-RS5, 48/64-bit packing, random/even splitters (000 Alg. 3)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=choose_even_splitters, walk_phase="RS3",
-                walk_bytes=lambda params: 12 if params["packing"] == 64 else 10)   # succ + 8 or 6 B records
+                gpu=partial(_run, GpuRS), cpu=partial(_run, CpuRS), params=PARAMS, setup=choose_even_splitters,
+                walk_phase="RS3", walk_bytes=lambda params: 12 if params["packing"] == 64 else 10)   # succ + 8 or 6 B records

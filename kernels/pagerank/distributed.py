@@ -26,6 +26,7 @@ partition's facts.
 """
 
 import time
+from functools import partial
 
 import numpy as np
 from graphsweep.datasets.gpu import to_host
@@ -33,7 +34,7 @@ from graphsweep.datasets.gpu import to_host
 from ..contract import Kernel
 from ..graph.exchange import Peers
 from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, held, lockstep_rows, partitioned, synchronize
+from ..graph.partition import Ledger, answer_on, held, lockstep_rows, partitioned, slice_graph, synchronize
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
@@ -60,7 +61,7 @@ def _matrix(key) -> int:
     offsets = xp.zeros(size + 1, dtype=np.int64)
     xp.cumsum(degree, out=offsets[1:])
     values = xp.ones(cols.shape[0], dtype=np.float32)
-    if s.device == "gpu":
+    if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse
         matrix = sparse.csr_matrix((values, cols.astype(np.int32), offsets.astype(np.int32)), shape=(size, s.n))
     else:
@@ -68,7 +69,7 @@ def _matrix(key) -> int:
         matrix = sparse.csr_matrix((values, cols, offsets), shape=(size, s.n))
     inverse = xp.where(degree > 0, 1.0 / xp.maximum(degree, 1), 0.0).astype(np.float32)
     s.scratch[KEY] = (matrix, inverse, degree == 0)
-    synchronize(s.device)
+    synchronize(s.backend)
     return int(matrix.nnz)
 
 
@@ -103,7 +104,7 @@ def _pagerank(key, max_iterations: int, tolerance: float, spread: bool, addresse
         if error < tolerance:
             break
     s.scratch["pr-score"] = score
-    synchronize(s.device)
+    synchronize(s.backend)
     s.record("iterate", None, time.perf_counter() - t0 - peers.waited, peers.received)
     return {"steps": steps, "rounds": peers.rounds, "error": error}
 
@@ -112,8 +113,8 @@ def _scores(key):
     return to_host(held(key).scratch["pr-score"])
 
 
-def _run(inp, params, timer, device: str):
-    part = partitioned(inp, params, device)
+def _run(inp, params, timer, backend: str):
+    part = partitioned(inp, params, backend)
     part.wait(part.each(_matrix, name="pagerank.distributed-matrix"), "matrix")   # a no-op after setup
     ledger = Ledger(part, timer, PHASES)
     name = "pagerank.distributed"
@@ -131,27 +132,16 @@ def _run(inp, params, timer, device: str):
     timer.stat("iterations", iterations)
     timer.stat("error", error)
     timer.stat("converged", error < params["tolerance"])
-    if device == "gpu":
-        import cupy
-        return {"score": cupy.asarray(score)}
-    return {"score": score}
-
-
-def run_cpu(inp, params, timer):
-    return _run(inp, params, timer, "cpu")
-
-
-def run_gpu(inp, params, timer):
-    return _run(inp, params, timer, "gpu")
+    return {"score": answer_on(backend, score)}
 
 
 def setup(inp, params):
     """Slice the graph and make each slice's matrix rows before warm-up (untimed)."""
-    part = partitioned(inp, params, inp.device)
+    part = slice_graph(inp, params)
     part.wait(part.each(_matrix, name="pagerank.distributed-matrix"), "matrix")
 
 
 KERNEL = Kernel(name="pagerank.distributed", problem=PAGERANK,
                 summary="one graph sliced over K Dask workers: pull PageRank, each worker's rows times the "
                         "contributions all-gathered every iteration",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, setup=setup)
+                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=setup)

@@ -23,7 +23,7 @@ from .pull import run_cpu, run_gpu_lanes
 
 
 def setup(inp, params) -> None:
-    if inp.device == "gpu" and params["split"]:
+    if inp.backend == "gpu" and params["split"]:
         long_rows(inp, params["split"])
 
 

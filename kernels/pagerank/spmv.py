@@ -24,7 +24,7 @@ def setup(inp, params) -> None:
         return
     csr = inp.representation("simple")
     values = inp.xp.ones(csr.nnz, dtype=np.float32)
-    if inp.device == "gpu":
+    if inp.backend == "gpu":
         import cupyx.scipy.sparse as sparse
         if csr.nnz >= 2**31:
             raise ParameterError(f"pagerank.spmv: cuSPARSE takes fewer than 2^31 nonzeros (nnz = {csr.nnz})")

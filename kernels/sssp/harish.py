@@ -11,8 +11,11 @@ most edges on any shortest path, each touching all V vertices.  Departure: Alg. 
 store on U is a race; it is one 64-bit atomicMin on a packed (dist, parent) word here (the paper
 names atomics as the fix), which also gives the parent.  Kernel 2 also counts the masked
 vertices and their edges (read back with the flag) for the next iteration's byte model.
-The CPU twin runs the same iterations vectorised with NumPy (np.minimum.at on U).
+The CPU twin runs the same iterations vectorised with NumPy (np.minimum.at on U), under the same
+host loop (``_run`` over ``GpuHarish`` or ``CpuHarish``).
 """
+
+from functools import partial
 
 import numpy as np
 
@@ -29,119 +32,158 @@ PARAMS = {
     "blocks": Param(None, int, minimum=1, help="thread blocks (default: one thread per vertex)"),
 }
 
-# ctl words: flag, masked vertices, their edges (u64 in words 2-3), overflow
-CTL_WORDS = 6
 
-
-def search_gpu(csr, root: int, threads: int, blocks, timer):
-    """(dist, parent, facts) from ``root`` on the device CSR ``csr``; one step row per iteration."""
-    import cupy
-    check_gpu_graph(csr)
-    threads = check_threads(threads)
-    n = csr.n
-    grid = blocks_for(n, threads, blocks)
-    mod = module("sssp/harish.cu")
-    relax = mod.get_function("graphsweep_sssp_harish_relax")
-    update = mod.get_function("graphsweep_sssp_harish_update")
-    cost = cupy.empty(n, dtype=np.uint64)
-    upd = cupy.empty(n, dtype=np.uint64)
-    mask = cupy.empty(n, dtype=np.uint8)
-    ctl = cupy.empty(CTL_WORDS, dtype=np.uint32)
-    host_ctl = cupy.cuda.alloc_pinned_memory(CTL_WORDS * 4)
-    flags = np.frombuffer(host_ctl, dtype=np.uint32, count=CTL_WORDS)
-    dist = cupy.empty(n, dtype=np.int64)
-    parent = cupy.empty(n, dtype=np.int64)
-    init = mod.get_function("graphsweep_sssp_init_words")
+def _run(passes, inp, params, timer):
+    """Alg. 3: dist and parent from the root, over either backend's ``passes``; one step row per
+    iteration."""
+    csr, root = inp.csr(), params["root"]
+    n, sssp = csr.n, passes(csr, params)
     with timer.phase("init", written=17 * n):                   # Alg. 3 lines 2-4
-        init((grid,), (threads,), (cost, np.int64(n), np.int32(root)))
-        upd[...] = cost
-        mask.fill(0)
-        mask[root] = 1
-    active, active_edges, iteration, overflow = 1, int(csr.offsets[root + 1] - csr.offsets[root]), 0, False
+        sssp.init(root)
+    active, active_edges, iteration = 1, int(csr.offsets[root + 1] - csr.offsets[root]), 0
     while active:                                                 # Alg. 3 line 5: while the mask is not empty
         with timer.phase("relax", read=n + 24 * active + 16 * active_edges, written=active + 8 * active_edges,
                          random=active + active_edges, step=iteration,
                          info={"frontier": active, "frontier_edges": active_edges}):
-            ctl.fill(0)                                           # the flag and counts
-            relax((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, mask, cost, upd, ctl, np.int64(n)))
+            sssp.relax()
         with timer.phase("update", read=16 * n, written=8 * n, step=iteration) as traffic:
-            update((grid,), (threads,), (csr.offsets, mask, cost, upd, ctl, np.int64(n)))
-        ctl.data.copy_to_host_async(host_ctl.ptr, CTL_WORDS * 4)  # the paper's flag, read back each iteration
-        cupy.cuda.get_current_stream().synchronize()
-        active = int(flags[1])
-        active_edges = int(flags[2:4].view(np.uint64)[0])
-        overflow |= bool(flags[4])
-        traffic.add(read=16 * active, written=9 * active)        # the masked vertices' costs, masks, offsets
+            sssp.update()
+        active, active_edges = sssp.masked()
+        traffic.add(**sssp.counting_traffic(active))
         iteration += 1
         if iteration > n + 1:
             raise RuntimeError("sssp.harish did not converge in n + 1 iterations")
-    if overflow:
-        raise ParameterError("sssp.harish keeps distances in 32 bits: a path of length >= 2^32 - 1 was found "
-                             "(use --backend cpu)")
-    with timer.phase("unpack", read=8 * n, written=16 * n):
-        mod.get_function("graphsweep_sssp_unpack")((grid,), (threads,), (cost, dist, parent, np.int64(n)))
-    return dist, parent, {"iterations": iteration}
+    dist, parent = sssp.result(timer)
+    timer.stat("iterations", iteration)
+    return {"dist": dist, "parent": parent}
+
+
+# ctl words: flag, masked vertices, their edges (u64 in words 2-3), overflow
+CTL_WORDS = 6
+
+
+class GpuHarish:
+    """Kernels 1 and 2 as launches of harish.cu on packed (dist, parent) words; the flag and the next
+    mask's counts are read back after each iteration."""
+
+    def __init__(self, csr, params):
+        import cupy
+        check_gpu_graph(csr)
+        self.threads = check_threads(params["threads"])
+        self.csr, self.n = csr, csr.n
+        self.grid = blocks_for(self.n, self.threads, params["blocks"])
+        self.mod = module("sssp/harish.cu")
+        self.relax_fn = self.mod.get_function("graphsweep_sssp_harish_relax")
+        self.update_fn = self.mod.get_function("graphsweep_sssp_harish_update")
+        self.cost = cupy.empty(self.n, dtype=np.uint64)
+        self.upd = cupy.empty(self.n, dtype=np.uint64)
+        self.mask = cupy.empty(self.n, dtype=np.uint8)
+        self.ctl = cupy.empty(CTL_WORDS, dtype=np.uint32)
+        self.host_ctl = cupy.cuda.alloc_pinned_memory(CTL_WORDS * 4)
+        self.flags = np.frombuffer(self.host_ctl, dtype=np.uint32, count=CTL_WORDS)
+        self.dist = cupy.empty(self.n, dtype=np.int64)
+        self.parent = cupy.empty(self.n, dtype=np.int64)
+        self.overflow = False
+
+    def _launch(self, fn, *args):
+        fn((self.grid,), (self.threads,), (*args, np.int64(self.n)))
+
+    def init(self, root: int):
+        init = self.mod.get_function("graphsweep_sssp_init_words")
+        init((self.grid,), (self.threads,), (self.cost, np.int64(self.n), np.int32(root)))
+        self.upd[...] = self.cost
+        self.mask.fill(0)
+        self.mask[root] = 1
+
+    def relax(self):
+        self.ctl.fill(0)                                          # the flag and counts
+        self._launch(self.relax_fn, self.csr.offsets, self.csr.indices, self.csr.weights, self.mask, self.cost,
+                     self.upd, self.ctl)
+
+    def update(self):
+        self._launch(self.update_fn, self.csr.offsets, self.mask, self.cost, self.upd, self.ctl)
+
+    def masked(self) -> tuple[int, int]:
+        """The paper's flag, read back each iteration: the masked vertices and their edges."""
+        import cupy
+        self.ctl.data.copy_to_host_async(self.host_ctl.ptr, CTL_WORDS * 4)
+        cupy.cuda.get_current_stream().synchronize()
+        self.overflow |= bool(self.flags[4])
+        return int(self.flags[1]), int(self.flags[2:4].view(np.uint64)[0])
+
+    @staticmethod
+    def counting_traffic(active: int) -> dict:
+        """Kernel 2 also counts the next mask: the masked vertices' costs, masks and offsets."""
+        return {"read": 16 * active, "written": 9 * active}
+
+    def result(self, timer):
+        if self.overflow:
+            raise ParameterError("sssp.harish keeps distances in 32 bits: a path of length >= 2^32 - 1 was found "
+                                 "(use --backend cpu)")
+        with timer.phase("unpack", read=8 * self.n, written=16 * self.n):
+            self._launch(self.mod.get_function("graphsweep_sssp_unpack"), self.cost, self.dist, self.parent)
+        return self.dist, self.parent
 
 
 # --- CPU twin: the same iterations, vectorised --------------------------------------------------
 
-def search_cpu(csr, root: int, timer):
-    n, off, idx, wt = csr.n, csr.offsets, csr.indices, csr.weights.astype(np.int64)
-    inf = np.iinfo(np.int64).max
-    with timer.phase("init", written=17 * n):
-        cost = np.full(n, inf, np.int64)
-        cost[root] = 0
-        parent = np.full(n, -1, np.int64)
-        parent[root] = root
-        mask = np.zeros(n, dtype=bool)
-        mask[root] = True
-    iteration = 0
-    while True:
-        active = np.flatnonzero(mask)
-        if active.size == 0:
-            break
-        starts, ends = off[active], off[active + 1]
-        counts = ends - starts
-        total = int(counts.sum())
-        with timer.phase("relax", read=n + 24 * active.size + 16 * total, written=active.size + 8 * total,
-                         random=active.size + total, step=iteration,
-                         info={"frontier": int(active.size), "frontier_edges": total}):
-            mask[active] = False
-            # edge positions of every masked vertex, in order: e = start(u) + rank within u
-            owner = np.repeat(np.arange(active.size), counts)
-            edge = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + starts[owner]
-            heads = idx[edge]
-            cand = cost[active[owner]] + wt[edge]
-            upd = cost.copy()
-            np.minimum.at(upd, heads, cand)
-        with timer.phase("update", read=16 * n, written=8 * n, step=iteration):
-            better = upd < cost
-            # a parent: any masked vertex whose candidate equals the new cost (its cost was set earlier)
-            hit = cand == upd[heads]
-            hit &= better[heads]
-            parent[heads[hit]] = active[owner[hit]]
-            cost[better] = upd[better]
-            mask |= better
-        iteration += 1
-    dist = np.where(cost == inf, -1, cost)
-    return dist, parent, {"iterations": iteration}
+class CpuHarish:
+    """The same iterations vectorised with NumPy: np.minimum.at on U."""
 
+    def __init__(self, csr, params):
+        self.n, self.off, self.idx, self.wt = csr.n, csr.offsets, csr.indices, csr.weights.astype(np.int64)
+        self.inf = np.iinfo(np.int64).max
 
-# --- registration -------------------------------------------------------------------------------
+    def init(self, root: int):
+        self.cost = np.full(self.n, self.inf, np.int64)
+        self.cost[root] = 0
+        self.parent = np.full(self.n, -1, np.int64)
+        self.parent[root] = root
+        self.mask = np.zeros(self.n, dtype=bool)
+        self.mask[root] = True
+        self._take(np.array([root]))
 
-def run_gpu(inp, params, timer):
-    dist, parent, facts = search_gpu(inp.csr(), params["root"], params["threads"], params["blocks"], timer)
-    timer.stat("iterations", facts["iterations"])
-    return {"dist": dist, "parent": parent}
+    def _take(self, active):
+        """The masked vertices of the next relax, and where their edges start."""
+        self.active, self.starts = active, self.off[active]
+        self.counts = self.off[active + 1] - self.starts
+        self.total = int(self.counts.sum())
 
+    def relax(self):
+        active, counts = self.active, self.counts
+        self.mask[active] = False
+        # edge positions of every masked vertex, in order: e = start(u) + rank within u
+        self.owner = np.repeat(np.arange(active.size), counts)
+        edge = np.arange(self.total) - np.repeat(np.cumsum(counts) - counts, counts) + self.starts[self.owner]
+        self.heads = self.idx[edge]
+        self.cand = self.cost[active[self.owner]] + self.wt[edge]
+        self.upd = self.cost.copy()
+        np.minimum.at(self.upd, self.heads, self.cand)
 
-def run_cpu(inp, params, timer):
-    dist, parent, facts = search_cpu(inp.csr(), params["root"], timer)
-    timer.stat("iterations", facts["iterations"])
-    return {"dist": dist, "parent": parent}
+    def update(self):
+        upd, heads = self.upd, self.heads
+        better = upd < self.cost
+        # a parent: any masked vertex whose candidate equals the new cost (its cost was set earlier)
+        hit = self.cand == upd[heads]
+        hit &= better[heads]
+        self.parent[heads[hit]] = self.active[self.owner[hit]]
+        self.cost[better] = upd[better]
+        self.mask |= better
+
+    def masked(self) -> tuple[int, int]:
+        self._take(np.flatnonzero(self.mask))
+        return int(self.active.size), self.total
+
+    @staticmethod
+    def counting_traffic(active: int) -> dict:
+        """Nothing: the twin counts the mask between iterations, outside the phases."""
+        return {}
+
+    def result(self, timer):
+        return np.where(self.cost == self.inf, -1, self.cost), self.parent
 
 
 KERNEL = Kernel(name="sssp.harish", problem=SSSP,
                 summary="Harish & Narayanan: mask / cost / updating cost, two kernels per iteration over all "
                         "vertices (HiPC'07 Algs 3-5)",
-                gpu=run_gpu, cpu=run_cpu, params=PARAMS, needs=("csr",))
+                gpu=partial(_run, GpuHarish), cpu=partial(_run, CpuHarish), params=PARAMS, needs=("csr",))

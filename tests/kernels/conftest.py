@@ -10,11 +10,23 @@ from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import GENERATORS
 
 
-def _generated(name: str, seed: int, **params):
+def generated(name: str, seed: int, **params):
+    """(n, src, dst) of generator ``name``, all rows made in one part on the CPU, int32 ids (the
+    graph makers of every kernel's tests start from it)."""
     gen = GENERATORS[name]
     plan = gen.plan(resolve(name, gen.params, params), seed)
     cols = gen.part(plan, 0, plan.rows, np)
     return plan.n, cols["src"].astype(np.int32), cols["dst"].astype(np.int32)
+
+
+def with_loops_and_duplicates(graph, seed: int, loops: int, duplicates: int):
+    """``graph`` with ``loops`` random self-loops and ``duplicates`` random edges repeated in both
+    orientations."""
+    n, src, dst = graph
+    rng = np.random.default_rng(seed)
+    loop = rng.integers(0, n, loops).astype(np.int32)
+    dup = rng.integers(0, src.size, duplicates)
+    return n, np.r_[src, loop, src[dup], dst[dup]], np.r_[dst, loop, dst[dup], src[dup]]
 
 
 def _edges(pairs):
@@ -47,11 +59,7 @@ def _components(count=60, seed=8):
 
 def _messy(seed=9):
     """Self-loops and duplicate edges in both orientations on a random graph."""
-    n, src, dst = _generated("uniform", seed, n=300, degree=6)
-    rng = np.random.default_rng(seed)
-    loops = rng.integers(0, n, 40).astype(np.int32)
-    dup = rng.integers(0, src.size, 200)
-    return n, np.r_[src, loops, src[dup], dst[dup]], np.r_[dst, loops, dst[dup], src[dup]]
+    return with_loops_and_duplicates(generated("uniform", seed, n=300, degree=6), seed, 40, 200)
 
 
 def _grid(rows=12, cols=15):
@@ -83,9 +91,34 @@ SHAPES = {
     "dense": _dense,
     "components": _components,
     "messy": _messy,
-    "uniform": lambda: _generated("uniform", 3, n=2000, degree=8),
-    "rmat": lambda: _generated("rmat", 4, scale=10, edge_factor=16),
+    "uniform": lambda: generated("uniform", 3, n=2000, degree=8),
+    "rmat": lambda: generated("rmat", 4, scale=10, edge_factor=16),
 }
+
+
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+def every_shape_variant_and_backend(variants: dict):
+    """Parametrise a test over every shape above, every variant in ``variants`` (its name -> (kernel,
+    params)) and both backends: the test takes ``shape``, ``variant`` and ``backend`` (ids
+    shape-variant-backend)."""
+    def parametrised(test):
+        for arg, values in (("shape", list(SHAPES)), ("variant", list(variants)), ("backend", BACKENDS)):
+            test = pytest.mark.parametrize(arg, values)(test)
+        return test
+    return parametrised
+
+
+def neighbour_sets(n, src, dst) -> list:
+    """Each vertex's neighbours as a Python set (both directions, self-loops and duplicates gone): the
+    simple graph, built the plainest way, for references."""
+    adj = [set() for _ in range(n)]
+    for u, v in zip(src.tolist(), dst.tolist()):
+        if u != v:
+            adj[u].add(v)
+            adj[v].add(u)
+    return adj
 
 
 def dataset(shape, directed=False, dtype=np.int32) -> Dataset:

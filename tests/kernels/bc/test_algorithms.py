@@ -11,7 +11,8 @@ from graphsweep.kernels import harness
 from graphsweep.kernels.bc.verify import verify_centrality
 from graphsweep.kernels.graph import from_edges
 
-BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+from ..conftest import BACKENDS, every_shape_variant_and_backend, neighbour_sets
+
 VARIANTS = {
     "best": ("bc.best", {}),
     "small": ("bc.brandes", {"threads": 32, "blocks": 3}),
@@ -20,17 +21,11 @@ VARIANTS = {
     "split-1": ("bc.brandes", {"split": 1}),
     "no-split": ("bc.brandes", {"split": 0}),
 }
-SHAPES = ["single", "loop-only", "edge", "triangle", "clique", "path", "tree", "star", "grid", "dense",
-          "components", "messy", "uniform", "rmat"]
 
 
 def reference_dependencies(n, src, dst, root) -> np.ndarray:
     """Brandes (2001) Alg. 1 for one source, with a queue and a stack."""
-    adj = [set() for _ in range(n)]
-    for u, v in zip(src.tolist(), dst.tolist()):
-        if u != v:
-            adj[u].add(v)
-            adj[v].add(u)
+    adj = neighbour_sets(n, src, dst)
     dist, sigma, preds, order = [-1] * n, [0] * n, [[] for _ in range(n)], []
     dist[root], sigma[root] = 0, 1
     queue = deque([root])
@@ -52,9 +47,7 @@ def reference_dependencies(n, src, dst, root) -> np.ndarray:
     return np.array(delta)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("shape", SHAPES)
+@every_shape_variant_and_backend(VARIANTS)
 def test_dependencies_match_brandes(shape, variant, backend, simple_shapes, simple_dataset):
     name, params = VARIANTS[variant]
     g = simple_shapes[shape]()

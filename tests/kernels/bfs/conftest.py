@@ -5,28 +5,21 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from graphsweep.datasets.params import resolve
 from graphsweep.datasets.reader import Dataset
-from graphsweep.generators import GENERATORS
 
-
-def _generated(name: str, seed: int, **params):
-    gen = GENERATORS[name]
-    plan = gen.plan(resolve(name, gen.params, params), seed)
-    cols = gen.part(plan, 0, plan.rows, np)
-    return plan.n, cols["src"].astype(np.int32), cols["dst"].astype(np.int32)
+from ..conftest import generated, with_loops_and_duplicates
 
 
 def uniform(n=2000, degree=6.0, seed=1):
-    return _generated("uniform", seed, n=n, degree=degree)
+    return generated("uniform", seed, n=n, degree=degree)
 
 
 def scale_free(n=3000, seed=2):
-    return _generated("scale-free", seed, n=n, max_degree=400)     # hubs of degree 400: GPU work items
+    return generated("scale-free", seed, n=n, max_degree=400)     # hubs of degree 400: GPU work items
 
 
 def rmat(scale=11, seed=3):
-    return _generated("rmat", seed, scale=scale, edge_factor=16)
+    return generated("rmat", seed, scale=scale, edge_factor=16)
 
 
 def path(n=600, seed=4):
@@ -58,11 +51,7 @@ def disconnected(seed=5):
 
 def messy(seed=6):
     """Self-loops and duplicate edges (both orientations) in a random graph."""
-    n, src, dst = uniform(n=800, degree=5, seed=seed)
-    rng = np.random.default_rng(seed)
-    loops = rng.integers(0, n, 100).astype(np.int32)
-    dup = rng.integers(0, src.size, 300)
-    return n, np.r_[src, loops, src[dup], dst[dup]], np.r_[dst, loops, dst[dup], src[dup]]
+    return with_loops_and_duplicates(uniform(n=800, degree=5, seed=seed), seed, 100, 300)
 
 
 GRAPHS = {

@@ -10,7 +10,7 @@ from graphsweep.kernels.bfs import verify as bfs_verify
 from graphsweep.kernels.bfs.verify import verify_bfs
 from graphsweep.kernels.graph import from_edges
 
-DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
 def adjacency(g):
@@ -30,10 +30,10 @@ def correct(g, root, directed=False):
     return level, parent
 
 
-def check(g, root, level, parent, device, directed=False):
+def check(g, root, level, parent, backend, directed=False):
     n, src, dst = g
-    inp = from_edges(src, dst, n, directed=directed, device=device)
-    if device == "gpu":
+    inp = from_edges(src, dst, n, directed=directed, backend=backend)
+    if backend == "gpu":
         import cupy
         level, parent = cupy.asarray(level), cupy.asarray(parent)
     return verify_bfs(inp, root, level, parent)
@@ -44,16 +44,16 @@ def g(graphs):
     return graphs["disconnected"]()       # a component of 1000, a path of 10, 10 isolated vertices
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_accepts_a_correct_search(g, device):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_accepts_a_correct_search(g, backend):
     level, parent = correct(g, 3)
-    assert check(g, 3, level, parent, device) == {"reached": 1000, "levels": int(level.max()) + 1}
+    assert check(g, 3, level, parent, backend) == {"reached": 1000, "levels": int(level.max()) + 1}
     level, parent = correct(g, 1002)
-    assert check(g, 1002, level, parent, device) == {"reached": 10, "levels": 8}
+    assert check(g, 1002, level, parent, backend) == {"reached": 10, "levels": 8}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_rejects_each_kind_of_wrong_output(g, device):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rejects_each_kind_of_wrong_output(g, backend):
     root = 3
     level, parent = correct(g, root)
     n, src, dst = g
@@ -62,7 +62,7 @@ def test_rejects_each_kind_of_wrong_output(g, device):
 
     def rejects(pattern, lv, pa):
         with pytest.raises(VerificationError, match=pattern):
-            check(g, root, lv, pa, device)
+            check(g, root, lv, pa, backend)
 
     lv = level.copy()
     lv[far] += 1                                     # a level one too deep
@@ -101,42 +101,42 @@ def test_rejects_each_kind_of_wrong_output(g, device):
     rejects("parent has dtype float64", level, parent.astype(np.float64))
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_a_self_loop_is_no_parent_edge(device):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_self_loop_is_no_parent_edge(backend):
     g = (3, np.array([0, 1], np.int32), np.array([1, 1], np.int32))    # 0 - 1 and a loop at 1
-    assert check(g, 0, np.array([0, 1, -1], np.int32), np.array([0, 0, -1], np.int32), device)["reached"] == 2
+    assert check(g, 0, np.array([0, 1, -1], np.int32), np.array([0, 0, -1], np.int32), backend)["reached"] == 2
     loop_only = (2, np.array([1, 0], np.int32), np.array([1, 0], np.int32))   # loops at 1 and at the root
-    assert check(loop_only, 0, np.array([0, -1], np.int32), np.array([0, -1], np.int32), device)["reached"] == 1
+    assert check(loop_only, 0, np.array([0, -1], np.int32), np.array([0, -1], np.int32), backend)["reached"] == 1
     with pytest.raises(VerificationError, match="vertex 1 at level 1 has parent 1 at level 1"):
-        check(loop_only, 0, np.array([0, 1], np.int32), np.array([0, 1], np.int32), device)
+        check(loop_only, 0, np.array([0, 1], np.int32), np.array([0, 1], np.int32), backend)
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_directed_rules(device):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_directed_rules(backend):
     g = (4, np.array([0, 1, 3], np.int32), np.array([1, 2, 1], np.int32))   # 0 -> 1 -> 2, 3 -> 1
     level, parent = correct(g, 0, directed=True)
     assert level.tolist() == [0, 1, 2, -1]
-    assert check(g, 0, level, parent, device, directed=True) == {"reached": 3, "levels": 3}
+    assert check(g, 0, level, parent, backend, directed=True) == {"reached": 3, "levels": 3}
     with pytest.raises(VerificationError, match=r"edge \(1, 2\) joins level 1 to level -1"):
-        check(g, 0, np.array([0, 1, -1, -1], np.int32), np.array([0, 0, -1, -1], np.int32), device, directed=True)
+        check(g, 0, np.array([0, 1, -1, -1], np.int32), np.array([0, 0, -1, -1], np.int32), backend, directed=True)
     with pytest.raises(VerificationError, match="parent\\[3\\] is 1 but there is no edge 1 -> 3"):
-        check(g, 0, np.array([0, 1, 2, 2], np.int32), np.array([0, 0, 1, 1], np.int32), device, directed=True)
+        check(g, 0, np.array([0, 1, 2, 2], np.int32), np.array([0, 0, 1, 1], np.int32), backend, directed=True)
     back = (2, np.array([0], np.int32), np.array([1], np.int32))            # 0 -> 1 only
     with pytest.raises(VerificationError, match="parent\\[0\\] is 1 but there is no edge 1 -> 0"):
-        check(back, 1, np.array([1, 0], np.int32), np.array([1, 1], np.int32), device, directed=True)
+        check(back, 1, np.array([1, 0], np.int32), np.array([1, 1], np.int32), backend, directed=True)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph", ["uniform-d1", "path", "grid", "disconnected", "rmat"])
-def test_reachable_counts_match_scipy(graph, device, graphs):
+def test_reachable_counts_match_scipy(graph, backend, graphs):
     """The count behind rule 4 (on the GPU: min-label hooking with pointer jumping) against SciPy."""
     n, src, dst = graphs[graph]()
-    inp = from_edges(src, dst, n, device=device)
+    inp = from_edges(src, dst, n, backend=backend)
     order = breadth_first_order(adjacency((n, src, dst)), 0, directed=False, return_predecessors=False)
     assert bfs_verify._reachable_count(inp, 0) == order.size
     labels = bfs_verify.component_labels(inp)
     assert labels is bfs_verify.component_labels(inp)          # cached per graph
-    directed = from_edges(src, dst, n, directed=True, device=device)
+    directed = from_edges(src, dst, n, directed=True, backend=backend)
     order = breadth_first_order(adjacency((n, src, dst)), 0, directed=True, return_predecessors=False)
     assert bfs_verify._reachable_count(directed, 0) == order.size
 

@@ -6,17 +6,9 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from graphsweep.datasets.params import resolve
 from graphsweep.datasets.reader import Dataset
-from graphsweep.generators import GENERATORS
 
-
-def generated(name: str, seed: int, **params):
-    """(n, src, dst) of generator ``name``, all rows made in one part on the CPU."""
-    gen = GENERATORS[name]
-    plan = gen.plan(resolve(name, gen.params, params), seed)
-    cols = gen.part(plan, 0, plan.rows, np)
-    return plan.n, cols["src"], cols["dst"]
+from ..conftest import generated, with_loops_and_duplicates
 
 
 def star(n=3000, hub=1700):
@@ -43,11 +35,7 @@ def isolated(n=1500, seed=8):
 
 def messy(seed=6):
     """Self-loops and duplicate edges (both orientations) in a random graph."""
-    n, src, dst = generated("uniform", seed, n=800, degree=3)
-    rng = np.random.default_rng(seed)
-    loops = rng.integers(0, n, 100).astype(src.dtype)
-    dup = rng.integers(0, src.size, 300)
-    return n, np.r_[src, loops, src[dup], dst[dup]], np.r_[dst, loops, dst[dup], src[dup]]
+    return with_loops_and_duplicates(generated("uniform", seed, n=800, degree=3), seed, 100, 300)
 
 
 def two_hubs(n=5000, seed=9):

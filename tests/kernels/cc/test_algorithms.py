@@ -286,7 +286,7 @@ def test_sampled_union_find_reads_int32_or_int64_offsets(narrow, reference):
     from graphsweep.kernels.graph import from_edges
     from graphsweep.kernels.timing import timer_for
     g = GRAPHS["two-hubs"]()
-    inp = from_edges(*g[1:], g[0], device="gpu")
+    inp = from_edges(*g[1:], g[0], backend="gpu")
     params = registry.get("cc.sampled-union-find").resolve_params({"thread_max": 4})
     if narrow:
         suf.setup(inp, params)

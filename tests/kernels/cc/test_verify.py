@@ -10,46 +10,46 @@ from graphsweep.kernels.cc.verify import component_count, count_by_hooking, veri
 
 from .conftest import GRAPHS
 
-DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
-def on(device, *arrays):
-    if device == "gpu":
+def on(backend, *arrays):
+    if backend == "gpu":
         import cupy
         return [cupy.asarray(a) for a in arrays]
     return list(arrays)
 
 
-def check(graph, label, device):
+def check(graph, label, backend):
     n, src, dst = graph
-    src, dst, label = on(device, src, dst, label)
+    src, dst, label = on(backend, src, dst, label)
     return verify_labels(n, src, dst, label)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph", ["many-lists", "tree-k3", "rmat", "isolated", "messy", "n=1", "no-edges",
                                    "int64-uniform"])
-def test_accepts_scipy_labels_under_any_relabelling(graph, device, reference):
+def test_accepts_scipy_labels_under_any_relabelling(graph, backend, reference):
     g = GRAPHS[graph]()
     ref = reference(g)
     components = len(np.unique(ref))
-    assert check(g, ref.astype(np.int32), device) == {"components": components}
+    assert check(g, ref.astype(np.int32), backend) == {"components": components}
     relabelled = (np.random.default_rng(1).permutation(g[0])[ref] + 10 * g[0]).astype(np.int64)  # ids past n
-    assert check(g, relabelled, device) == {"components": components}
+    assert check(g, relabelled, backend) == {"components": components}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_rejects_merged_components(device, reference):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rejects_merged_components(backend, reference):
     g = GRAPHS["many-lists"]()
     ref = reference(g).astype(np.int32)
     a, b = np.unique(ref)[[3, 17]]
     merged = np.where(ref == b, a, ref)
     with pytest.raises(VerificationError, match="36 distinct labels for 37 components: different components share"):
-        check(g, merged, device)
+        check(g, merged, backend)
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_rejects_split_component(device, reference):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rejects_split_component(backend, reference):
     g = GRAPHS["tree-k3"]()
     ref = reference(g).astype(np.int32)
     split = ref.copy()
@@ -57,33 +57,33 @@ def test_rejects_split_component(device, reference):
     v = int(dst[len(dst) // 2])
     split[v] = g[0] + 5                       # one vertex of a tree given a label of its own
     with pytest.raises(VerificationError, match=r"edge \d+ \(\d+ - \d+\) joins labels .* one label"):
-        check(g, split, device)
+        check(g, split, backend)
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_rejects_every_vertex_its_own_label(device):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rejects_every_vertex_its_own_label(backend):
     g = GRAPHS["random-list"]()
     with pytest.raises(VerificationError, match="joins labels"):
-        check(g, np.arange(g[0], dtype=np.int32), device)
+        check(g, np.arange(g[0], dtype=np.int32), backend)
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_rejects_wrong_shape_and_type(device, reference):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rejects_wrong_shape_and_type(backend, reference):
     g = GRAPHS["rmat"]()
     ref = reference(g)
     with pytest.raises(VerificationError, match="shape"):
-        check(g, ref[:-1], device)
+        check(g, ref[:-1], backend)
     with pytest.raises(VerificationError, match="dtype float64"):
-        check(g, ref.astype(np.float64), device)
+        check(g, ref.astype(np.float64), backend)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph", list(GRAPHS))
-def test_hooking_count_matches_scipy(graph, device, reference):
+def test_hooking_count_matches_scipy(graph, backend, reference):
     n, src, dst = GRAPHS[graph]()
     expected = len(np.unique(reference((n, src, dst))))
     assert component_count(n, src, dst) == expected
-    src, dst = on(device, src, dst)
+    src, dst = on(backend, src, dst)
     assert count_by_hooking(n, src, dst) == expected
 
 
@@ -95,11 +95,11 @@ def test_hooking_count_on_a_long_random_list():
     assert count_by_hooking(n, order[:-1][cut], order[1:][cut]) == 41
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_canonical_labels(device):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_canonical_labels(backend):
     label = np.array([7, 3, 7, 9, 3, 9, 100], dtype=np.int64)
-    (got,) = on(device, label)
+    (got,) = on(backend, label)
     got = canonical_labels(got)
-    got = got.get() if device == "gpu" else got
+    got = got.get() if backend == "gpu" else got
     np.testing.assert_array_equal(got, [0, 1, 0, 3, 1, 3, 6])
     assert got.dtype == np.int64

@@ -195,8 +195,8 @@ def test_gpu_builds_the_same_csr(directed, weighted):
     n, src, dst, w = _edges(seed=5, n=3000, m=20000)
     w = w if weighted else None
     host = from_edges(src, dst, n, w, directed=directed)
-    dev = from_edges(src, dst, n, w, directed=directed, device="gpu")
-    assert dev.device == "gpu" and [r["phase"] for r in dev.build(["csr", "rcsr"])] == (
+    dev = from_edges(src, dst, n, w, directed=directed, backend="gpu")
+    assert dev.backend == "gpu" and [r["phase"] for r in dev.build(["csr", "rcsr"])] == (
         ["csr", "rcsr"] if directed else ["csr"])
     for get in ("csr", "rcsr"):
         a, b = getattr(host, get)(), getattr(dev, get)()
@@ -204,7 +204,7 @@ def test_gpu_builds_the_same_csr(directed, weighted):
         if weighted:  # duplicates may come in either order; compare each row's (neighbour, weight) pairs
             assert sorted(zip(a.indices.tolist(), a.weights.tolist())) == \
                 sorted(zip(b.indices.get().tolist(), b.weights.get().tolist()))
-    empty = from_edges(np.array([], np.int32), np.array([], np.int32), 4, device="gpu")
+    empty = from_edges(np.array([], np.int32), np.array([], np.int32), 4, backend="gpu")
     assert empty.csr().nnz == 0 and empty.csr().offsets.get().tolist() == [0] * 5
     empty_host = from_edges(np.array([], np.int32), np.array([], np.int32), 4)
     assert pick_roots(empty, 3, 0) == pick_roots(empty_host, 3, 0)   # no vertex has an edge: any vertex

@@ -84,6 +84,16 @@ def test_a_dataset_generated_in_memory_is_the_parquet_dataset_bit_for_bit(tmp_pa
         assert np.array_equal(in_memory.columns[column], values), column
 
 
+def test_the_old_keyword_device_still_names_the_backend_with_a_future_warning(tmp_path):
+    path = generate("rmat", tmp_path / "g", seed=7, params={"scale": 6}, progress=False)
+    with pytest.warns(FutureWarning, match=r"read\(device=...\) is deprecated; write backend='cpu'"):
+        old = read(path, device="cpu")
+    assert np.array_equal(old.src, read(path, backend="cpu").src)
+    with pytest.warns(FutureWarning, match=r"generate\(device=...\) is deprecated; write backend='cpu'"):
+        old = memory.generate("rmat", seed=7, params={"scale": 6}, device="cpu")
+    assert old.backend == "cpu" and np.array_equal(old.src, memory.generate("rmat", seed=7, params={"scale": 6}).src)
+
+
 def test_a_generated_edge_source_gives_the_same_edges_in_any_chunk_size():
     data = memory.generate("rmat", seed=3, params={"scale": 9, "edge_factor": 4})
     edges = memory.edges(data)
@@ -190,7 +200,7 @@ def test_emogi_levels_by_either_read_agree(mode):
 def test_gpu_memory_store_equals_the_cpu_one():
     for name, params in GENERATED:
         cpu = memory.generate(name, seed=9, params=params)
-        dev = memory.generate(name, seed=9, params=params, device="gpu", chunk_rows=1234)
+        dev = memory.generate(name, seed=9, params=params, backend="gpu", chunk_rows=1234)
         for column, values in cpu.columns.items():
             assert np.array_equal(dev.columns[column].get(), values), (name, column)
 

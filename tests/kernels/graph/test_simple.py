@@ -9,20 +9,13 @@ from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.graph.simple import long_rows
 
-DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+from ..conftest import neighbour_sets
+
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
 def _host(a):
     return a.get() if hasattr(a, "get") else np.asarray(a)
-
-
-def _neighbour_sets(n, src, dst):
-    adj = [set() for _ in range(n)]
-    for u, v in zip(src.tolist(), dst.tolist()):
-        if u != v:
-            adj[u].add(v)
-            adj[v].add(u)
-    return adj
 
 
 def _rows(csr):
@@ -30,18 +23,18 @@ def _rows(csr):
     return [indices[offsets[v]:offsets[v + 1]].tolist() for v in range(csr.n)]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("packed", [True, False])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("shape", ["single", "loop-only", "edge", "clique", "star", "components", "messy", "rmat"])
-def test_simple_and_oriented_rules(shape, dtype, packed, device, simple_shapes, monkeypatch):
+def test_simple_and_oriented_rules(shape, dtype, packed, backend, simple_shapes, monkeypatch):
     if not packed:  # the lexsort path of graphs of 2^31 vertices or more, on a small one
         monkeypatch.setattr(graph, "PACK_LIMIT", 0)
     n, src, dst = simple_shapes[shape]()
-    g = from_edges(src.astype(dtype), dst.astype(dtype), n, device=device)
+    g = from_edges(src.astype(dtype), dst.astype(dtype), n, backend=backend)
     rows = g.build(["simple", "oriented"])
     assert [r["phase"] for r in rows] == ["simple", "oriented"] and not any(r["cached"] for r in rows)
-    adj = _neighbour_sets(n, src, dst)
+    adj = neighbour_sets(n, src, dst)
     simple = g.representation("simple")
     assert simple.indices.dtype == np.int32 and simple.offsets.dtype == np.int64 and simple.weights is None
     assert _rows(simple) == [sorted(a) for a in adj]           # each edge once per direction, sorted
@@ -65,17 +58,17 @@ def test_unknown_representation_is_named():
 @pytest.mark.gpu
 def test_gpu_builds_equal_cpu_builds(simple_shapes):
     n, src, dst = simple_shapes["rmat"]()
-    cpu, gpu = from_edges(src, dst, n), from_edges(src, dst, n, device="gpu")
+    cpu, gpu = from_edges(src, dst, n), from_edges(src, dst, n, backend="gpu")
     for name in ("simple", "oriented"):
         a, b = cpu.representation(name), gpu.representation(name)
         assert (_host(b.offsets) == a.offsets).all() and (_host(b.indices) == a.indices).all()
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("split", [1, 7, 40, 10_000])
-def test_long_rows_cover_each_long_row_once(split, device, simple_shapes):
+def test_long_rows_cover_each_long_row_once(split, backend, simple_shapes):
     n, src, dst = simple_shapes["rmat"]()
-    g = from_edges(src, dst, n, device=device)
+    g = from_edges(src, dst, n, backend=backend)
     rows, vertex, begin = (_host(a) for a in long_rows(g, split))
     csr = g.representation("simple")
     offsets, degree = _host(csr.offsets), _host(csr.degree())

@@ -11,7 +11,8 @@ from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.pagerank import DAMPING
 from graphsweep.kernels.pagerank.verify import verify_scores
 
-BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+from ..conftest import BACKENDS, every_shape_variant_and_backend
+
 VARIANTS = {
     "pull": ("pagerank.pull", {}),
     "pull-small": ("pagerank.pull", {"threads": 32, "blocks": 3}),
@@ -24,8 +25,6 @@ VARIANTS = {
     "spmv": ("pagerank.spmv", {}),
     "best": ("pagerank.best", {}),
 }
-SHAPES = ["single", "loop-only", "edge", "triangle", "clique", "path", "tree", "star", "grid", "dense",
-          "components", "messy", "uniform", "rmat"]
 
 
 def exact_scores(n, src, dst, spread: bool) -> np.ndarray:
@@ -43,9 +42,7 @@ def exact_scores(n, src, dst, spread: bool) -> np.ndarray:
     return np.linalg.solve(system, np.full(n, (1 - DAMPING) / n))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("shape", SHAPES)
+@every_shape_variant_and_backend(VARIANTS)
 def test_scores_match_the_fixed_point(shape, variant, backend, simple_shapes, simple_dataset):
     name, params = VARIANTS[variant]
     n, src, dst = simple_shapes[shape]()

@@ -13,6 +13,7 @@ from scipy.sparse.csgraph import dijkstra
 from graphsweep.datasets.params import resolve
 from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import GENERATORS
+from graphsweep.kernels.apsp.verify import dijkstra_rows, lightest_edges
 
 
 def _weights(m: int, lo: int, hi: int, seed: int) -> np.ndarray:
@@ -100,41 +101,20 @@ def dataset(graph, directed=False) -> Dataset:
     return Dataset.in_memory("graph", n, name="sssp-test", directed=directed, src=src, dst=dst, weight=w)
 
 
-def lightest_edges(graph, directed=False):
-    """(rows, cols, weights) with self-loops dropped, both directions when undirected, and one
-    copy per (row, col): the lightest."""
-    n, src, dst, w = graph
-    src, dst, w = src.astype(np.int64), dst.astype(np.int64), w.astype(np.int64)
-    if not directed:
-        src, dst, w = np.r_[src, dst], np.r_[dst, src], np.r_[w, w]
-    keep = src != dst
-    src, dst, w = src[keep], dst[keep], w[keep]
-    order = np.lexsort((w, dst, src))
-    src, dst, w = src[order], dst[order], w[order]
-    first = np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])][: src.size]
-    return src[first], dst[first], w[first]
-
-
 def reference(graph, roots, directed=False) -> np.ndarray:
-    """Distances (int64, -1 unreachable) from each of ``roots`` (one row each), by SciPy's Dijkstra."""
-    n = graph[0]
-    src, dst, w = lightest_edges(graph, directed)
-    scale = n + 1
-    mat = csr_matrix((w.astype(np.float64) * scale + 1, (src, dst)), shape=(n, n))
-    d = dijkstra(mat, directed=True, indices=np.atleast_1d(roots))
-    out = np.full(d.shape, -1, np.int64)
-    ok = np.isfinite(d)
-    out[ok] = np.floor(d[ok] / scale).astype(np.int64)
-    return out
+    """Distances (int64, -1 unreachable) from each of ``roots`` (one row each), by SciPy's Dijkstra
+    (the APSP verifier's sampled rows, kernels/apsp/verify.py)."""
+    n, src, dst, w = graph
+    return dijkstra_rows(n, src, dst, w, directed, np.atleast_1d(roots))
 
 
 def reference_tree(graph, root: int, directed=False):
     """(dist, parent) from ``root``: SciPy's predecessors on the w' weights are tight edges of w
     (d'(v) = d'(u) + w'(u, v) gives d(v) = d(u) + w(u, v), the hop counts being below n + 1)."""
-    n = graph[0]
-    src, dst, w = lightest_edges(graph, directed)
+    n, src, dst, w = graph
+    rows, cols, weights = lightest_edges(n, src, dst, w, directed)
     scale = n + 1
-    mat = csr_matrix((w.astype(np.float64) * scale + 1, (src, dst)), shape=(n, n))
+    mat = csr_matrix((weights.astype(np.float64) * scale + 1, (rows, cols)), shape=(n, n))
     d, pred = dijkstra(mat, directed=True, indices=root, return_predecessors=True)
     dist = np.where(np.isfinite(d), np.floor(np.where(np.isfinite(d), d, 0) / scale), -1).astype(np.int64)
     parent = np.where(pred >= 0, pred, -1).astype(np.int64)

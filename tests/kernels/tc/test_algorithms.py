@@ -10,30 +10,23 @@ from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.tc import verify as tc_verify
 from graphsweep.kernels.tc.verify import verify_triangles
 
-BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+from ..conftest import every_shape_variant_and_backend, neighbour_sets
+
 VARIANTS = {
     "best": ("tc.best", {}),
     "lanes-1": ("tc.search", {"lanes": 1, "threads": 32, "blocks": 3}),
     "lanes-4": ("tc.search", {"lanes": 4}),
     "lanes-32": ("tc.search", {"lanes": 32, "threads": 64, "blocks": 2}),
 }
-SHAPES = ["single", "loop-only", "edge", "triangle", "clique", "path", "tree", "star", "grid", "dense",
-          "components", "messy", "uniform", "rmat"]
 
 
 def reference_counts(n, src, dst) -> np.ndarray:
     """Triangles through v: pairs of v's neighbours that are neighbours (Python sets)."""
-    adj = [set() for _ in range(n)]
-    for u, v in zip(src.tolist(), dst.tolist()):
-        if u != v:
-            adj[u].add(v)
-            adj[v].add(u)
+    adj = neighbour_sets(n, src, dst)
     return np.array([sum(len(adj[a] & adj[v]) for a in adj[v]) // 2 for v in range(n)], dtype=np.int64)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("shape", SHAPES)
+@every_shape_variant_and_backend(VARIANTS)
 def test_counts_match_python_sets(shape, variant, backend, simple_shapes, simple_dataset):
     name, params = VARIANTS[variant]
     g = simple_shapes[shape]()
