@@ -23,7 +23,8 @@ TARGETS = {"list-graph_n=33554432_count=1_seed=1": (4.17, 3.5),
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="the results folder of sweeps/cc-best.yaml")
-    best = print_groups(totals(ap.parse_args().results), "cc.best", "dataset")
+    total = totals(ap.parse_args().results)
+    best = print_groups(total[total["kernel"].str.startswith("cc.")], "cc.best", "dataset")
     print()
     for dataset, (ecl, target) in TARGETS.items():
         if dataset in best:

@@ -7,6 +7,11 @@
 Each row of the table is one (kind, size, workers, backend) run into a temporary directory
 (removed afterwards, or kept under --dir); the table is printed from the same rows it saves
 with --csv, so they cannot drift.
+
+It is no sweep: a sweep times kernels, and its generation stage records no rows (a generation
+task returns the dataset's path or its error; a ``store: memory`` dataset's generation is folded
+into the load time of the first task that needs it), and it generates each dataset once, on the
+sweep's own cluster, where this compares worker counts and backends on the same kind and size.
 """
 
 import argparse

@@ -1,6 +1,7 @@
 """What every benchmark's ratio table shares: a shipped sweep's kernel times, as reduce computed them
 from its rows (one computation: medians of the timed runs, rates by kernels.throughput), labelled
-by kernel variant, each against the variant a ``*.best`` alias stands for."""
+by kernel variant, each against the variant a ``*.best`` alias stands for, and against floors
+computed from the ceilings the worker measured and stamped on the same rows."""
 
 import json
 
@@ -42,3 +43,11 @@ def print_groups(total: pd.DataFrame, alias: str, by: str, extra=lambda row: "")
             print(f"  {r['variant']:<52} {r['median_ms']:10.3f} ms {r['gelems_per_s']:8.3f} G/s "
                   f"{r['median_ms'] / out[key]:7.2f}x {alias}{extra(r)}{flag}")
     return out
+
+
+def model_floor_ms(row) -> float:
+    """The floor of a run's byte model (a summary row): its streamed bytes at the copy ceiling plus
+    its random accesses at the gather ceiling, both as measured by the worker that ran it.  Gathers
+    into a table that fits the L2 run faster than that ceiling, so a kernel can beat this floor."""
+    streamed = (row["bytes_read"] + row["bytes_written"]) / (row["ceiling_copy_gbps"] * 1e9)
+    return 1e3 * (streamed + row["random_accesses"] / (row["ceiling_gather_gelems"] * 1e9))

@@ -40,7 +40,7 @@ extern "C" __global__ void graphsweep_ceiling_chase(const int* __restrict__ next
 // The chase with a store per step (what a list walk does: follow succ, write the node's record):
 // each step reads next[x] (the dependent load) and stores at out[x] (an independent random store),
 // 4 bytes as rank[x] = r, or 8 bytes of a packed (owner, rank) record as the splitter walks write.
-// benchmarks/floors.py sets these floors beside the plain chase, on the same cycle.
+// kernels/ceilings.py measures them beside the plain chase, on the same cycle, and every result row carries them.
 __device__ __forceinline__ int gs_ceiling_record(int*, long long, int s) { return s; }
 __device__ __forceinline__ unsigned long long gs_ceiling_record(unsigned long long*, long long t, int s)
 {

@@ -5,9 +5,12 @@ measured) and: ``copy_gbps``, a large device-to-device copy (GB/s counting bytes
 written); ``gather_gelems``, a random int32 gather from a table of ``table_bytes`` (256 MB; 64 MB on
 the CPU; G elements/s); ``chase_gsteps``, a dependent pointer chase through the same table made one
 random cycle, one chain per thread on its own segment of the cycle, as a sub-list walk does (G
-steps/s); and the host link's floors (``_measure_link``): ``h2d_gbps``, ``d2h_gbps``,
+steps/s); ``chase_store4_gsteps`` and ``chase_store8_gsteps``, the same chase storing 4 or 8 bytes at
+each step's node (what a list walk does: follow ``succ``, write the node's rank or record; the floor
+list ranking is judged against); ``clock_khz`` (read, with ``sm_count`` the compute peaks); and the
+host link's floors (``_measure_link``): ``h2d_gbps``, ``d2h_gbps``,
 ``mapped_sequential_gbps``, ``mapped_lines_gbps``, ``mapped_naive_gbps``.  ``measure("cpu")`` does
-the same with NumPy (copy, gather) and one Numba thread (chase).  Each figure is the best of a few
+the same with NumPy (copy, gather) and one Numba thread (the chases).  Each figure is the best of a few
 repetitions.  ``ceilings(backend)`` measures once per process and remembers.
 """
 
@@ -50,7 +53,7 @@ def best_gpu_seconds(fn, reps: int = REPS) -> float:
 def _measure_gpu() -> dict:
     import cupy
 
-    from .cuda import device_name, l2_bytes, module, sm_count, thread_slots_per_sm
+    from .cuda import clock_khz, device_name, l2_bytes, module, sm_count, thread_slots_per_sm
 
     best = best_gpu_seconds
 
@@ -70,11 +73,20 @@ def _measure_gpu() -> dict:
     steps = TABLE // chains
     end = cupy.empty(chains, dtype=np.int32)
     chase = mod.get_function("graphsweep_ceiling_chase")
-    chase_s = best(lambda: chase(((chains + 255) // 256,), (256,), (table, end, np.int64(chains), np.int32(steps),
-                                                                    np.int64(TABLE), np.int32(bits), seed)))
+    grid = ((chains + 255) // 256,)
+    args = (np.int64(chains), np.int32(steps), np.int64(TABLE), np.int32(bits), seed)
+    chase_s = best(lambda: chase(grid, (256,), (table, end, *args)))
+
+    def chase_store_gsteps(size: int, dtype) -> float:    # the record each step writes: 4 or 8 bytes
+        records = cupy.empty(TABLE, dtype=dtype)
+        fn = mod.get_function(f"graphsweep_ceiling_chase_store{size}")
+        return chains * steps / best(lambda: fn(grid, (256,), (table, records, *args))) / 1e9
+
+    store = {4: chase_store_gsteps(4, np.int32), 8: chase_store_gsteps(8, np.uint64)}
     return {"backend": "gpu", "device": device_name(), "sm_count": sm_count(), "l2_bytes": l2_bytes(),
-            "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
+            "clock_khz": clock_khz(), "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
             "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chains * steps / chase_s / 1e9,
+            "chase_store4_gsteps": store[4], "chase_store8_gsteps": store[8],
             "table_bytes": TABLE * 4, **_measure_link()}
 
 
@@ -83,6 +95,16 @@ def _chase(table, steps):
     x = 0
     for _ in range(steps):
         x = table[x]
+    return x
+
+
+@numba.njit(cache=True, nogil=True)
+def _chase_store(table, records, steps):
+    x = 0
+    for s in range(steps):
+        y = table[x]
+        records[x] = s
+        x = y
     return x
 
 
@@ -107,9 +129,16 @@ def _measure_cpu() -> dict:
     steps = 1 << 21
     _chase(table, 16)
     chase_s = best(lambda: _chase(table, steps))
+    def chase_store_gsteps(dtype) -> float:             # fewer steps: each measure is paid per CPU worker
+        records = np.empty(CPU_TABLE, dtype=dtype)
+        _chase_store(table, records, 16)
+        return (steps >> 3) / best(lambda: _chase_store(table, records, steps >> 3)) / 1e9
+
+    store = {4: chase_store_gsteps(np.int32), 8: chase_store_gsteps(np.uint64)}
     return {"backend": "cpu", "device": platform.processor() or platform.machine() or "cpu",
             "copy_gbps": 2 * src.nbytes / copy_s / 1e9, "gather_gelems": idx.size / gather_s / 1e9,
-            "chase_gsteps": steps / chase_s / 1e9, "table_bytes": CPU_TABLE * 4}
+            "chase_gsteps": steps / chase_s / 1e9, "chase_store4_gsteps": store[4],
+            "chase_store8_gsteps": store[8], "table_bytes": CPU_TABLE * 4}
 
 
 LINK_BYTES = 1 << 30            # pinned host buffer of the link measurements: 1 GiB

@@ -57,6 +57,12 @@ def l2_bytes() -> int:
     return int(_properties(cupy.cuda.Device().id)["l2CacheSize"])
 
 
+def clock_khz() -> int:
+    """The SMs' peak clock (kHz): with the SM count, the device's compute peaks (APSP's add-min rate)."""
+    import cupy
+    return int(_properties(cupy.cuda.Device().id)["clockRate"])
+
+
 def device_name() -> str:
     import cupy
     name = _properties(cupy.cuda.Device().id)["name"]

@@ -64,21 +64,22 @@ ALIASES = {
                                              "bfs.harish up to 110x slower (R-MAT 24); rerun: sweeps/bfs-best.yaml"),
     "pagerank.best": ("pagerank.spmv", "fastest PageRank on kron and urand 22 and 24 in benchmarks/gap.py (H200, "
                                        "2026-11-24): kron 24 66 ms (cuSPARSE) vs pagerank.pull-warp 255 ms; urand 24 "
-                                       "55 vs 74 ms (pagerank.pull)"),
+                                       "55 vs 74 ms (pagerank.pull); rerun: sweeps/gap-suite.yaml"),
     "bc.best": ("bc.brandes", "the one BC design: kron 24 41 ms per root, urand 24 43 ms (benchmarks/gap.py, H200, "
-                              "2026-11-24)"),
+                              "2026-11-24); rerun: sweeps/gap-suite.yaml"),
     "tc.best": ("tc.search", "the one TC design: kron 24 0.78 s = 61x GAPBS, urand 24 35 ms = 188x "
-                             "(benchmarks/gap.py, H200, 2026-11-24)"),
+                             "(benchmarks/gap.py, H200, 2026-11-24); rerun: sweeps/gap-suite.yaml"),
 }
 
 # name -> (target, why) where the graph lives in host memory (kernels.placement): the kernels
 # whose access shape suits the link stand in for the device's fastest.
 HOST_ALIASES = {
     "cc.best": ("cc.streaming", "streams the CSR over the link in blocks, copy overlapped with "
-                                "union-find hooking (benchmarks/link.py)"),
+                                "union-find hooking (benchmarks/link.py; rerun: sweeps/placement-price.yaml)"),
     "bfs.best": ("bfs.emogi", "reads adjacency from host memory as whole 128-byte lines, a warp per line, top-down "
                               "or bottom-up, or streams the CSR, per level by its byte model (benchmarks/link.py: "
-                              "R-MAT 29 ef 20 on an H100, 6.8 GTEPS, 1.32x its link floor)"),
+                              "R-MAT 29 ef 20 on an H100, 6.8 GTEPS, 1.32x its link floor; rerun: "
+                              "sweeps/host-memory.yaml)"),
 }
 
 _kernels: dict[str, Kernel] = {}

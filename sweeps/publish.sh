@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Run the shipped experiment sweeps (issue #9) on this machine and pack what docs/results/ needs.
+# Run the shipped sweeps on this machine and pack what docs/results/ needs.
 #
-#   bash sweeps/publish.sh [SPEC[@SECONDS] ...] [floors[@SECONDS]]
+#   bash sweeps/publish.sh [SPEC[@SECONDS] | warm:SPEC[@SECONDS] | ecl-cc[@SECONDS] | floors[@SECONDS] ...]
 #        # default: every experiment's spec (issue #9, in order) and then floors
 #   OUT=/some/dir SWEEP_SECONDS=300 bash sweeps/publish.sh sweeps/cc-adaptive.yaml
 #   REPORT=0 bash sweeps/publish.sh ...        # reduce only: render the reports elsewhere
-#
-# `floors` runs benchmarks/floors.py (experiment 8) into $RESULTS/floors (floors.csv, floors.json,
-# chase.csv, floors.out), packed like the sweeps.
+#   # the *.best evidence (docs/results.md, "Where each *.best comes from"):
+#   REPORT=0 bash sweeps/publish.sh sweeps/cc-best.yaml sweeps/bfs-best.yaml sweeps/gap-suite.yaml \
+#       sweeps/cc-families.yaml ecl-cc warm:sweeps/pipeline-shares.yaml sweeps/pipeline-shares.yaml floors
 #
 # Each SPEC runs with `graphsweep run` (a local cluster: one worker per GPU) into $RESULTS/<name>
 # under a time limit of its own (SPEC@SECONDS, else SWEEP_SECONDS, default 300).  A run cut off
 # keeps every finished task; what is stored is then reduced (and, with REPORT=1, the default,
 # reported; REPORT=0 leaves the rendering of the plots, ~10 s a sweep, to another machine).
-# After each sweep $OUT/results.tgz is rewritten, so a call cut off still returns what was done.
+# `warm:SPEC` runs it into $RESULTS/<name>-warm, not packed: generation and the kernel caches
+# paid before the run that is measured (the pipeline-shares sweep times its own wall time).
+# `ecl-cc` times ECL-CC (peers/ecl-cc/main.cu) on the graphs of $RESULTS/cc-families beside the
+# sweep (benchmarks/cc_families.py --ecl) into cc-families-ecl.out; `floors` prints every *.best
+# of the runs so far against the floors stamped on its rows, and the chase's curves against table
+# size and chains (benchmarks/floors.py --chase), into floors.out.
+# After each step $OUT/results.tgz is rewritten, so a call cut off still returns what was done.
 # It holds, per sweep, what `graphsweep report DIR` needs to render the report anywhere —
 # plan.json, tasks/, logs/, results.parquet, summary.csv (and report.html) — and <name>.out (the
 # run's output), publish.log (each sweep's exit code, wall time and task count) and device.json
@@ -53,9 +59,9 @@ pack() {
   local items=(publish.log device.json)
   for out in "$RESULTS"/*.out; do [[ -e $out ]] && items+=("$(basename "$out")"); done
   for dir in "$RESULTS"/*/; do
-    [[ -d $dir ]] || continue
+    [[ -d $dir && $dir != *-warm/ ]] || continue
     local name; name=$(basename "$dir")
-    for f in results.parquet summary.csv report.html plan.json tasks logs floors.csv floors.json chase.csv; do
+    for f in results.parquet summary.csv report.html plan.json tasks logs; do
       [[ -e "$RESULTS/$name/$f" ]] && items+=("$name/$f")
     done
   done
@@ -66,17 +72,27 @@ pack() {
 for arg in "$@"; do
   spec=${arg%@*}; limit=$SWEEP_SECONDS
   [[ $arg == *@* ]] && limit=${arg##*@}
-  if [[ $spec == floors ]]; then
+  if [[ $spec == floors || $spec == ecl-cc ]]; then
     start=$(date +%s)
-    echo "=== floors: start $(date -u +%H:%M:%S), limit $limit s" | tee -a "$RESULTS/publish.log"
-    timeout --signal=INT --kill-after=30 "$limit" \
-      python3 benchmarks/floors.py --out "$RESULTS/floors" > "$RESULTS/floors.out" 2>&1
-    echo "=== floors: rc=$?, $(( $(date +%s) - start )) s" | tee -a "$RESULTS/publish.log"
-    tail -n 20 "$RESULTS/floors.out" | tee -a "$RESULTS/publish.log"
+    echo "=== $spec: start $(date -u +%H:%M:%S), limit $limit s" | tee -a "$RESULTS/publish.log"
+    if [[ $spec == floors ]]; then
+      done_runs=()
+      for dir in "$RESULTS"/*/; do
+        [[ $dir != *-warm/ ]] && compgen -G "$dir/tasks/*.parquet" >/dev/null && done_runs+=("$dir")
+      done
+      printer=(benchmarks/floors.py "${done_runs[@]}" --chase)
+    else
+      printer=(benchmarks/cc_families.py "$RESULTS/cc-families" --ecl peers/ecl-cc/main.cu)
+    fi
+    out=$RESULTS/$spec.out; [[ $spec == ecl-cc ]] && out=$RESULTS/cc-families-ecl.out
+    timeout --signal=INT --kill-after=30 "$limit" python3 "${printer[@]}" > "$out" 2>&1
+    echo "=== $spec: rc=$?, $(( $(date +%s) - start )) s" | tee -a "$RESULTS/publish.log"
+    tail -n 20 "$out" | tee -a "$RESULTS/publish.log"
     pack
     continue
   fi
   name=$(basename "$spec" .yaml)
+  if [[ $spec == warm:* ]]; then spec=${spec#warm:}; name=$(basename "$spec" .yaml)-warm; fi
   start=$(date +%s)
   echo "=== $name: start $(date -u +%H:%M:%S), limit $limit s" | tee -a "$RESULTS/publish.log"
   timeout --signal=INT --kill-after=30 "$limit" \

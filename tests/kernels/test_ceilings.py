@@ -5,15 +5,19 @@ import pytest
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.kernels import ceilings
 
-KEYS = {"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps", "table_bytes"}
+KEYS = {"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps", "chase_store4_gsteps", "chase_store8_gsteps",
+        "table_bytes"}
 LINK = {"h2d_gbps", "d2h_gbps", "mapped_sequential_gbps", "mapped_lines_gbps", "mapped_naive_gbps"}
 
 
 def _check(c, backend):
-    assert set(c) == KEYS | ({"sm_count", "l2_bytes"} | LINK if backend == "gpu" else set()) and c["backend"] == backend
+    device = {"sm_count", "l2_bytes", "clock_khz"} | LINK
+    assert set(c) == KEYS | (device if backend == "gpu" else set()) and c["backend"] == backend
     assert c["copy_gbps"] > 0 and c["gather_gelems"] > 0 and c["chase_gsteps"] > 0
-    # every chase step reads at least 4 bytes, so it cannot outrun the copy bandwidth
+    # every chase step reads at least 4 bytes, so it cannot outrun the copy bandwidth; with a store
+    # per step it moves 4 + 4 or 4 + 8 bytes
     assert 4 * c["chase_gsteps"] < c["copy_gbps"]
+    assert 0 < 8 * c["chase_store4_gsteps"] < c["copy_gbps"] and 0 < 12 * c["chase_store8_gsteps"] < c["copy_gbps"]
 
 
 def test_cpu():
@@ -24,7 +28,10 @@ def test_cpu():
 def test_gpu():
     c = ceilings.measure("gpu")
     _check(c, "gpu")
-    assert c["table_bytes"] >= 256 * 2**20 and c["sm_count"] >= 1 and c["l2_bytes"] >= 2**20
+    assert c["table_bytes"] >= 256 * 2**20 and c["sm_count"] >= 1 and c["l2_bytes"] >= 2**20 and c["clock_khz"] > 0
+    # a store per step (to the node just read, as a list walk writes its rank) costs the chase: the
+    # lines it dirties are written back to DRAM
+    assert c["chase_store8_gsteps"] < c["chase_gsteps"]
     # access shape is everything over the link: whole lines a warp at a time beat a line per thread,
     # and nothing read through mapped memory outruns the bulk copy engine by much
     assert c["mapped_lines_gbps"] > c["mapped_naive_gbps"] > 0
