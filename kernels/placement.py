@@ -94,7 +94,9 @@ def decide(size: GraphSize, *, backend: str, device_bytes: int | None, host_byte
     if backend != "gpu":
         if forced == "device":
             raise ParameterError(f"{what}: placement 'device' needs the GPU backend (a CPU run's graph is in host memory)")
-        return Placement("host", "cpu", "none" if size.in_memory else "cpu")
+        # The edge list whole in host memory, generated or read: kernels that work on it (cc.adaptive,
+        # Shiloach-Vishkin, the simple graph) need it, as they do on the GPU.
+        return Placement("host", "cpu", "cpu")
     needs = size.needs()
     device_room = None if device_bytes is None else int(device_bytes * DEVICE_SHARE)
     host_room = None if host_bytes is None else int(host_bytes * HOST_SHARE)

@@ -259,12 +259,13 @@ def test_on_failure_stop_stops_the_sweep(tmp_path, write_spec, gs, cluster_file)
 
 def test_a_sweep_over_a_graph_generated_in_memory_runs_and_writes_no_dataset(tmp_path, gs, write_spec, cluster_file):
     spec = write_spec(tmp_path, "mem", datasets=[{"generator": "rmat", "params": {"scale": 9}, "store": "memory"}],
-                      kernels=["cc.best", "bfs.best"], roots=2, data=str(tmp_path / "data"))
+                      kernels=["cc.best", "bfs.best", "cc.adaptive"], roots=2, data=str(tmp_path / "data"))
     rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 0, out + err
     rows = reduce.load(tmp_path / "results-mem")
     kernel_rows = rows[rows["stage"] == "kernel"]
-    assert set(kernel_rows["kernel"]) == {"cc.select", "bfs.direction-optimizing"}
+    # cc.adaptive works on the edge list as loaded: a CPU run generates it whole in host memory
+    assert set(kernel_rows["kernel"]) == {"cc.select", "bfs.direction-optimizing", "cc.adaptive"}
     assert kernel_rows["verified"].all()
     assert set(kernel_rows["placement"]) == {"host"}      # the CPU backend's graphs are in host memory
     assert not (tmp_path / "data").exists()

@@ -39,6 +39,11 @@ def test_a_graph_larger_than_the_gpu_goes_to_host_memory_and_is_never_loaded_whe
     assert (on_disk.placement, on_disk.load) == ("host", "cpu")
 
 
+def test_a_cpu_run_holds_the_edge_list_whole_even_when_generated_in_memory():
+    got = decide(GraphSize(n=2**20, m=2**24, in_memory=True), backend="cpu", device_bytes=None, host_bytes=128 * GiB)
+    assert (got.placement, got.build, got.load) == ("host", "cpu", "cpu")
+
+
 def test_a_graph_larger_than_the_host_too_is_refused_in_one_line_naming_both_sizes():
     with pytest.raises(NoRoomError) as err:
         decide(RMAT29, backend="gpu", device_bytes=80 * GiB, host_bytes=64 * GiB, what="rmat-29")
