@@ -34,6 +34,8 @@ MODULES = [
     "graphsweep.kernels.bfs.distributed",
     "graphsweep.kernels.sssp.harish",
     "graphsweep.kernels.sssp.near_far",
+    "graphsweep.kernels.sssp.strips",
+    "graphsweep.kernels.sssp.select",
     "graphsweep.kernels.apsp.floyd_warshall",
     "graphsweep.kernels.apsp.blocked",
     "graphsweep.kernels.apsp.repeated_sssp",
@@ -51,7 +53,7 @@ ALIASES = {
                                                      "benchmarks/listrank.py (H200, 2026-11-21)"),
     "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, the "
                              "fastest on every family in benchmarks/cc_families.py (H200, 2026-11-24); rerun: sweeps/cc-families.yaml"),
-    "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
+    "sssp.best": ("sssp.select", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
                                    "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
                                    "1.7-18x faster than sssp.harish on every graph; rerun: sweeps/sssp-best.yaml"),
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
