@@ -7,10 +7,12 @@
 //   steps  — expand the frontier list a thread per vertex (vertices of more than `hub` edges go
 //            to the whole block after the others), relaxing each edge on the packed word; an
 //            improved vertex of the strip joins the next list (below T, once: a "queued" bit) or
-//            the block's far pile (once per bucket: an "in pile" bit), one of another strip is
-//            mailed to its owner.  Meanwhile the block's last warp claims the block's mail into
-//            the next list.  One __syncthreads ends the expansion, one the step;
-//   idle   — the next list is empty: the block gives back the work units it holds and spins on
+//            the block's far pile (once per bucket: an "in pile" bit), one of another strip goes
+//            to the block's outbox.  Meanwhile two warps work the post: the last claims the
+//            block's incoming mail into the next list, the one before it mails the outbox the
+//            previous step left, so the expansion's chain of three memory round trips is not
+//            lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
+//   idle   — the next list and the outbox are empty: the block gives back the work units it holds and spins on
 //            its ring and on the work counter; mail sends it back to step, a zero counter means
 //            no block has anything left below T: the block files its pile minimum and enters the
 //            grid barrier, after which T moves past the smallest pile distance.
@@ -36,6 +38,7 @@
 #define ST_MIN_BLOCKS 1
 #endif
 #define ST_HUBS 64            // hubs one step defers to the whole block; more are expanded by their thread
+#define ST_OUTBOX 256         // remote vertices one step leaves to the sender warp; more are mailed by their thread
 
 // ctl slots (u32 words)
 #define ST_WORK 0             // outstanding work units (see above)
@@ -50,7 +53,11 @@
 #define ST_ENTRIES 12         // u64: frontier entries expanded
 #define ST_MAILS 14           // u64: vertices mailed
 #define ST_STEPS 16           // u64: steps summed over the blocks
-#define ST_CTL_WORDS 18
+#define ST_BUSY 18            // u64: ns the blocks spent stepping, summed
+#define ST_BARRIER 20         // u64: ns in bucket barriers, summed
+#define ST_SPAN 22            // u64: ns from start to end, summed over the blocks
+#define ST_WAKES 24           // u64: idle waits that mail ended, summed
+#define ST_CTL_WORDS 26
 
 #define ST_SPIN_LIMIT (1LL << 33)   // ~4 s of clock64: a wait that long is a bug, not load
 
@@ -75,6 +82,7 @@ struct StArgs {
 // Block state (thread 0 or shared atomics write it; read after a __syncthreads).
 struct StBlock {
     sp_u32 count[2];      // entries in list 0 / 1
+    sp_u32 nout[2];       // entries in outbox 0 / 1 (past ST_OUTBOX: mailed by their thread)
     sp_u32 npile;         // entries in the pile being filled
     sp_u32 fmin;          // smallest distance filed in it
     sp_u32 nhubs;
@@ -82,14 +90,18 @@ struct StBlock {
     sp_u32 surplus;       // +1s sent for mail that was already pending (given back when idle)
     sp_u32 state;         // outcome of an idle wait
     sp_u64 head;          // ring slots claimed
+    sp_u64 stepped, busy, barrier, wakes;   // thread 0's clock: step start, ns stepping, ns in barriers; wake-ups
     sp_u32 hub_v[ST_HUBS];
     sp_u32 hub_d[ST_HUBS];
+    sp_u32 out[2][ST_OUTBOX];
 };
 
-// What a step's expansion writes to: this block's strip, the next list, the pile, T.
+// What a step's expansion writes to: this block's strip, the next list, the outbox, the pile, T.
 struct StStep {
     sp_u32* bits_next;
     sp_u32* list_next;
+    sp_u32* out;
+    sp_u32* nout;
     sp_u32* inpile;
     sp_u32* pile_out;
     long long lo, hi;
@@ -130,21 +142,38 @@ __device__ __forceinline__ void st_file(StBlock& s, const StStep& c, sp_u32 v, s
     if (st_set_bit(c.inpile, (sp_u32)(v - c.lo))) c.pile_out[atomicAdd(&s.npile, 1u)] = v;
 }
 
-// v of another strip improved: to its owner's ring, unless a slot already holds it.
-__device__ void st_mail(const StArgs& a, StBlock& s, sp_u32 v, sp_u64& mails)
+// v of another strip, already counted in ST_WORK: to its owner's ring, unless a slot holds it.
+__device__ __forceinline__ void st_post(const StArgs& a, StBlock& s, sp_u32 v, sp_u64& mails)
 {
     const sp_u32 m = 1u << (v & 31);
-    atomicAdd(a.ctl + ST_WORK, 1u);             // counted before anyone can claim it; given back if pending
     if (atomicOr(a.mailed + (v >> 5), m) & m) {
-        atomicAdd(&s.surplus, 1u);
+        atomicAdd(&s.surplus, 1u);              // the count is given back when the block goes idle
         return;
     }
-    __threadfence();                            // the count is performed before the slot can be seen
     const long long owner = (long long)v / a.size, olo = owner * a.size;
     const sp_u64 ring = 2 * (sp_u64)(min(a.n, olo + a.size) - olo);
     const sp_u64 i = atomicAdd(a.tail + owner, 1ull);
     *(volatile sp_u64*)(a.mailbox + 2 * olo + i % ring) = ((i / ring + 1) << 32) | v;
     ++mails;
+}
+
+// A remote vertex the outbox has no room for: mailed by the thread that improved it.
+__device__ void st_mail(const StArgs& a, StBlock& s, sp_u32 v, sp_u64& mails)
+{
+    atomicAdd(a.ctl + ST_WORK, 1u);
+    __threadfence();                            // the count is performed before the slot can be seen
+    st_post(a, s, v, mails);
+}
+
+// The sender warp: the outbox of the previous step (all 32 lanes call it).
+__device__ void st_send(const StArgs& a, StBlock& s, const sp_u32* out, sp_u32 count, sp_u64& mails)
+{
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(a.ctl + ST_WORK, count);      // one count for the batch, performed before any slot is seen
+        __threadfence();
+    }
+    __syncwarp();
+    for (sp_u32 i = threadIdx.x & 31; i < count; i += 32) st_post(a, s, out[i], mails);
 }
 
 __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StStep& c, sp_u32 v, sp_u32 nd,
@@ -157,7 +186,9 @@ __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StSt
             st_file(s, c, v, nd);
         }
     } else {
-        st_mail(a, s, v, mails);
+        const sp_u32 i = atomicAdd(c.nout, 1u);
+        if (i < ST_OUTBOX) c.out[i] = v;
+        else st_mail(a, s, v, mails);
     }
 }
 
@@ -177,6 +208,8 @@ __device__ void st_expand(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u
             nd[j] = 0;
             if (ok[j]) {
                 v[j] = (sp_u32)__ldg(a.idx + f);
+                // v's offsets into L2 now: if v improves, the next step reads them without a DRAM trip
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(a.off + v[j]));
                 const sp_u64 cand = (sp_u64)du + (sp_u32)__ldg(a.wt + f);
                 if (cand >= SP_INF) {
                     a.ctl[ST_OVERFLOW] = 1;
@@ -272,18 +305,22 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
 #define ST_BITS(j) (st_dyn + (j) * words)
 #define ST_LIST(j) (st_dyn + 3 * words + (j) * list_cap)
     const long long lo = min(n, (long long)blockIdx.x * size), hi = min(n, lo + size);
-    const int tid = threadIdx.x;
-    const bool claimer = tid >= (int)blockDim.x - 32;   // the last warp: it seldom has list entries
+    const int tid = threadIdx.x, warp = tid >> 5, warps = blockDim.x >> 5;
+    // the post: the last warps, which seldom have list entries (one warp does both in a 32-thread block)
+    const bool receiver = warp == warps - 1, sender = warp == max(0, warps - 2);
     const bool leader = blockIdx.x == 0 && tid == 0;
     for (long long i = tid; i < 2 * words; i += blockDim.x) st_dyn[i] = 0;
     if (tid == 0) {
         s.count[0] = s.count[1] = 0;
+        s.nout[0] = s.nout[1] = 0;
         s.npile = root >= lo && root < hi;      // the host put the root in pile 0
         s.nhubs = 0;
         s.surplus = 0;
         s.head = 0;
+        s.busy = s.barrier = s.wakes = 0;
     }
-    if (leader) a.log[0] = st_clock();
+    const sp_u64 began = st_clock();
+    if (leader) a.log[0] = began;
     sp_u64 T = 0, edges = 0, entries = 0, mails = 0, steps = 0;
     int p = 0;                                  // the list to expand
     sp_u32 epoch = 0;
@@ -308,7 +345,8 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         }
         __syncthreads();
         const sp_u32* pile_in = a.pile + (epoch & 1) * n + lo;
-        StStep c = {ST_BITS(p), ST_LIST(p), inpile, a.pile + ((epoch + 1) & 1) * n + lo, lo, hi, T, p};
+        StStep c = {ST_BITS(p), ST_LIST(p), s.out[p], &s.nout[p], inpile, a.pile + ((epoch + 1) & 1) * n + lo, lo,
+                    hi, T, p};
         for (sp_u32 i = tid; i < piled; i += blockDim.x) {
             const sp_u32 v = __ldcg(pile_in + i);
             const sp_u32 d = sp_dist(__ldcg(a.word + v));
@@ -319,12 +357,15 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         // --- steps until no block has anything below T
         bool aborted = false;
         while (true) {
+            if (tid == 0) s.stepped = st_clock();
             const int q = p ^ 1;
             const sp_u32 k = s.count[p];
             c.bits_next = ST_BITS(q);
             c.list_next = ST_LIST(q);
+            c.out = s.out[p];
+            c.nout = &s.nout[p];
             c.next = q;
-            if (claimer) {
+            if (receiver) {
                 const sp_u64 head = s.head;
                 sp_u64 t = 0;
                 if ((tid & 31) == 0) t = *(volatile sp_u64*)(a.tail + blockIdx.x);
@@ -338,6 +379,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                     }
                 }
             }
+            if (sender && s.nout[q]) st_send(a, s, s.out[q], min(s.nout[q], (sp_u32)ST_OUTBOX), mails);
             for (sp_u32 i = tid; i < k; i += blockDim.x) {
                 const sp_u32 u = st_entry(a, ST_LIST(p), p, lo, i);
                 atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
@@ -371,16 +413,21 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 __syncthreads();
                 if (tid == 0) s.nhubs = 0;
             }
-            if (tid == 0) s.count[p] = 0;       // every entry read; their queued bits are clear
+            if (tid == 0) {
+                s.count[p] = 0;                 // every entry read; their queued bits are clear
+                s.nout[q] = 0;                  // the previous step's outbox is mailed
+            }
             ++steps;
             __syncthreads();
+            if (tid == 0) s.busy += st_clock() - s.stepped;
+            const int filled = p;               // the outbox this step filled, mailed by the next
             p = q;
             if (steps > (sp_u64)a.max_steps) {  // steps are the same in every thread: all leave together
                 if (tid == 0) atomicExch(a.ctl + ST_ABORT, 1u);
                 aborted = true;
                 break;
             }
-            if (s.count[p]) continue;
+            if (s.count[p] || s.nout[filled]) continue;
             // idle: give back the units held, then wait for mail or for the bucket's end everywhere
             __threadfence();                    // this block's mail and its counts are performed
             __syncthreads();
@@ -402,6 +449,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 s.state = state;
             }
             __syncthreads();
+            if (tid == 0) s.wakes += s.state == 1;
             if (s.state == 0) break;
             if (s.state == 2) {
                 aborted = true;
@@ -410,7 +458,9 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         }
         if (aborted) break;
         if (tid == 0 && s.fmin != SP_INF) atomicMin(a.ctl + ST_FMIN + epoch % 2, s.fmin);
+        const sp_u64 arrived = st_clock();
         const bool failed = st_barrier(a.ctl, epoch, &s.state);
+        if (tid == 0) s.barrier += st_clock() - arrived;
         if (leader && epoch < (sp_u32)a.log_cap) {
             a.log[1 + 2 * (long long)epoch] = T;
             a.log[2 + 2 * (long long)epoch] = st_clock();
@@ -422,6 +472,10 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         atomicAdd((sp_u64*)(a.ctl + ST_ENTRIES), entries);
         atomicAdd((sp_u64*)(a.ctl + ST_STEPS), steps);
         atomicMax(a.ctl + ST_MAX_STEPS, (sp_u32)steps);
+        atomicAdd((sp_u64*)(a.ctl + ST_BUSY), s.busy);
+        atomicAdd((sp_u64*)(a.ctl + ST_BARRIER), s.barrier);
+        atomicAdd((sp_u64*)(a.ctl + ST_SPAN), st_clock() - began);
+        atomicAdd((sp_u64*)(a.ctl + ST_WAKES), s.wakes);
     }
     if (mails) atomicAdd((sp_u64*)(a.ctl + ST_MAILS), mails);
     if (leader) a.ctl[ST_EPOCHS] = epoch;

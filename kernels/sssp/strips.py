@@ -29,10 +29,12 @@ persistent launch, one block per SM, block b owning strip b:
   - a block's frontier lists and its "queued" and "in pile" bitmaps (a bit per vertex of the
     strip) live in shared memory, lists past ``shared_list`` entries spill to global memory.
 Zero weights: parents are set by strict improvement only, so they form a tree (sssp.cuh).
-``delta`` defaults to 4x near-far's rule: a block step is 3-5x cheaper than a near-far iteration,
-so wider buckets (fewer barriers, more re-relaxation) pay.
+``delta`` defaults to 2x near-far's rule: buckets cost a grid barrier each, a little more
+re-relaxation costs less (H100, the 4096^2 grid: 2048 / 4096 / 8192 / 16384 took 60 / 59 / 68 /
+90 ms per root).
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
-block takes one step per tick, mail is claimed at its owner's next step.
+block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
+owner's step in that tick or the next.
 """
 
 import numba
@@ -48,7 +50,7 @@ from .gpu import check_gpu_graph, unpack_words
 
 PARAMS = {
     **ROOT_PARAM,
-    "delta": Param(None, int, minimum=1, help="bucket width (default: 4 x sssp.near-far's default)"),
+    "delta": Param(None, int, minimum=1, help="bucket width (default: 2 x sssp.near-far's default)"),
     "threads": Param(1024, int, minimum=32, help="threads per block (a multiple of 32): one block per SM"),
     "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: one per SM; the CPU twin: 132)"),
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
@@ -57,13 +59,14 @@ PARAMS = {
 }
 
 CPU_BLOCKS = 132            # an H100's or H200's SMs: the twin's strips are the GPU's
-CTL_WORDS = 18
-ABORT, OVERFLOW, EPOCHS, MAX_STEPS, EDGES, ENTRIES, MAILS, STEPS = 3, 4, 5, 6, 10, 12, 14, 16
+CTL_WORDS = 26
+ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
+EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES = 10, 12, 14, 16, 18, 20, 22, 24  # u64: word pairs
 LOG_CAP = 1 << 16
 
 
 def default_delta(csr) -> int:
-    return 4 * near_far.default_delta(csr)
+    return 2 * near_far.default_delta(csr)
 
 
 def _positive(csr) -> bool:
@@ -175,8 +178,14 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
     # atomic at random; mails: a mailed bit, the work count, a ring slot written and read.
     traffic.add(read=28 * entries + 16 * edges + 8 * mails, written=4 * entries + 24 * mails,
                 random=entries + edges + 3 * mails)
-    epochs = int(counters[EPOCHS])
-    facts = {"iterations": epochs, "steps": int(counters[MAX_STEPS]), "steps_mean": round(wide(STEPS) / grid, 1),
+    epochs, steps = int(counters[EPOCHS]), wide(STEPS)
+    # Where a block's time went (means over blocks): stepping, the bucket barriers, and the rest
+    # (idle, waiting for mail or for the bucket's end, and the pile splits).
+    busy, barrier, span = (wide(at) / grid / 1e6 for at in (BUSY, BARRIER, SPAN))
+    facts = {"iterations": epochs, "steps": int(counters[MAX_STEPS]), "steps_mean": round(steps / grid, 1),
+             "us_per_step": round(1e3 * busy * grid / max(1, steps), 2), "busy_ms": round(busy, 2),
+             "barrier_ms": round(barrier, 2), "idle_ms": round(span - busy - barrier, 2),
+             "wakes_mean": round(wide(WAKES) / grid, 1),
              "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": grid, "strip": size}
     return dist, parent, facts, (lambda: epoch_rows(log.get(), epochs))
 
@@ -218,6 +227,9 @@ def _strips(off, idx, wt, root, delta, blocks):
     mail = np.empty(n, np.int64)
     nmail = np.zeros(blocks, np.int64)
     mailed = np.zeros(n, np.bool_)
+    outbox = np.empty(n, np.int64)      # remote vertices improved this tick, mailed at the next
+    in_outbox = np.zeros(n, np.bool_)
+    nout = 0
     steps = np.zeros(blocks, np.int64)
     edges, entries, mails, epochs = 0, 0, 0, 0
     owner = root // size
@@ -259,7 +271,17 @@ def _strips(off, idx, wt, root, delta, blocks):
                     ncur[b] += 1
         epochs += 1
         busy = True
-        while busy:                      # ticks: every block claims its mail and expands its frontier
+        while busy:                      # ticks: every block mails, claims its mail and expands its frontier
+            for i in range(nout):        # the sender warps: the outboxes of the last tick
+                v = outbox[i]
+                in_outbox[v] = False
+                if not mailed[v]:
+                    mailed[v] = True
+                    ob = v // size
+                    mail[ob * size + nmail[ob]] = v
+                    nmail[ob] += 1
+                    mails += 1
+            nout = 0
             for b in range(blocks):
                 lo = b * size
                 hi = min(n, lo + size)
@@ -296,12 +318,10 @@ def _strips(off, idx, wt, root, delta, blocks):
                         dist[v] = nd
                         parent[v] = u
                         if v < lo or v >= hi:
-                            if not mailed[v]:
-                                mailed[v] = True
-                                ob = v // size
-                                mail[ob * size + nmail[ob]] = v
-                                nmail[ob] += 1
-                                mails += 1
+                            if not in_outbox[v]:
+                                in_outbox[v] = True
+                                outbox[nout] = v
+                                nout += 1
                         elif nd < t_end:
                             if not queued_nxt[v]:
                                 queued_nxt[v] = True
@@ -317,7 +337,7 @@ def _strips(off, idx, wt, root, delta, blocks):
             cur, nxt = nxt, cur
             ncur, nnxt = nnxt, ncur
             queued_cur, queued_nxt = queued_nxt, queued_cur
-            busy = False
+            busy = nout > 0
             for b in range(blocks):
                 busy |= ncur[b] > 0 or nmail[b] > 0
     for v in range(n):
