@@ -6,12 +6,14 @@ The grid is graphsweep's ``grid`` generator: 4096 x 4096 vertices (16M), a fifth
 removed (keep = 0.8), integer weights 1-300, generated in memory on the GPU.  On it: sssp.near-far
 (near-far Δ-stepping, a grid barrier per iteration) at its default Δ and at each Δ of
 ``--deltas`` (the hand tuning), sssp.strips (a block per strip of ids, a grid barrier per bucket)
-at its default Δ, at each of ``--strips-deltas`` and at 512 threads a block, and sssp.best.  Then
+at its default Δ, at each of ``--strips-deltas`` and at 1024 and 256 threads a block (512 by
+default), and sssp.best.  Then
 R-MAT scale 22 (edge factor 16, weights 1-255) and uniform 2^24 of degree 6 (weights 1-10):
 sssp.near-far, sssp.strips and sssp.best at their defaults.  Per run: the median time per root
 over ``--roots`` seeded roots, the kernel's statistics (near-far iterations and strips' buckets
-are grid barriers; strips' steps are block steps: the most any block took, with the blocks' mean
-ms stepping, in barriers and idle), every root's last rep verified.  The table: each run against the 30 ms target (the grid) and against the best
+are grid barriers; strips' steps are block steps: the most any block took, the mean µs a step took
+and how long into it its expansion and its post warps ended, and the blocks' mean ms stepping, in
+barriers and idle), every root's last rep verified.  The table: each run against the 30 ms target (the grid) and against the best
 hand-tuned near-far (the grid) or sssp.near-far (the others).
 
     python3 benchmarks/sssp_road.py --out $OUT/sssp-road [--side 4096] [--roots 4] [--no-others]
@@ -30,8 +32,8 @@ SEED = 0x5EED
 TARGET_MS = 30.0
 DELTAS = (2048, 4096, 8192, 16384)
 STRIPS_DELTAS = (2048, 8192)
-STATS = ("chose", "locality", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step", "busy_ms",
-         "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "blocks")
+STATS = ("chose", "locality", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step", "expand_us",
+         "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "blocks")
 
 
 def per_root(result) -> list[float]:
@@ -93,7 +95,7 @@ def main():
           f"{time.perf_counter() - t0:.1f} s", flush=True)
     runs = ([("sssp.near-far", {})] + [("sssp.near-far", {"delta": int(d)}) for d in args.deltas.split(",")]
             + [("sssp.strips", {})] + [("sssp.strips", {"delta": int(d)}) for d in args.strips_deltas.split(",")]
-            + [("sssp.strips", {"threads": 512}), ("sssp.best", {})])
+            + [("sssp.strips", {"threads": 1024}), ("sssp.strips", {"threads": 256}), ("sssp.best", {})])
     rows = measure("grid", data, runs, args.roots)
     del data
     if not args.no_others:

@@ -12,14 +12,17 @@
 //            block's incoming mail into the next list, the one before it mails the outbox the
 //            previous step left, so the expansion's chain of three memory round trips is not
 //            lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
-//   idle   — the next list and the outbox are empty: the block gives back the work units it holds and spins on
-//            its ring and on the work counter; mail sends it back to step, a zero counter means
-//            no block has anything left below T: the block files its pile minimum and enters the
-//            grid barrier, after which T moves past the smallest pile distance.
+//   idle   — the next list and the outbox are empty: the block gives back the work units it
+//            holds and spins on its ring's tail and on the done word; mail sends it back to step,
+//            the done word means no block has anything left below T: the block files its pile
+//            minimum and enters the grid barrier, after which T moves past the smallest pile
+//            distance.
 // Work counter (ctl[ST_WORK]): every block holds one unit from the bucket's start (the barrier's
-// last block sets the counter to gridDim.x) until it first goes idle; a mail is counted (+1)
-// before it can be claimed, and its owner gives it back when it goes idle after expanding it.  A
-// block only mails while it holds a unit, so the counter is 0 only when nothing is left anywhere.
+// last block sets the counter to gridDim.x) until it first goes idle; a mail is counted (+1,
+// performed before the mail can be seen) by its sender, and its owner gives it back when it goes
+// idle after expanding it.  A block mails only while it holds a unit, so the counter is 0 only
+// when nothing is left anywhere.  The block that takes it to 0 raises ST_DONE to the bucket's
+// number; idle blocks spin on that word and on their own tail, not on the counter every mail adds to.
 // Mail: the sender improves v's word, then sets v's "mailed" bit; if it was clear it reserves a
 // slot of the owner's ring (atomicAdd on the owner's tail) and writes (lap, v) there.  The owner
 // reads slots up to the tail it saw (a slot not yet written still has the old lap), clears the
@@ -39,9 +42,11 @@
 #endif
 #define ST_HUBS 64            // hubs one step defers to the whole block; more are expanded by their thread
 #define ST_OUTBOX 256         // remote vertices one step leaves to the sender warp; more are mailed by their thread
+#define ST_TAIL_STRIDE 16     // a block's ring tail is alone in its 128-byte line
 
-// ctl slots (u32 words)
-#define ST_WORK 0             // outstanding work units (see above)
+// ctl slots (u32 words); the work counter and the done word have 128-byte lines of their own
+#define ST_WORK 32            // outstanding work units (see above)
+#define ST_DONE 64            // buckets finished
 #define ST_BAR_COUNT 1
 #define ST_BAR_GEN 2
 #define ST_ABORT 3
@@ -57,7 +62,9 @@
 #define ST_BARRIER 20         // u64: ns in bucket barriers, summed
 #define ST_SPAN 22            // u64: ns from start to end, summed over the blocks
 #define ST_WAKES 24           // u64: idle waits that mail ended, summed
-#define ST_CTL_WORDS 26
+#define ST_EXPAND 26          // u64: ns from a step's start to its last expansion thread's end, summed
+#define ST_POST 28            // u64: ns from a step's start to its post warps' end, summed
+#define ST_CTL_WORDS 96
 
 #define ST_SPIN_LIMIT (1LL << 33)   // ~4 s of clock64: a wait that long is a bug, not load
 
@@ -69,7 +76,7 @@ struct StArgs {
     sp_u32* spill;        // 2n: list j of block b at j n + lo, past the shared entries
     sp_u32* pile;         // 2n: pile j of block b at j n + lo
     sp_u64* mailbox;      // 2n: block b's ring at 2 lo, 2 (hi - lo) slots of (lap + 1) << 32 | v
-    sp_u64* tail;         // per block: slots reserved in its ring
+    sp_u64* tail;         // per block (ST_TAIL_STRIDE apart): slots reserved in its ring
     sp_u32* mailed;       // a bit per vertex: a slot holds it, not yet claimed
     sp_u32* ctl;
     sp_u64* log;          // log[0] start ns; per bucket: T, end ns
@@ -90,7 +97,9 @@ struct StBlock {
     sp_u32 surplus;       // +1s sent for mail that was already pending (given back when idle)
     sp_u32 state;         // outcome of an idle wait
     sp_u64 head;          // ring slots claimed
-    sp_u64 stepped, busy, barrier, wakes;   // thread 0's clock: step start, ns stepping, ns in barriers; wake-ups
+    sp_u64 busy, barrier, wakes;            // thread 0's clock: ns stepping, ns in barriers; wake-ups
+    sp_u64 expand, post;  // ns to the expansion's and to the post's end, summed over steps
+    sp_u32 expand_ns, post_ns;  // this step's
     sp_u32 hub_v[ST_HUBS];
     sp_u32 hub_d[ST_HUBS];
     sp_u32 out[2][ST_OUTBOX];
@@ -152,7 +161,7 @@ __device__ __forceinline__ void st_post(const StArgs& a, StBlock& s, sp_u32 v, s
     }
     const long long owner = (long long)v / a.size, olo = owner * a.size;
     const sp_u64 ring = 2 * (sp_u64)(min(a.n, olo + a.size) - olo);
-    const sp_u64 i = atomicAdd(a.tail + owner, 1ull);
+    const sp_u64 i = atomicAdd(a.tail + owner * ST_TAIL_STRIDE, 1ull);
     *(volatile sp_u64*)(a.mailbox + 2 * olo + i % ring) = ((i / ring + 1) << 32) | v;
     ++mails;
 }
@@ -317,7 +326,8 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         s.nhubs = 0;
         s.surplus = 0;
         s.head = 0;
-        s.busy = s.barrier = s.wakes = 0;
+        s.busy = s.barrier = s.wakes = s.expand = s.post = 0;
+        s.expand_ns = s.post_ns = 0;
     }
     const sp_u64 began = st_clock();
     if (leader) a.log[0] = began;
@@ -357,7 +367,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         // --- steps until no block has anything below T
         bool aborted = false;
         while (true) {
-            if (tid == 0) s.stepped = st_clock();
+            const sp_u64 stepped = st_clock();  // every thread's own: the step starts as the barrier releases
             const int q = p ^ 1;
             const sp_u32 k = s.count[p];
             c.bits_next = ST_BITS(q);
@@ -368,7 +378,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
             if (receiver) {
                 const sp_u64 head = s.head;
                 sp_u64 t = 0;
-                if ((tid & 31) == 0) t = *(volatile sp_u64*)(a.tail + blockIdx.x);
+                if ((tid & 31) == 0) t = *(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE);
                 t = __shfl_sync(SP_FULL, t, 0);
                 if (t != head) {
                     st_claim(a, s, c, head, t);
@@ -380,6 +390,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 }
             }
             if (sender && s.nout[q]) st_send(a, s, s.out[q], min(s.nout[q], (sp_u32)ST_OUTBOX), mails);
+            if (receiver || sender) atomicMax(&s.post_ns, (sp_u32)(st_clock() - stepped));
             for (sp_u32 i = tid; i < k; i += blockDim.x) {
                 const sp_u32 u = st_entry(a, ST_LIST(p), p, lo, i);
                 atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
@@ -400,6 +411,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 edges += end - start;
                 st_expand(a, s, c, u, du, start, end, 1, mails);
             }
+            if (tid < k) atomicMax(&s.expand_ns, (sp_u32)(st_clock() - stepped));
             if (tid == 0) entries += k;
             __syncthreads();
             const sp_u32 hubs = min(s.nhubs, (sp_u32)ST_HUBS);
@@ -416,10 +428,13 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
             if (tid == 0) {
                 s.count[p] = 0;                 // every entry read; their queued bits are clear
                 s.nout[q] = 0;                  // the previous step's outbox is mailed
+                s.expand += s.expand_ns;
+                s.post += s.post_ns;
+                s.expand_ns = s.post_ns = 0;
             }
             ++steps;
             __syncthreads();
-            if (tid == 0) s.busy += st_clock() - s.stepped;
+            if (tid == 0) s.busy += st_clock() - stepped;
             const int filled = p;               // the outbox this step filled, mailed by the next
             p = q;
             if (steps > (sp_u64)a.max_steps) {  // steps are the same in every thread: all leave together
@@ -432,18 +447,22 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
             __threadfence();                    // this block's mail and its counts are performed
             __syncthreads();
             if (tid == 0) {
-                atomicSub(a.ctl + ST_WORK, s.held + s.surplus);
+                const sp_u32 given = s.held + s.surplus;
+                sp_u32 state = 3;
+                if (given && atomicSub(a.ctl + ST_WORK, given) == given) {   // the last units anywhere
+                    atomicExch(a.ctl + ST_DONE, epoch + 1);
+                    state = 0;
+                }
                 s.held = 0;
                 s.surplus = 0;
                 const long long start = clock64();
-                sp_u32 state;
-                while (true) {
-                    if (*(volatile sp_u64*)(a.tail + blockIdx.x) != s.head) { state = 1; break; }   // mail
-                    if (*(volatile sp_u32*)(a.ctl + ST_WORK) == 0) { state = 0; break; }           // bucket done
-                    if (*(volatile sp_u32*)(a.ctl + ST_ABORT) || clock64() - start > ST_SPIN_LIMIT) {
+                for (sp_u32 spins = 1; state == 3; ++spins) {
+                    if (*(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE) != s.head) state = 1;   // mail
+                    else if (*(volatile sp_u32*)(a.ctl + ST_DONE) > epoch) state = 0;                   // bucket done
+                    else if ((spins % 64 == 0 && *(volatile sp_u32*)(a.ctl + ST_ABORT)) ||
+                             clock64() - start > ST_SPIN_LIMIT) {
                         atomicExch(a.ctl + ST_ABORT, 1u);
                         state = 2;
-                        break;
                     }
                 }
                 s.state = state;
@@ -476,6 +495,8 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         atomicAdd((sp_u64*)(a.ctl + ST_BARRIER), s.barrier);
         atomicAdd((sp_u64*)(a.ctl + ST_SPAN), st_clock() - began);
         atomicAdd((sp_u64*)(a.ctl + ST_WAKES), s.wakes);
+        atomicAdd((sp_u64*)(a.ctl + ST_EXPAND), s.expand);
+        atomicAdd((sp_u64*)(a.ctl + ST_POST), s.post);
     }
     if (mails) atomicAdd((sp_u64*)(a.ctl + ST_MAILS), mails);
     if (leader) a.ctl[ST_EPOCHS] = epoch;
@@ -488,10 +509,10 @@ extern "C" __global__ void graphsweep_sssp_strips_init(sp_u64* __restrict__ mail
                                                       sp_u32* __restrict__ ctl, long long n, long long size, int root,
                                                       int blocks)
 {
-    SP_GRID_STRIDE(i, max(2 * n, (long long)max(blocks, ST_CTL_WORDS))) {
+    SP_GRID_STRIDE(i, max(2 * n, (long long)max(blocks * ST_TAIL_STRIDE, ST_CTL_WORDS))) {
         if (i < 2 * n) mailbox[i] = 0;
         if (i < (n + 31) / 32) mailed[i] = 0;
-        if (i < blocks) tail[i] = 0;
+        if (i < blocks * ST_TAIL_STRIDE) tail[i] = 0;
         if (i < ST_CTL_WORDS)
             ctl[i] = i == ST_WORK ? (sp_u32)blocks : (i == ST_FMIN || i == ST_FMIN + 1) ? SP_INF : 0u;
         if (i == 0) pile[(root / size) * size] = (sp_u32)root;

@@ -51,17 +51,19 @@ from .gpu import check_gpu_graph, unpack_words
 PARAMS = {
     **ROOT_PARAM,
     "delta": Param(None, int, minimum=1, help="bucket width (default: 2 x sssp.near-far's default)"),
-    "threads": Param(1024, int, minimum=32, help="threads per block (a multiple of 32): one block per SM"),
-    "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: one per SM; the CPU twin: 132)"),
+    "threads": Param(512, int, minimum=32, help="threads per block (a multiple of 32; 512: two blocks per SM)"),
+    "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: as many as are co-resident; "
+                                               "the CPU twin: 264)"),
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
 }
 
-CPU_BLOCKS = 132            # an H100's or H200's SMs: the twin's strips are the GPU's
-CTL_WORDS = 26
+CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
+CTL_WORDS = 96
 ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
-EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES = 10, 12, 14, 16, 18, 20, 22, 24  # u64: word pairs
+EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28
+TAIL_STRIDE = 16            # ST_TAIL_STRIDE: a ring tail per 128-byte line
 LOG_CAP = 1 << 16
 
 
@@ -146,7 +148,7 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
     spill = cupy.empty(2 * n, dtype=np.uint32)       # per block: two frontier lists past the shared part
     piles = cupy.empty(2 * n, dtype=np.uint32)       # per block: the far pile being split and the next
     mailbox = cupy.empty(2 * n, dtype=np.uint64)     # per block: a ring of 2 x strip (tag, vertex) slots
-    tails = cupy.empty(grid, dtype=np.uint64)
+    tails = cupy.empty(TAIL_STRIDE * grid, dtype=np.uint64)
     mailed = cupy.empty(-(-n // 32), dtype=np.uint32)
     ctl = cupy.empty(CTL_WORDS, dtype=np.uint32)
     log = cupy.zeros(1 + 2 * LOG_CAP, dtype=np.uint64)
@@ -182,8 +184,11 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
     # Where a block's time went (means over blocks): stepping, the bucket barriers, and the rest
     # (idle, waiting for mail or for the bucket's end, and the pile splits).
     busy, barrier, span = (wide(at) / grid / 1e6 for at in (BUSY, BARRIER, SPAN))
+    per_step = lambda ns: round(ns / 1e3 / max(1, steps), 2)  # noqa: E731
     facts = {"iterations": epochs, "steps": int(counters[MAX_STEPS]), "steps_mean": round(steps / grid, 1),
-             "us_per_step": round(1e3 * busy * grid / max(1, steps), 2), "busy_ms": round(busy, 2),
+             "us_per_step": round(1e3 * busy * grid / max(1, steps), 2),
+             # a step ends when its expansion threads and its post warps (mail out, mail in) are done
+             "expand_us": per_step(wide(EXPAND)), "post_us": per_step(wide(POST)), "busy_ms": round(busy, 2),
              "barrier_ms": round(barrier, 2), "idle_ms": round(span - busy - barrier, 2),
              "wakes_mean": round(wide(WAKES) / grid, 1),
              "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": grid, "strip": size}
