@@ -7,31 +7,41 @@ Why: near-far (sssp.near-far) pays a grid barrier (~6 us on an H200) per iterati
 iteration advances a path by one hop, so on a road-like graph (a 4096^2 grid: shortest-path trees
 4300-8600 hops deep) barriers alone cost 26-51 ms (benchmarks/sssp_road_floor.py).  Road maps and
 grids are numbered by place, so a block that owns the ids [b size, (b + 1) size) owns a region,
-and most edges stay inside it.  Here a hop inside a strip costs a block step (a __syncthreads and
-the step's three dependent memory round trips, ~1-2 us), and a hop across strips a message.
+and most edges stay inside it.  Here a hop inside a strip costs a block step and a hop across
+strips a message; only the buckets (138 on that grid at delta 4096) cost grid barriers.
 
 Algorithm: delta-stepping (Meyer & Sanders) with near-far piles (Davidson et al., IPDPS'14), one
-persistent launch, one block per SM, block b owning strip b:
+persistent launch, two blocks of 512 threads per SM, block b owning strip b:
   - bucket (epoch) [L, T): each block splits its own far pile (vertices of its strip at or above
     the old T): those now below T form its frontier, the rest stay; then it steps without any
     grid-wide synchronisation: expand the frontier a thread per vertex (a vertex of more than
     ``hub`` edges by the whole block), relaxing by a 64-bit atomicMin on the packed (dist, parent)
     word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved vertex of the
     strip goes to the next frontier (below T) or the block's far pile (at or above T), one of
-    another strip is mailed to its owner;
-  - mail: a per-vertex "mailed" bit (one message per vertex in flight), a ring per owner, and an
-    owner's warp claims its ring every step, beside the expansion, into its next frontier; the
-    owner reads the vertex's word after clearing the bit, so no improvement is lost;
+    another strip to the block's outbox;
+  - mail: two warps beside the expansion, the sender mails the outbox the previous step left (a
+    per-vertex "mailed" bit: one message per vertex in flight; a ring per owner), the receiver
+    claims the block's ring into its next frontier, clearing the bits before any thread reads
+    those vertices' words, so no improvement is lost;
   - the bucket ends when no block has work: a counter of outstanding units (every block holds one
     from the bucket's start until it first goes idle, every mailed vertex one from before it is
-    mailed until its owner has expanded it) reaches 0; idle blocks spin on their ring and that
-    counter; then a grid barrier, each block's far-pile minimum gives the next T;
+    mailed until its owner has expanded it) reaches 0, and the block that takes it there raises a
+    done word idle blocks spin on; then a grid barrier, each block's far-pile minimum gives the
+    next T;
   - a block's frontier lists and its "queued" and "in pile" bitmaps (a bit per vertex of the
     strip) live in shared memory, lists past ``shared_list`` entries spill to global memory.
 Zero weights: parents are set by strict improvement only, so they form a tree (sssp.cuh).
 ``delta`` defaults to 2x near-far's rule: buckets cost a grid barrier each, a little more
-re-relaxation costs less (H100, the 4096^2 grid: 2048 / 4096 / 8192 / 16384 took 60 / 59 / 68 /
-90 ms per root).
+re-relaxation costs less (H100, the 4096^2 grid, 4 roots: delta 2048 / 4096 / 8192 took 56.3 /
+54.3 / 58.6 ms per root; 1024 / 512 / 256 threads a block 57.2 / 54.3 / 54.8 ms).
+Measured (benchmarks/sssp_road.py, H100): the 4096^2 road-like grid 54.3 ms per root against 99.8
+ms for near-far at its best hand-tuned delta (1.84x), the issue's target 30 ms missed by 1.8x.
+The critical path is ~9000 dependent block steps (the twin's lock-step ticks: 7486-10234 for the 4
+roots, whose shortest-path trees are 6000-8200 hops deep); a step took 4.6 us, 4.3 of them the
+expansion's three dependent memory round trips (offsets and word, then index and weight, then
+the head's atomicMin), ~1.4 us each because the wave always reaches lines not yet in L2.  On
+graphs whose ids carry no locality every edge is a message: R-MAT 22 181 ms against near-far's
+7.8, uniform 2^24 96 against 14.5 (sssp.best then runs near-far: select.py).
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
@@ -236,7 +246,7 @@ def _strips(off, idx, wt, root, delta, blocks):
     in_outbox = np.zeros(n, np.bool_)
     nout = 0
     steps = np.zeros(blocks, np.int64)
-    edges, entries, mails, epochs = 0, 0, 0, 0
+    edges, entries, mails, epochs, ticks = 0, 0, 0, 0, 0
     owner = root // size
     pile_out[owner * size] = root
     npile[owner] = 1
@@ -277,6 +287,7 @@ def _strips(off, idx, wt, root, delta, blocks):
         epochs += 1
         busy = True
         while busy:                      # ticks: every block mails, claims its mail and expands its frontier
+            ticks += 1
             for i in range(nout):        # the sender warps: the outboxes of the last tick
                 v = outbox[i]
                 in_outbox[v] = False
@@ -348,16 +359,18 @@ def _strips(off, idx, wt, root, delta, blocks):
     for v in range(n):
         if dist[v] == inf:
             dist[v] = -1
-    return dist, parent, epochs, steps.max(), steps.mean(), edges, entries, mails
+    return dist, parent, epochs, ticks, steps.max(), steps.mean(), edges, entries, mails
 
 
 def search_cpu(csr, root: int, delta: int, blocks: int, timer):
     n = csr.n
     with timer.phase("search") as traffic:
-        dist, parent, epochs, steps, steps_mean, edges, entries, mails = _strips(
+        dist, parent, epochs, ticks, steps, steps_mean, edges, entries, mails = _strips(
             csr.offsets, csr.indices, csr.weights, root, delta, blocks)
     traffic.add(read=28 * entries + 16 * edges + 8 * mails, written=16 * n + 24 * mails, random=entries + edges)
-    return dist, parent, {"iterations": epochs, "steps": int(steps), "steps_mean": round(float(steps_mean), 1),
+    # ticks: lock-step rounds in which every block takes a step, the critical path in block steps
+    return dist, parent, {"iterations": epochs, "ticks": ticks, "steps": int(steps),
+                          "steps_mean": round(float(steps_mean), 1),
                           "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": blocks,
                           "strip": strip_size(n, blocks)}
 

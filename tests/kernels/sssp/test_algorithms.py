@@ -225,4 +225,5 @@ def test_best_chooses_strips_by_locality(backend, wg):
 
 
 def test_best_alias():
-    assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0]
+    assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0] == "sssp.select"
+    assert registry.for_placement("sssp.best", "host") == "sssp.near-far"     # a CSR in host memory
