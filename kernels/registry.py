@@ -34,6 +34,8 @@ MODULES = [
     "graphsweep.kernels.bfs.distributed",
     "graphsweep.kernels.sssp.harish",
     "graphsweep.kernels.sssp.near_far",
+    "graphsweep.kernels.sssp.strips",
+    "graphsweep.kernels.sssp.select",
     "graphsweep.kernels.apsp.floyd_warshall",
     "graphsweep.kernels.apsp.blocked",
     "graphsweep.kernels.apsp.repeated_sssp",
@@ -56,9 +58,12 @@ ALIASES = {
                              "cc.adaptive where a sample finds small components of nearby ids: the fastest or "
                              "within 5.5% of it on every family in benchmarks/cc_families.py (H100, 2026-11-25); "
                              "rerun: sweeps/cc-families.yaml"),
-    "sssp.best": ("sssp.near-far", "fastest GPU SSSP in benchmarks/sssp.py (H200, 2026-11-22): R-MAT 22 7.3 ms "
-                                   "per root = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra; "
-                                   "1.7-18x faster than sssp.harish on every graph; rerun: sweeps/sssp-best.yaml"),
+    "sssp.best": ("sssp.select", "runs sssp.strips where sampled edges stay inside a block's strip of ids, else "
+                                 "sssp.near-far (benchmarks/sssp_road.py, H100, 2026-11-25): the 4096^2 road-like "
+                                 "grid 54.3 ms per root = 1.84x near-far at its best hand-tuned delta (99.8 ms); "
+                                 "R-MAT 22 7.8 ms and uniform 2^24 14.5 ms (near-far; strips 181 and 96); near-far: "
+                                 "R-MAT 22 = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra "
+                                 "(benchmarks/sssp.py, H200, 2026-11-22); rerun: sweeps/sssp-best.yaml"),
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
                                              "bfs.harish up to 110x slower (R-MAT 24); rerun: sweeps/bfs-best.yaml"),
@@ -76,6 +81,8 @@ ALIASES = {
 HOST_ALIASES = {
     "cc.best": ("cc.streaming", "streams the CSR over the link in blocks, copy overlapped with "
                                 "union-find hooking (benchmarks/link.py; rerun: sweeps/placement-price.yaml)"),
+    "sssp.best": ("sssp.near-far", "reads (index, weight) zero-copy over the link, measured and priced "
+                                   "(docs/results.md §9); sssp.select picks it for a CSR in host memory too"),
     "bfs.best": ("bfs.emogi", "reads adjacency from host memory as whole 128-byte lines, a warp per line, top-down "
                               "or bottom-up, or streams the CSR, per level by its byte model (benchmarks/link.py: "
                               "R-MAT 29 ef 20 on an H100, 6.8 GTEPS, 1.32x its link floor; rerun: "

@@ -71,7 +71,7 @@ def test_the_main_command_runs_the_default_sweep_on_the_embedded_cpu_cluster(tmp
     assert not state["failed"] and not state["pending"]
     rows = pd.read_parquet(results / "results.parquet")
     assert rows["verified"].all() and set(rows["backend"]) == {"cpu"}
-    assert {"cc.select", "bfs.direction-optimizing", "sssp.near-far"} <= set(rows["kernel"])
+    assert {"cc.select", "bfs.direction-optimizing", "sssp.select"} <= set(rows["kernel"])
 
 
 @pytest.mark.gpu
@@ -86,7 +86,7 @@ def test_the_default_sweep_on_local_gpu(tmp_path, gs_process):
     assert on_gpu["device"].str.contains("NVIDIA|H100|H200|A100|RTX", regex=True).all()
     total = on_gpu[(on_gpu["phase"] == "total") & on_gpu["kernel"].str.startswith("listrank.")]
     assert (total["pct_copy_ceiling"] < 150).all()
-    graph = rows[rows["kernel"].isin(["cc.select", "bfs.direction-optimizing", "sssp.near-far"])]
+    graph = rows[rows["kernel"].isin(["cc.select", "bfs.direction-optimizing", "sssp.select"])]
     assert set(graph["backend"]) == {"gpu"} and set(graph.loc[graph["stage"] == "input", "phase"]) == {"csr"}
     assert graph.loc[graph["kernel"] == "bfs.direction-optimizing", "instance"].nunique() == 4  # roots: 4
 
@@ -115,7 +115,7 @@ def test_a_graph_generated_in_memory_and_placed_in_host_memory_runs_through_a_sw
     assert rows["verified"].all() and set(rows["backend"]) == {"gpu"}
     kernels = rows[rows["stage"] == "kernel"].groupby("placement")["kernel"].agg(set)
     assert kernels["host"] == {"cc.streaming", "bfs.emogi", "sssp.near-far"}
-    assert kernels["device"] == {"cc.select", "bfs.direction-optimizing", "sssp.near-far"}
+    assert kernels["device"] == {"cc.select", "bfs.direction-optimizing", "sssp.select"}
     total = rows[(rows["phase"] == "total") & (rows["stage"] == "kernel")]
     assert (total.loc[total["placement"] == "host", "bytes_link"] > 0).all()
     assert (total.loc[total["placement"] == "device", "bytes_link"] == 0).all()

@@ -1,6 +1,6 @@
 """Every SSSP algorithm on both backends, through the harness: SciPy's distances, the shared
-verifier (parents included), and small grids / chunks / deltas so tiny graphs reach the
-multi-block, multi-chunk and many-epoch paths."""
+verifier (parents included), and small grids / chunks / deltas / strips so tiny graphs reach the
+multi-block, multi-chunk, many-epoch, spill, hub and mail paths."""
 
 import numpy as np
 import pytest
@@ -17,11 +17,16 @@ VARIANTS = {
     "near-far": ("sssp.near-far", {}),
     "near-far-small": ("sssp.near-far", {"threads": 32, "blocks": 3, "chunk": 4, "delta": 3}),
     "near-far-wide": ("sssp.near-far", {"threads": 64, "blocks": 2, "chunk": 1, "delta": 1000}),
+    "strips": ("sssp.strips", {}),
+    "strips-small": ("sssp.strips", {"threads": 64, "blocks": 5, "shared_list": 4, "hub": 3, "delta": 3}),
+    "strips-wide": ("sssp.strips", {"threads": 32, "blocks": 2, "shared_list": 1, "hub": 1, "delta": 1000}),
+    "best": ("sssp.best", {}),
 }
 CASES = [pytest.param(v, "cpu", id=f"{v}-cpu") for v in VARIANTS] + \
     [pytest.param(v, "gpu", id=f"{v}-gpu", marks=pytest.mark.gpu) for v in VARIANTS]
-# The CPU twin does not take grids or chunks: a few variants cover it.
-CPU_VARIANTS = ["harish", "near-far", "near-far-small"]
+# The CPU twins do not take grids or chunks: a few variants cover them.
+CPU_VARIANTS = ["harish", "near-far", "near-far-small", "strips", "strips-small", "best"]
+SEARCHES = ["sssp.harish", "sssp.near-far", "sssp.strips", "sssp.best"]
 
 
 def run(name, data, backend, **params):
@@ -90,14 +95,14 @@ def test_zero_weight_cycles_give_a_tree(variant, backend, wg):
 
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
-@pytest.mark.parametrize("name", ["sssp.harish", "sssp.near-far"])
+@pytest.mark.parametrize("name", SEARCHES)
 def test_root_out_of_range_refused(name, backend, wg):
     g = wg.path(n=50)
     with pytest.raises(ParameterError, match="not a vertex"):
         harness.run(name, wg.dataset(g), backend=backend, reps=1, warmup=0, root=50)
 
 
-@pytest.mark.parametrize("name", ["sssp.harish", "sssp.near-far"])
+@pytest.mark.parametrize("name", SEARCHES)
 def test_unweighted_graph_refused(name):
     data = Dataset.in_memory("graph", 3, src=np.array([0, 1], np.int32), dst=np.array([1, 2], np.int32))
     with pytest.raises(ParameterError, match="needs a weighted graph"):
@@ -113,13 +118,13 @@ def test_negative_weight_refused_naming_the_edge():
 def test_heavy_weights_on_cpu(wg):
     """int32-maximum weights: the CPU twins keep int64 distances past 2^32."""
     g = wg.heavy_path()
-    for name in ("sssp.harish", "sssp.near-far"):
+    for name in SEARCHES:
         res = run(name, wg.dataset(g), "cpu", root=0)
         assert res.output["dist"].tolist() == [i * (2**31 - 1) for i in range(5)]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["sssp.harish", "sssp.near-far"])
+@pytest.mark.parametrize("name", SEARCHES)
 def test_gpu_refuses_distances_past_32_bits(name, wg):
     with pytest.raises(ParameterError, match="32 bits"):
         harness.run(name, wg.dataset(wg.heavy_path()), backend="gpu", reps=1, warmup=0, root=0)
@@ -178,5 +183,47 @@ def test_near_far_gpu_steps_and_blocks(wg):
         harness.run("sssp.near-far", wg.dataset(g), backend="gpu", reps=1, warmup=0, root=0, blocks=10**6)
 
 
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_strips_hops_inside_a_strip_cost_steps_not_barriers(backend, wg):
+    """One strip and one bucket: the corner-to-corner grid search is a single epoch of >= 118 block
+    steps (a step advances a path one hop) and mails nothing; five strips mail across their edges."""
+    g = wg.grid2d(rows=60, cols=60)
+    data, expected = wg.dataset(g), wg.reference(g, 0)[0]
+    res = run("sssp.strips", data, backend, root=0, blocks=1, delta=10**6, threads=64)
+    np.testing.assert_array_equal(res.output["dist"], expected)
+    assert res.stats["iterations"] == 1 and res.stats["mails"] == 0 and res.stats["steps"] >= 118
+    res = run("sssp.strips", data, backend, root=0, blocks=5, delta=40, threads=64)
+    np.testing.assert_array_equal(res.output["dist"], expected)
+    assert res.stats["mails"] > 0 and res.stats["iterations"] > 1 and res.stats["strip"] == 720
+
+
+@pytest.mark.gpu
+def test_strips_gpu_bucket_rows_and_refusals(wg):
+    g = wg.grid2d(rows=60, cols=60)
+    res = run("sssp.strips", wg.dataset(g), "gpu", root=0, threads=64, blocks=5, delta=40)
+    steps = [r for r in res.step_rows if r["phase"] == "search"]
+    assert [r["step"] for r in steps] == list(range(res.stats["iterations"])) and res.stats["blocks"] == 5
+    assert all(r["ms"] >= 0 for r in steps) and steps[-1]["step_threshold"] >= 40
+    with pytest.raises(ParameterError, match="cannot all be resident"):
+        harness.run("sssp.strips", wg.dataset(g), backend="gpu", reps=1, warmup=0, root=0, blocks=10**6)
+    with pytest.raises(ParameterError, match="shared memory"):
+        harness.run("sssp.strips", wg.dataset(g), backend="gpu", reps=1, warmup=0, root=0, shared_list=10**6)
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_best_chooses_strips_by_locality(backend, wg):
+    """A grid numbered by place keeps most edges inside a strip: sssp.strips; R-MAT's ids do not."""
+    g = wg.grid2d(rows=400, cols=64)
+    res = run("sssp.best", wg.dataset(g), backend, root=5)
+    np.testing.assert_array_equal(res.output["dist"], wg.reference(g, 5)[0])
+    assert res.stats["chose"] == "sssp.strips" and res.stats["locality"] >= 0.5
+    g = wg.rmat(scale=10, seed=12)
+    root = wg.root_of(g)
+    res = run("sssp.best", wg.dataset(g), backend, root=root, delta=8)
+    np.testing.assert_array_equal(res.output["dist"], wg.reference(g, root)[0])
+    assert res.stats["chose"] == "sssp.near-far" and res.stats["locality"] < 0.5 and res.stats["delta"] == 8
+
+
 def test_best_alias():
-    assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0]
+    assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0] == "sssp.select"
+    assert registry.for_placement("sssp.best", "host") == "sssp.near-far"     # a CSR in host memory
