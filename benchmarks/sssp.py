@@ -2,22 +2,19 @@
 
     graphsweep run sweeps/sssp-best.yaml            # on a GPU machine
     python3 benchmarks/sssp.py results/sssp-best    # + SciPy's Dijkstra on R-MAT 22, on this host
-    python3 benchmarks/sssp.py --grid               # the 4096^2 grid, in process (see below)
 
 Per graph, each variant's median time per root, GTEPS (harmonic mean over roots, slowest and
 fastest root) and time over sssp.best's; then, on R-MAT 22, sssp.best against GAPBS's
 delta-stepping on 16 cores (quoted from the SSSP issue) and SciPy's Dijkstra timed here from the
 sweep's own roots (the issue's targets: >= 10x and >= 50x).
 
-The grid waits for the ``grid`` generator to become a dataset of the sweep; ``--grid`` makes it
-with ``gpu_graphs.grid2d`` meanwhile.
+The road-like 4096^2 grid (the ``grid`` generator), where sssp.best runs sssp.strips, is timed in
+process beside hand-tuned near-far by ``benchmarks/sssp_road.py``.
 """
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 from ratios import mark_best, print_groups, totals
 
@@ -70,32 +67,11 @@ def table(results: str) -> None:
           f"{scipy / ms:.0f}x sssp.best (target >= {TARGET_VS_SCIPY:g}x)")
 
 
-def grid() -> None:
-    sys.path.insert(0, str(Path(__file__).parent))
-    import gpu_graphs
-
-    from graphsweep.kernels import harness
-    data = gpu_graphs.grid2d(4096, 4096, weights=(1, 10))
-    for name, roots in (("sssp.best", 16), ("sssp.harish", 1)):
-        res = harness.run(name, data, backend="gpu", reps=1, warmup=1, instances=roots, instance_seed=24301,
-                          keep_output=False)
-        per_root = [statistics.median(r["ms"] for r in res.rows if r["instance"] == i and r["phase"] == "total")
-                    for i in range(len(res.instances))]
-        print(f"grid 4096^2  {res.kernel}  {statistics.median(per_root):.3f} ms per root over {roots} roots"
-              f"{'' if res.verified else '  NOT VERIFIED'}")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", help="the results folder of sweeps/sssp-best.yaml")
-    ap.add_argument("--grid", action="store_true", help="run the 4096^2 grid in process (GPU)")
+    ap.add_argument("results", help="the results folder of sweeps/sssp-best.yaml")
     args = ap.parse_args()
-    if args.results:
-        table(args.results)
-    if args.grid:
-        grid()
-    if not (args.results or args.grid):
-        ap.error("give a results folder, --grid, or both")
+    table(args.results)
 
 
 if __name__ == "__main__":
