@@ -25,7 +25,8 @@ from distributed import Client, LocalCluster, get_task_stream
 from graphsweep.datasets import capacity
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.generators.progress import Progress
-from graphsweep.pipeline import cli, cluster, launched, logs, paths, reduce, report, runner, store, sweep
+from graphsweep.pipeline import cli, cluster, figures, launched, logs, paths, reduce, report, runner, store, sweep
+from graphsweep.pipeline.figures import overview
 
 
 def one_error_line(err: str) -> str:
@@ -418,7 +419,7 @@ def test_a_terminal_gets_one_line_rewritten_and_notes_above_it():
 
 def test_phase_colours_do_not_repeat_past_ten():
     for count in (3, 10, 11, 20, 35):
-        colours = report.phase_colours([f"P{i}" for i in range(count)])
+        colours = figures.phase_colours([f"P{i}" for i in range(count)])
         assert len({tuple(c) for c in colours.values()}) == count
 
 
@@ -429,11 +430,13 @@ def test_the_params_column_is_compact():
 
 
 def test_phase_bars_keep_their_labels_whole():
-    summary = pd.DataFrame({"phase": [f"RS{i}" for i in range(12)] + ["total"], "n": 1 << 20, "median_ms": 1.0,
-                            "variant": "listrank.random-splitter packing=48 splitters=even", "type": "list"})
-    fig = report._phases(summary)
+    summary = pd.DataFrame([{"phase": phase, "n": 1 << 20, "median_ms": 1.0, "kernel": "listrank.random-splitter",
+                             "params": json.dumps(params), "generator": "list", "dataset": "list_n=1048576"}
+                            for params in ({"packing": 48, "splitters": "even"}, {"packing": 64, "splitters": "random"})
+                            for phase in [f"RS{i}" for i in range(12)] + ["total"]])
+    fig = overview.fig_phases(summary)
     [axes] = fig.axes[:1]
-    assert [t.get_rotation() for t in axes.get_yticklabels()] == [0]
+    assert [t.get_rotation() for t in axes.get_yticklabels()] == [0, 0]
     label = "listrank.random-splitter packing=48 splitters=even · list n=1048576"
     assert axes.get_yticklabels()[0].get_text() == label
 
