@@ -76,6 +76,8 @@ class WorkerState(WorkerPlugin):
         self.__init__()
 
     async def setup(self, worker):
+        # graphsweep's records from INFO up, as a run's log takes them (logs.forwarded sends them there)
+        logging.getLogger("graphsweep").setLevel(logging.INFO)
         if config.get("worker.warm-start"):
             # In a thread: seconds of work that must not stall the worker's event loop (heartbeats).
             await asyncio.to_thread(self.warm_start)
