@@ -35,15 +35,17 @@ def available_memory() -> int:
 
 
 def device_memory(total: bool = False) -> int | None:
-    """Free (or ``total``) bytes on the current CUDA device, or None without one.  A sweep's
-    workers keep a memory pool between tasks, so their check uses the total."""
+    """Bytes a new allocation can get on the current CUDA device — free device memory plus the free
+    blocks of the memory pool CuPy allocates from (CuPy's or RMM's) — or its ``total``; None
+    without a device.  A sweep's workers keep a memory pool between tasks, so their check uses the
+    total."""
     from . import gpu
     if not gpu.available():
         return None
     import cupy
     if total:  # from the device's properties: no CUDA context is made in this process for it
         return int(cupy.cuda.runtime.getDeviceProperties(cupy.cuda.runtime.getDevice())["totalGlobalMem"])
-    return int(cupy.cuda.runtime.memGetInfo()[0])
+    return int(cupy.cuda.runtime.memGetInfo()[0]) + gpu.pool_free_bytes()
 
 
 def check(subject: str, needs) -> None:

@@ -1,5 +1,7 @@
-"""Whether a CUDA device is usable from this process (CuPy installed and a device present)."""
+"""Whether a CUDA device is usable from this process (CuPy installed and a device present), and
+what the memory pool CuPy allocates from holds free."""
 
+import sys
 import warnings
 from functools import cache
 
@@ -64,3 +66,25 @@ def device_errors() -> tuple:
     except ImportError:
         return ()
     return (cupy.cuda.memory.OutOfMemoryError, cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError)
+
+
+def pool_free_bytes() -> int:
+    """Bytes the memory pool CuPy allocates from holds free, ready for a new allocation: CuPy's own
+    pool, or RMM's when CuPy allocates through it (a dask-cuda worker started with ``rmm_pool_size``
+    and ``rmm_allocator_external_lib_list: [cupy]``).  An RMM pool is known by its size less what
+    its tracking (or statistics) adaptor counts allocated; without one it counts as full."""
+    import cupy
+    allocator = sys.modules.get("rmm.allocators.cupy")
+    if allocator is None or cupy.cuda.memory.get_allocator() is not allocator.rmm_cupy_allocator:
+        return int(cupy.get_default_memory_pool().free_bytes())
+    import rmm
+    mr, allocated = rmm.mr.get_current_device_resource(), None
+    while not isinstance(mr, rmm.mr.PoolMemoryResource):
+        if allocated is None and isinstance(mr, rmm.mr.TrackingResourceAdaptor):
+            allocated = mr.get_allocated_bytes()
+        elif allocated is None and isinstance(mr, rmm.mr.StatisticsResourceAdaptor):
+            allocated = mr.allocation_counts.current_bytes
+        if not isinstance(mr, rmm.mr.UpstreamResourceAdaptor):
+            return 0                                # no pool (rmm_async: CUDA's pool keeps no count here)
+        mr = mr.get_upstream()
+    return max(int(mr.pool_size()) - int(allocated), 0) if allocated is not None else 0

@@ -19,9 +19,12 @@ measure: ``GPU=1`` on GPU workers (one kernel per GPU) and ``HOST=1`` for CPU ke
 host: the CPU twins use every core).  Both are set here for the local kinds; workers started by
 hand take ``--resources GPU=1`` (one per GPU) or ``--resources HOST=1`` (one CPU worker per host).
 Local clusters keep Dask's own log records off stderr (``silence_logs``); runs send them to their
-log file instead.
+log file instead.  A local-gpu worker's memory pool is an RMM pool, set up by dask-cuda from the
+profile's ``rmm_*`` options, where rmm is installed; CuPy's own pool where it is not
+(``memory_pool``).
 """
 
+import importlib.util
 import logging
 import signal
 import threading
@@ -103,7 +106,7 @@ def _start(name: str, profile: dict):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             cluster = _start_kind(name, profile)
-    except (TypeError, RuntimeError) as exc:  # an option it does not take; a failed start
+    except (TypeError, ValueError, RuntimeError) as exc:  # an option it does not take or refuses; a failed start
         raise GraphsweepError(f"profile {name}: the cluster did not start "
                               f"({str(exc).splitlines()[0]})") from None
     for warning in caught:
@@ -134,11 +137,31 @@ def _start_local(name: str, profile: dict):
             raise GraphsweepError(f"profile {name} needs dask-cuda (pip install 'graphsweep[cuda13]')") from None
         options.setdefault("resources", dict(config.get("worker.gpu-resources")))
         options.setdefault("silence_logs", logging.CRITICAL)
-        return LocalCUDACluster(**options)
+        return LocalCUDACluster(**memory_pool(name, options))
     from distributed import LocalCluster
     options.setdefault("resources", dict(config.get("worker.cpu-resources")))
     options.setdefault("silence_logs", logging.CRITICAL)
     return LocalCluster(**options)
+
+
+# LocalCUDACluster's options that make each worker's memory pool an RMM one (dask-cuda's RMMSetup).
+RMM_OPTIONS = ("rmm_pool_size", "rmm_maximum_pool_size", "rmm_managed_memory", "rmm_async", "rmm_release_threshold",
+               "rmm_allocator_external_lib_list", "rmm_track_allocations", "rmm_log_directory")
+
+
+def memory_pool(name: str, options: dict) -> dict:
+    """The local-gpu profile's ``options`` with the workers' memory pool settled.  An RMM pool where
+    they ask for one (``rmm_pool_size``, ``rmm_async``) and rmm is installed: CuPy then allocates
+    from it and its allocations are tracked, so that free memory counts the pool's free blocks
+    (``datasets.capacity.device_memory``).  Without rmm, CuPy's own pool (noted in the log)."""
+    asked = [key for key in ("rmm_pool_size", "rmm_async", "rmm_managed_memory") if options.get(key)]
+    if not asked:
+        return options
+    if importlib.util.find_spec("rmm") is None:
+        log.info("profile %s: rmm is not installed, so the workers keep CuPy's memory pool (%s not used)",
+                 name, ", ".join(asked))
+        return {key: value for key, value in options.items() if key not in RMM_OPTIONS}
+    return {"rmm_allocator_external_lib_list": ["cupy"], "rmm_track_allocations": True, **options}
 
 
 def _start_slurm(name: str, profile: dict):

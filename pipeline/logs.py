@@ -2,17 +2,17 @@
 
 stderr carries one line per event (a failed task, the interruption); the detail — worker
 tracebacks, lost and restarted workers, retried tasks, Dask's own warnings — goes to
-``RESULTS/logs/RUN_ID.log``: from this process through ``RunLog``, and from every worker process
-through the ``WorkerLog`` plugin (the results folder is shared with the workers, who write their
-results there too).  Without it a worker's failed-task traceback would reach the user's terminal
+``RESULTS/logs/RUN_ID.log``, written by this process alone: its own records through ``attach``,
+and the workers' graphsweep records (a failed task's traceback, a sliced build's pieces) sent here
+by Dask while the run lasts (``forwarded``: ``Client.forward_logging``), each handled as if it had
+been logged here.  Without them a worker's failed-task traceback would reach the user's terminal
 through Python's last-resort handler.
 """
 
 import logging
 import os
+from contextlib import contextmanager, suppress
 from logging.handlers import MemoryHandler
-
-from distributed.diagnostics.plugin import WorkerPlugin
 
 # graphsweep's records from INFO up; other libraries' (Dask's) from WARNING up.
 GRAPHSWEEP, DASK = "graphsweep", ("distributed", "distributed.client")
@@ -61,25 +61,17 @@ def detach(handler: logging.Handler) -> None:
     handler.close()
 
 
-class WorkerLog(WorkerPlugin):
-    """On each worker: graphsweep's and Dask's records into the run's log file, not stderr.
-
-    One instance per cluster at a time (a later run replaces it under the same name)."""
-
-    name = "graphsweep-run-log"
-
-    def __init__(self, path: str):
-        self.path = path
-        self.handler = None
-
-    def setup(self, worker):
-        if any(getattr(h, "baseFilename", None) == os.path.abspath(self.path)
-               for h in logging.getLogger(GRAPHSWEEP).handlers):
-            return  # a worker in the run's own process, which logs there already
-        self.handler = attach(self.path)
-        logging.getLogger(GRAPHSWEEP).propagate = False  # no last-resort copy on the worker's stderr
-
-    def teardown(self, worker):
-        if self.handler is not None:
-            detach(self.handler)
-            logging.getLogger(GRAPHSWEEP).propagate = True
+@contextmanager
+def forwarded(client):
+    """While inside, every worker's graphsweep records (INFO up: ``WorkerState`` sets the level)
+    are sent to this process and handled by its ``graphsweep`` loggers, the run's log among their
+    handlers.  Workers in this process (``LocalCluster(processes=False)``) log there already."""
+    if os.getpid() in client.run(os.getpid).values():
+        yield
+        return
+    client.forward_logging(GRAPHSWEEP, level=logging.INFO)
+    try:
+        yield
+    finally:
+        with suppress(OSError):  # after an interrupt the cluster may be gone already
+            client.unforward_logging(GRAPHSWEEP)

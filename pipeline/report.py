@@ -1,13 +1,10 @@
 """The report: one self-contained report.html (PNG plots embedded as base64) from a sweep's results.
 
-Figures come from ``figures.py`` (the papers' figures, each drawn only when the results hold what
-it needs: time and time per element vs size, G edges/s, per-phase time and GB/s, speed-up vs
-blocks, iterations per dataset family, the inflection, sub-list statistics, parameter sweeps),
-plus two overviews drawn here (each phase's time, and its GB/s against the copy ceiling, at each
-kernel's largest size) and the per-step figure read from the rows.  Every figure is a
-``<figure class="plot" id="fig-...">``; the tables below them (the papers' tables, graph builds,
-failures, skipped kernel x dataset pairs, devices and ceilings, the per-task summary) come from
-the same rows.
+Figures and tables are whatever ``figures`` declares (``figures.registry``: the papers' figures,
+each drawn only when the results hold what it needs, kernel families' own among them, and the
+report's overview and per-step figure); the report knows none of them.  Every figure is a
+``<figure class="plot" id="fig-...">``; below them the declared tables, then failures, skipped
+kernel x dataset pairs, devices and ceilings and the per-task summary, from the same rows.
 
 ``report(RESULTS)`` reduces the task files first; a results directory without them (what
 docs/results/<sweep>/ holds: plan.json, results.parquet, summary.csv) is rendered from
@@ -21,117 +18,27 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from graphsweep.datasets.writer import write_atomically
 
 from . import figures as papers
-from .figures import phase_colours
 from . import reduce as reducer
 from . import store
 
 REPORT = "report.html"
 
 
-def _variant(summary: pd.DataFrame) -> pd.Series:
-    """A label per row: the kernel, plus those of its parameters that vary in these results."""
-    params = summary["params"].map(json.loads)
-    labels = []
-    for kernel, p in zip(summary["kernel"], params):
-        same = params[summary["kernel"] == kernel]
-        varying = [k for k in p if len({json.dumps(q.get(k)) for q in same}) > 1]
-        labels.append(kernel + "".join(f" {k}={p[k]}" for k in varying))
-    return pd.Series(labels, index=summary.index)
-
-
-def _dataset_type(summary: pd.DataFrame) -> pd.Series:
-    return summary["generator"].fillna(summary["dataset"]).astype(str)
-
-
-def _png(fig: Figure) -> str:
+def _png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _largest(summary: pd.DataFrame) -> pd.DataFrame:
-    """The rows of each (variant, type) at its largest n."""
-    biggest = summary.groupby(["variant", "type"])["n"].transform("max")
-    return summary[summary["n"] == biggest]
-
-
-def _phases(summary: pd.DataFrame):
-    rows = _largest(summary[summary["phase"] != "total"])
-    if rows.empty:
-        return None
-    table = rows.pivot_table(index=rows["variant"] + " · " + rows["type"] + " n=" + rows["n"].astype(str), columns="phase",
-                             values="median_ms", aggfunc="mean", sort=False)
-    # Horizontal bars: labels of any length stay whole and readable (rotated ones were cut off).
-    fig = Figure(figsize=(9, 1.6 + 0.3 * len(table)))
-    ax = fig.add_subplot()
-    ax.set_title("Time per phase at the largest n")
-    ax.set_xlabel("ms per run (median)")
-    ax.grid(True, axis="x", alpha=0.3)
-    colours = phase_colours(table.columns)
-    left = np.zeros(len(table))
-    for phase in table.columns:
-        values = table[phase].fillna(0).to_numpy()
-        ax.barh(table.index, values, left=left, label=phase, color=colours[phase])
-        left += values
-    ax.invert_yaxis()
-    ax.tick_params(axis="y", labelsize=7)
-    ax.legend(fontsize=7, ncols=max(1, -(-len(table.columns) // 12)), loc="upper left", bbox_to_anchor=(1.01, 1))
-    return fig
-
-
-def _gbps(summary: pd.DataFrame):
-    rows = _largest(summary[summary["gbps"].notna() & (summary["gbps"] > 0)])
-    if rows.empty:
-        return None
-    labels = rows["variant"] + " · " + rows["type"] + " · " + rows["phase"].astype(str)
-    # Horizontal bars: one readable label per (kernel, dataset type, phase), however many there are.
-    fig = Figure(figsize=(9, 1.2 + 0.22 * len(rows)))
-    ax = fig.add_subplot()
-    ax.set_title("Memory throughput per phase at the largest n")
-    ax.set_xlabel("GB/s (bytes of the model / median time)")
-    ax.grid(True, axis="x", alpha=0.3)
-    ax.barh(labels, rows["gbps"], color="tab:blue")
-    ax.invert_yaxis()
-    if "ceiling_copy_gbps" in rows and rows["ceiling_copy_gbps"].notna().any():
-        for device, ceiling in rows.groupby("device")["ceiling_copy_gbps"].max().items():
-            ax.axvline(ceiling, color="tab:red", linestyle="--", label=f"copy ceiling, {device}: {ceiling:.0f} GB/s")
-        ax.legend(fontsize=7)
-    ax.tick_params(axis="y", labelsize=7)
-    return fig
-
-
-OVERVIEW_MAX = 16
-
-
 def figures(summary: pd.DataFrame, rows: pd.DataFrame | None = None) -> list[tuple[str, str, str]]:
-    """(id, caption, base64 PNG) of every figure the results support: figures.py's, with the two
-    overviews of this module after the time-per-element one, and the per-step figure (from the rows)."""
-    kernel = summary[summary["stage"].fillna("kernel") == "kernel"] if "stage" in summary else summary
-    # times and rates as reduce computed them (the median of the timed runs)
-    overview = kernel.assign(variant=_variant(kernel), type=_dataset_type(kernel)) if not kernel.empty else kernel
-    made = papers.figures(summary)
-    at = next((i + 1 for i, (ident, _, _) in enumerate(made) if ident == "fig-time-per-n"), min(2, len(made)))
-    extra = []
-    # The overviews have a bar (group) per variant and dataset type: past OVERVIEW_MAX of them (a
-    # sweep over blocks or p) they stop being an overview, and the swept figures say it better.
-    if not overview.empty and _largest(overview).groupby(["variant", "type"]).ngroups <= OVERVIEW_MAX:
-        extra = [("fig-phases", "Median time of each phase, stacked, at each kernel's largest size.",
-                  _phases(overview)),
-                 ("fig-gbps", "GB/s of each phase (bytes of its byte model over its median time) at each kernel's "
-                              "largest size, against the device's measured copy ceiling.", _gbps(overview))]
-    made = made[:at] + [e for e in extra if e[2] is not None] + made[at:]
-    steps = papers.fig_steps(rows) if rows is not None else None
-    if steps is not None:
-        made.append(("fig-steps", "Per step (iteration, BFS level): time and frontier size at each family's "
-                                  "largest size, direction changes dotted.", steps))
-    return [(ident, caption, _png(fig)) for ident, caption, fig in made]
+    """(id, caption, base64 PNG) of every figure the results support, the report's own included
+    (``figures.registry`` declares them all, kernel families' too)."""
+    return [(ident, caption, _png(fig)) for ident, caption, fig in papers.figures(summary, rows, report=True)]
 
 
 def _table(frame: pd.DataFrame) -> str:

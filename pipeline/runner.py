@@ -22,7 +22,6 @@ import dataclasses
 import logging
 import time
 import uuid
-from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -354,12 +353,8 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
                 run_id = new_run_id()
                 path = _log_path(plan, run_id)
                 held = logs.open_file(held, path)
-                client.register_plugin(logs.WorkerLog(str(path)))
-                try:
+                with logs.forwarded(client):
                     execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
-                finally:
-                    with suppress(OSError):  # after an interrupt the cluster may be gone already
-                        client.unregister_worker_plugin(logs.WorkerLog.name)
                 lines, code = _summary(plan, report, path)
                 for line in lines:
                     log.info(line)

@@ -76,6 +76,8 @@ class WorkerState(WorkerPlugin):
         self.__init__()
 
     async def setup(self, worker):
+        # graphsweep's records from INFO up, as a run's log takes them (logs.forwarded sends them there)
+        logging.getLogger("graphsweep").setLevel(logging.INFO)
         if config.get("worker.warm-start"):
             # In a thread: seconds of work that must not stall the worker's event loop (heartbeats).
             await asyncio.to_thread(self.warm_start)
@@ -143,8 +145,9 @@ class WorkerState(WorkerPlugin):
             return data, time.perf_counter() - t0
 
     def drop(self, free_pool: bool = True):
-        """Forget the dataset; with ``free_pool``, hand the GPU memory pool's blocks back too (the
-        next dataset may need all of it)."""
+        """Forget the dataset; with ``free_pool``, hand CuPy's memory pool's blocks back too (the
+        next dataset may need all of it).  An RMM pool (a local-gpu worker's, when rmm is
+        installed) keeps its memory, and its free blocks count as free (``capacity.device_memory``)."""
         self.key = None
         was_gpu = "gpu" in self.loaded
         self.loaded = {}
@@ -338,7 +341,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         rows = result_rows(task, run_id, result, ceilings, timing)
     except Exception as exc:  # every failure of the task itself becomes its error row
         log.warning("task %s failed: %s", task.label, traceback.format_exc())
-        if isinstance(exc, gpu.device_errors()):
+        if isinstance(exc, (MemoryError, *gpu.device_errors())):   # MemoryError: a full RMM pool
             with state.lock:
                 state.drop()  # the dataset may be what no longer fits; start the next task clean
         timing["task_s"] = time.perf_counter() - t0

@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 
+from graphsweep.datasets import capacity
 from graphsweep.datasets.errors import ParameterError
 
 from ..cuda import blocks_for, module
@@ -26,11 +27,10 @@ def apsp_module(inp):
 
 
 def free_bytes(backend: str) -> int:
-    """Memory a new allocation can take: free device memory plus CuPy's cached free blocks, or the
-    host's available pages."""
+    """Memory a new allocation can take: free device memory plus the free blocks of the pool CuPy
+    allocates from (``capacity.device_memory``), or the host's available pages."""
     if backend == "gpu":
-        import cupy
-        return int(cupy.cuda.runtime.memGetInfo()[0]) + int(cupy.get_default_memory_pool().free_bytes())
+        return capacity.device_memory()
     return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
 
 

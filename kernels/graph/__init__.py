@@ -286,9 +286,8 @@ def _slice_budget(xp) -> int:
     if xp is np:
         from graphsweep.datasets.capacity import available_memory
         return available_memory() // 4
-    import cupy
-    free = cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes()
-    return max(free // 2 - (1 << 30), 1 << 24)
+    from graphsweep.datasets.capacity import device_memory
+    return max(device_memory() // 2 - (1 << 30), 1 << 24)
 
 
 def graph_input(data) -> GraphInput:

@@ -17,8 +17,8 @@ def test_builtin_and_file_profiles(tmp_path):
     assert {"local-gpu", "local-cpu"} <= set(cluster.profiles())
     shipped = cluster.profiles(REPO / "cluster.yaml")
     assert {n: p["kind"] for n, p in shipped.items()} == {
-        "local-gpu": "local-gpu", "local-cpu": "local-cpu", "shared": "scheduler-file", "lab": "address",
-        "slurm": "slurm"}
+        "local-gpu": "local-gpu", "local-gpu-rmm": "local-gpu", "local-cpu": "local-cpu", "shared": "scheduler-file",
+        "lab": "address", "slurm": "slurm"}
     assert cluster.resolve("tcp://host:8786")[1] == {"kind": "address", "address": "tcp://host:8786"}
     assert cluster.resolve("sched.json")[1]["kind"] == "scheduler-file"
     assert cluster.is_long_lived(cluster.resolve("lab", REPO / "cluster.yaml")[1])
@@ -130,3 +130,105 @@ def test_old_kind_names_are_read_with_a_deprecation_warning(tmp_path, old, new):
     with pytest.warns(FutureWarning, match=f"profiles.mine.kind: '{old}' is deprecated; write '{new}'"):
         name, profile = cluster.resolve("mine", path)
     assert name == "mine" and profile == {"kind": new, "options": {"n_workers": 1}}
+
+
+# --- the local-gpu workers' memory pool ---------------------------------------------------------------
+
+def test_local_gpu_keeps_cupys_pool_and_local_gpu_rmm_asks_for_an_rmm_pool():
+    builtin = dict(cluster.config.get("cluster.profiles"))["local-gpu"]["options"]
+    shipped = cluster.profiles(REPO / "cluster.yaml")
+    assert not set(cluster.RMM_OPTIONS) & (set(builtin) | set(shipped["local-gpu"]["options"]))
+    assert shipped["local-gpu-rmm"]["options"]["rmm_pool_size"] == 0.5
+
+
+def test_an_rmm_pool_where_rmm_is_installed_and_cupys_own_where_it_is_not(monkeypatch, caplog):
+    asked = {"rmm_pool_size": 0.5, "rmm_maximum_pool_size": "60GiB", "dashboard_address": ":0"}
+    monkeypatch.setattr(cluster.importlib.util, "find_spec", lambda name: object() if name == "rmm" else None)
+    # CuPy allocates from the pool and its allocations are tracked (what free device memory counts)
+    assert cluster.memory_pool("local-gpu", asked) == {**asked, "rmm_allocator_external_lib_list": ["cupy"],
+                                                       "rmm_track_allocations": True}
+    mine = {**asked, "rmm_track_allocations": False}
+    assert cluster.memory_pool("local-gpu", mine)["rmm_track_allocations"] is False     # the profile's say wins
+    assert cluster.memory_pool("local-gpu", {"dashboard_address": ":0"}) == {"dashboard_address": ":0"}
+    monkeypatch.setattr(cluster.importlib.util, "find_spec", lambda name: None)
+    with caplog.at_level("INFO", "graphsweep.cluster"):
+        assert cluster.memory_pool("local-gpu", asked) == {"dashboard_address": ":0"}
+    assert "rmm is not installed, so the workers keep CuPy's memory pool (rmm_pool_size not used)" in caplog.text
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("options", [{}, {"rmm_pool_size": 0.5}], ids=["cupy", "rmm"])
+def test_local_gpu_workers_allocate_from_the_pool_and_count_its_free_blocks_as_free(tmp_path, options):
+    """local-gpu with CuPy's pool, and with an RMM pool of half the GPU where rmm is installed (CuPy's
+    own pool where it is not): capacity.device_memory follows an allocation and its release."""
+    import importlib.util
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"gpu": {"kind": "local-gpu",
+                                                         "options": {"dashboard_address": ":0", **options}}}}))
+
+    def probe():
+        import sys
+        import cupy
+        from graphsweep.datasets import capacity
+        rmm = sys.modules.get("rmm.allocators.cupy")
+        seen = {"rmm": rmm is not None and cupy.cuda.memory.get_allocator() is rmm.rmm_cupy_allocator,
+                "before": capacity.device_memory(), "total": capacity.device_memory(total=True)}
+        block = cupy.ones(1 << 30, dtype=cupy.uint8)
+        seen["during"] = capacity.device_memory()
+        del block
+        seen["after"] = capacity.device_memory()
+        return seen
+
+    with cluster.connect("gpu", path) as client:
+        (seen,) = client.run(probe).values()
+    assert seen["rmm"] is (bool(options) and importlib.util.find_spec("rmm") is not None)
+    if seen["rmm"]:
+        assert seen["before"] > 0.45 * seen["total"]        # the pool's free blocks count as free
+    slack = 64 << 20
+    assert abs(seen["before"] - seen["during"] - (1 << 30)) < slack and abs(seen["after"] - seen["before"]) < slack
+
+
+def test_the_free_blocks_of_cupys_pool_or_of_a_tracked_rmm_pool_count_as_free(monkeypatch):
+    """datasets.gpu.pool_free_bytes on stand-ins for CuPy and rmm (the GPU test above runs the real ones)."""
+    import sys
+    from types import SimpleNamespace as NS
+
+    class Upstream:
+        def __init__(self, upstream=None):
+            self.upstream = upstream
+
+        def get_upstream(self):
+            return self.upstream
+
+    class Pool(Upstream):
+        def pool_size(self):
+            return 1000
+
+    class Tracking(Upstream):
+        def get_allocated_bytes(self):
+            return 300
+
+    class Statistics(Upstream):
+        allocation_counts = NS(current_bytes=100)
+
+    def rmm_cupy_allocator(nbytes):
+        raise AssertionError("never called")
+
+    current = {"mr": Tracking(Pool(object()))}
+    mr = NS(PoolMemoryResource=Pool, TrackingResourceAdaptor=Tracking, StatisticsResourceAdaptor=Statistics,
+            UpstreamResourceAdaptor=Upstream, get_current_device_resource=lambda: current["mr"])
+    allocator = {"now": "cupy's own"}
+    cupy = NS(cuda=NS(memory=NS(get_allocator=lambda: allocator["now"])),
+              get_default_memory_pool=lambda: NS(free_bytes=lambda: 42))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "rmm", NS(mr=mr))
+    monkeypatch.setitem(sys.modules, "rmm.allocators.cupy", NS(rmm_cupy_allocator=rmm_cupy_allocator))
+    assert gpu.pool_free_bytes() == 42                       # CuPy allocates from its own pool
+    allocator["now"] = rmm_cupy_allocator
+    assert gpu.pool_free_bytes() == 700                      # RMM's: its size less what is tracked allocated
+    current["mr"] = Statistics(Pool(object()))
+    assert gpu.pool_free_bytes() == 900
+    current["mr"] = Pool(object())
+    assert gpu.pool_free_bytes() == 0                        # nothing counts allocations: as full
+    current["mr"] = Tracking(object())
+    assert gpu.pool_free_bytes() == 0                        # no pool (CUDA's async pool)

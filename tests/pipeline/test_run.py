@@ -68,6 +68,10 @@ def test_failures_become_rows_and_the_sweep_goes_on(mixed):
     assert (rows["device"].dropna() != "").all() and set(rows["backend"]) == {"cpu"}
     logs = list((plan.results / store.LOGS).glob("*.log"))
     assert len(logs) == 1 and "failed: test.flaky(mode=raise" in logs[0].read_text()
+    # the workers' tracebacks too, once each and before the run's line (its workers are other processes)
+    text = logs[0].read_text()
+    assert text.count("WARNING graphsweep.worker: task test.flaky(mode=raise") == text.count("Traceback") == 2
+    assert text.index("graphsweep.worker: task test.flaky(mode=raise") < text.index("graphsweep.run: failed:")
 
 
 def test_status_names_the_failed_tasks(mixed, gs):

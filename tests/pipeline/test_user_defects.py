@@ -25,7 +25,8 @@ from distributed import Client, LocalCluster, get_task_stream
 from graphsweep.datasets import capacity
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.generators.progress import Progress
-from graphsweep.pipeline import cli, cluster, launched, logs, paths, reduce, report, runner, store, sweep
+from graphsweep.pipeline import cli, cluster, figures, launched, logs, paths, reduce, report, runner, store, sweep, worker
+from graphsweep.pipeline.figures import overview
 
 
 def one_error_line(err: str) -> str:
@@ -361,16 +362,35 @@ def test_a_busy_dashboard_port_is_a_log_line_not_a_warning(tmp_path, caplog):
     assert "already in use" in caplog.text
 
 
-def test_the_worker_log_plugin_writes_a_workers_records_to_the_run_log(tmp_path):
+# What a task logs on a worker: a failed task's traceback (WARNING) and a build's pieces (INFO).
+ON_A_WORKER = """
+import logging, traceback
+try:
+    raise RuntimeError("boom")
+except RuntimeError:
+    logging.getLogger("graphsweep.worker").warning("task x failed: %s", traceback.format_exc())
+logging.getLogger("graphsweep.build").info("csr slice 1/2")
+"""
+
+
+@pytest.mark.parametrize("processes", [True, False])
+def test_a_workers_records_reach_the_run_log_once_and_not_its_stderr(tmp_path, capfd, processes):
     path = tmp_path / "run.log"
-    plugin = logs.WorkerLog(str(path))
-    code = ("import logging, sys\nfrom graphsweep.pipeline import logs\n"
-            "p = logs.WorkerLog(sys.argv[1]); p.setup(None)\n"
-            "logging.getLogger('graphsweep.worker').warning('task x failed: Traceback ...')\n")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stderr == ""  # not on the worker's stderr ...
-    assert "task x failed: Traceback" in path.read_text()  # ... but in the run's log
-    assert plugin.name == "graphsweep-run-log"
+    with dask.config.set({"graphsweep.worker.warm-start": False}), \
+            LocalCluster(n_workers=1, threads_per_worker=1, processes=processes, dashboard_address=":0") as c, \
+            Client(c) as client:
+        worker.ensure_state(client)     # graphsweep's loggers at INFO on every worker
+        held = logs.attach(path)
+        try:
+            with logs.forwarded(client):
+                client.submit(exec, ON_A_WORKER, {}, pure=False).result()
+        finally:
+            logs.detach(held)
+        assert (os.getpid() in client.run(os.getpid).values()) is not processes
+    text = path.read_text()
+    assert text.count("task x failed: Traceback") == 1 and "RuntimeError: boom" in text     # once, whole
+    assert text.count("INFO graphsweep.build: csr slice 1/2") == 1
+    assert "boom" not in capfd.readouterr().err                 # not on the worker's (or our) stderr
 
 
 def test_status_json_of_a_finished_sweep(tmp_path, write_spec, gs, cluster_file):
@@ -418,7 +438,7 @@ def test_a_terminal_gets_one_line_rewritten_and_notes_above_it():
 
 def test_phase_colours_do_not_repeat_past_ten():
     for count in (3, 10, 11, 20, 35):
-        colours = report.phase_colours([f"P{i}" for i in range(count)])
+        colours = figures.phase_colours([f"P{i}" for i in range(count)])
         assert len({tuple(c) for c in colours.values()}) == count
 
 
@@ -429,11 +449,13 @@ def test_the_params_column_is_compact():
 
 
 def test_phase_bars_keep_their_labels_whole():
-    summary = pd.DataFrame({"phase": [f"RS{i}" for i in range(12)] + ["total"], "n": 1 << 20, "median_ms": 1.0,
-                            "variant": "listrank.random-splitter packing=48 splitters=even", "type": "list"})
-    fig = report._phases(summary)
+    summary = pd.DataFrame([{"phase": phase, "n": 1 << 20, "median_ms": 1.0, "kernel": "listrank.random-splitter",
+                             "params": json.dumps(params), "generator": "list", "dataset": "list_n=1048576"}
+                            for params in ({"packing": 48, "splitters": "even"}, {"packing": 64, "splitters": "random"})
+                            for phase in [f"RS{i}" for i in range(12)] + ["total"]])
+    fig = overview.fig_phases(summary)
     [axes] = fig.axes[:1]
-    assert [t.get_rotation() for t in axes.get_yticklabels()] == [0]
+    assert [t.get_rotation() for t in axes.get_yticklabels()] == [0, 0]
     label = "listrank.random-splitter packing=48 splitters=even · list n=1048576"
     assert axes.get_yticklabels()[0].get_text() == label
 

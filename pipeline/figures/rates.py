@@ -1,0 +1,49 @@
+"""G edges/s against m for problems that count edges: GTEPS, the harmonic mean over roots, with the
+spread from the slowest to the fastest root (001 Figs 4-5, issues #7/#8)."""
+
+import numpy as np
+import pandas as pd
+
+from . import draw, frame
+from .registry import figure
+
+
+def rate_errorbars(rows: pd.DataFrame):
+    """The harmonic mean over roots and its bars down to the slowest and up to the fastest root
+    (None without a spread)."""
+    y = rows["gelems_hmean"]
+    if not {"gelems_min", "gelems_max"} <= set(rows):
+        return y, None
+    return y, np.vstack([(y - rows["gelems_min"]).clip(lower=0), (rows["gelems_max"] - y).clip(lower=0)])
+
+
+@figure("fig-gteps-vs-m", "G edges/s vs m: harmonic mean over roots, bars from the slowest to the fastest root "
+                          "(001 Figs 4-5).")
+def fig_rate_vs_size(summary: pd.DataFrame):
+    """G edges/s against m, a panel per family, a curve per variant."""
+    total = frame.totals(summary)
+    if total.empty or "gelems_hmean" not in total or not total["by_edges"].any():
+        return None
+    graphs = total[total["by_edges"]]
+    curves = frame.curves(graphs, ["variant", "family"], "size")
+    if not curves:
+        return None
+    fig, panels, colours = draw.family_panels(curves, "G edges/s vs m (harmonic mean over roots; bars: slowest to "
+                                                      "fastest)")
+    for (variant, family), rows in curves:
+        ax = panels.get(family)
+        if ax is None:
+            continue
+        y, yerr = rate_errorbars(rows)
+        if yerr is not None and (rows["gelems_max"] > rows["gelems_min"]).any():
+            ax.errorbar(rows.index, y, yerr=yerr, marker="o", ms=3, capsize=2, color=colours[variant], label=variant)
+        else:
+            ax.plot(rows.index, y, marker="o", ms=3, color=colours[variant], label=variant)
+    for family, ax in panels.items():
+        ax.set_title(family, fontsize=9)
+        draw.log2x(ax)
+        ax.set_yscale("log")
+        ax.set_xlabel("m (input edges)")
+        ax.set_ylabel("G edges/s")
+    draw.legend_below(fig, list(panels.values()))
+    return fig
