@@ -21,7 +21,8 @@
 # size and chains (benchmarks/floors.py --chase), into floors.out.
 # After each step $OUT/results.tgz is rewritten, so a call cut off still returns what was done.
 # It holds, per sweep, what `graphsweep report DIR` needs to render the report anywhere —
-# plan.json, tasks/, logs/, results.parquet, summary.csv (and report.html) — and <name>.out (the
+# plan.json, logs/, results.parquet, summary.csv (and report.html; not tasks/, whose rows
+# results.parquet holds: a published folder is read from it) — and <name>.out (the
 # run's output), publish.log (each sweep's exit code, wall time and task count) and device.json
 # (GPU name, SM count, L2 size, memory, date).  Generated datasets go under each spec's `data:`
 # folder and are shared by the specs (the list-ranking sweeps reuse the same lists).
@@ -61,7 +62,7 @@ pack() {
   for dir in "$RESULTS"/*/; do
     [[ -d $dir && $dir != *-warm/ ]] || continue
     local name; name=$(basename "$dir")
-    for f in results.parquet summary.csv report.html plan.json tasks logs; do
+    for f in results.parquet summary.csv report.html plan.json logs; do
       [[ -e "$RESULTS/$name/$f" ]] && items+=("$name/$f")
     done
   done

@@ -12,7 +12,7 @@ Soman's atomic-free Hook, repeated (with compression) until a round changes noth
 and ``segments=1`` this is cc.hook-compress.  ``segments`` is the x axis of Fig. 6.  Works on the
 edge list as loaded.  Statistics: segments, hook rounds, jump launches; one step row per segment.
 
-The CPU twin runs the same host loop (``run_hooks``) over Numba ``prange`` passes with a real
+The CPU twin runs the same host loop (``_run``) over Numba ``prange`` passes with a real
 compare-and-swap (hooks.py, cpu.cas).
 """
 
@@ -44,16 +44,14 @@ def bounds(m: int, segments: int, k: int) -> tuple[int, int]:
     return m * k // segments, m * (k + 1) // segments
 
 
-def run_hooks(hooks, inp, params, timer, pi=None):
-    """The segments, over either backend's passes (hooks.py); ``pi``: labels already initialised
-    (pi[v] = v, cc.select queues that before its choice), else made here."""
+def _run(hooks, inp, params, timer):
+    """The segments, over either backend's passes (hooks.py)."""
     n, m = inp.n, inp.m
     segments = segment_count(params, n, m)
     lb, ib = hooks.dtype.itemsize, inp.src.itemsize
-    if pi is None:
-        pi = hooks.empty()
-        with timer.phase("init", written=n * lb):
-            hooks.identity(pi)
+    pi = hooks.empty()
+    with timer.phase("init", written=n * lb):
+        hooks.identity(pi)
     rounds, jumps, guard = 0, 0, rounds_guard(n) + segments
     for k in range(segments):
         first, last = bounds(m, segments, k)
@@ -83,11 +81,11 @@ def run_hooks(hooks, inp, params, timer, pi=None):
 
 
 def run_gpu(inp, params, timer):
-    return run_hooks(GpuHooks("cc/adaptive.cu", inp, params), inp, params, timer)
+    return _run(GpuHooks("cc/adaptive.cu", inp, params), inp, params, timer)
 
 
 def run_cpu(inp, params, timer):
-    return run_hooks(CpuHooks(inp), inp, params, timer)
+    return _run(CpuHooks(inp), inp, params, timer)
 
 
 KERNEL = Kernel(name="cc.adaptive", problem=CC,

@@ -6,8 +6,7 @@
 // set in shared memory (a CAS into an open-addressed table twice the limit's size: the first lane
 // wins, duplicates across lanes included), and new ones are appended to the frontier at each
 // lane's place in a prefix sum of the new entries.
-// Each block writes its count to partial[blockIdx.x] (mapped host memory: the host reads it as
-// soon as this kernel is done).
+// Each block writes its count to partial[blockIdx.x].
 #include "cc/common.cuh"
 
 #if !defined(GS_SEL_SAMPLES) || !defined(GS_SEL_LIMIT) || !defined(GS_SEL_LEVELS) || !defined(GS_SEL_WARPS) || \

@@ -18,26 +18,31 @@ The choice, in two steps:
    Multi-Jump over the edge list in segments): there most edges are redundant, a component's
    labels share a few cache lines, and the per-segment compression keeps the small trees flat;
    otherwise cc.sampled-union-find with sample=false (init and one pass linking every remaining
-   edge once).  cc.adaptive's init (pi[v] = v) is queued right after the sample, and the host reads
-   the sample's counts from mapped host memory as soon as it is done, so the host decides while
-   the GPU initialises: choosing costs the GPU the sample (phase ``choose``: the sample and that
-   init, ~20 us + the init on the H100), and when the union-find is chosen, the init too.
-   cc.adaptive needs the edge list whole on the device: a graph placed in slices
+   edge once).  cc.adaptive needs the edge list whole on the device: a graph placed in slices
    never takes it.
+
+Like the degree, the sample is a property of the graph: it is taken once per input, in the
+kernel's untimed setup (as the CSR is built once and timed apart, and as sssp.select samples its
+locality), and its own time is in every row (``sample_ms``: ~0.02 ms on an H100).  Taken inside
+each timed run, it cost 0.05-0.12 ms there (the sample, the host's wait for its count, and
+cc.adaptive's init queued behind it to hide that wait, wasted when the union-find was chosen):
+5-10% of the sparse graphs' runs in the cc-families sweep (docs/results/cc-families, round 5).
 
 Measured (benchmarks/cc_families.py, docs/results/cc-families).  Round 3 (H200), the degree rule:
 without the sample, lists 32M 2.75 ms against 3.18 with it, trees 32M 2.79 / 3.90, grid 4096^2
 1.44 / 1.59; at average degree 6 (uniform 10M/30M, scale-free) the two are within 3%; at 32-40
 (R-MAT 24, uniform 2M/40M, density) the sample is 1.5-5.5x faster (R-MAT 24: 1.75 ms against 9.6).
-Round 4 (H100), the component sample: on 2^18 components of 32 consecutive ids cc.adaptive takes
+Round 4 (H100), the component sample then taken in each run: on 2^18 components of 32 consecutive ids cc.adaptive takes
 0.469 ms against the union-find's 0.546, on 16M vertices in components of 1-64 with permuted ids
 1.93 against 1.76 (why nearby ids, not size alone, decide); cc.best 0.487-0.496 ms there (the
 sample ~22 us of its 0.049 ms choose phase), and everywhere else as the union-find plus choose
 (0.05-0.12 ms on the 16-32M-vertex sparse graphs, 1-4%).
 Statistics: ``chose`` (the kernel and parameters run, e.g. "cc.sampled-union-find sample=false"),
 ``average_degree`` and, below SPARSE_BELOW, ``small_share`` (the sampled share in small
-components); then the chosen kernel's own.
+components of nearby ids) and ``sample_ms``; then the chosen kernel's own.
 """
+
+import time
 
 import numba
 import numpy as np
@@ -49,7 +54,6 @@ from . import adaptive
 from . import sampled_union_find as suf
 from .cpu import sample_index
 from .gpu import c_type
-from .hooks import CpuHooks, GpuHooks
 
 SPARSE_BELOW = 4.0            # average degree below which no sample of the largest tree pays
 SAMPLES = 256                 # vertices whose component is sampled (a warp each)
@@ -69,57 +73,56 @@ def _degree(inp) -> float:
     return csr.nnz / csr.n if csr.n else 0.0
 
 
-def setup(inp, params) -> None:
-    """The union-find's setup (its int32 offsets, which the sample reads too); cc.adaptive has none."""
-    suf.KERNEL.setup(inp, suf.KERNEL.resolve_params({}))
-
-
 def _named(module_, overrides: dict) -> str:
     return " ".join([module_.KERNEL.name, *(f"{k}={str(v).lower()}" for k, v in overrides.items())])
 
 
-def _union_find(inp, timer, backend: str, overrides: dict):
-    timer.stat("chose", _named(suf, overrides))
-    return getattr(suf.KERNEL, backend)(inp, suf.KERNEL.resolve_params(overrides), timer)
+def _gpu_small(inp) -> tuple[int, float]:
+    """(small samples, ms) by select.cu, timed by CUDA events."""
+    import cupy
+    csr = inp.csr()
+    off = suf.offsets(inp)
+    name = f"graphsweep_cc_select_small<{c_type(off.dtype)}, {c_type(csr.indices.dtype)}>"
+    fn = module("cc/select.cu", DEFINES, name_expressions=(name,)).get_function(name)
+    partial = cupy.zeros(SAMPLES // WARPS, dtype=np.int32)
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED), partial))
+    end.record()
+    end.synchronize()
+    return int(partial.sum()), cupy.cuda.get_elapsed_time(start, end)
 
 
-def _choose_traffic(n: int, label_bytes: int, index_bytes: int) -> dict:
-    """cc.adaptive's init (n labels written) and the sample: at most LIMIT rows a sample, their
-    offsets and entries (rows past ROW entries not counted)."""
-    return {"written": n * label_bytes, "read": SAMPLES * LIMIT * (16 + ROW * index_bytes),
-            "random": SAMPLES * LIMIT}
+def _cpu_small(inp) -> tuple[int, float]:
+    csr = inp.csr()
+    t0 = time.perf_counter()
+    small = _small_samples(csr.offsets, csr.indices, np.uint64(SEED))
+    return small, (time.perf_counter() - t0) * 1e3
 
 
-class _GpuSample:
-    """select.cu's launch; ``share()`` waits for it alone (cc.adaptive's init may still run)."""
-
-    def __init__(self, inp):
-        import cupy
-        from .. import pinned
-        csr = inp.csr()
-        off = suf.offsets(inp)
-        name = f"graphsweep_cc_select_small<{c_type(off.dtype)}, {c_type(csr.indices.dtype)}>"
-        fn = module("cc/select.cu", DEFINES, name_expressions=(name,)).get_function(name)
-        if "cc.select.partial" not in inp.cache:
-            inp.cache["cc.select.partial"] = pinned.empty(SAMPLES // WARPS, np.int32)
-        self.partial = inp.cache["cc.select.partial"]
-        fn((SAMPLES // WARPS,), (WARPS * 32,), (off, csr.indices, np.int64(csr.n), np.uint32(SEED),
-                                               self.partial.device))
-        self.done = cupy.cuda.Event(disable_timing=True)
-        self.done.record()
-
-    def share(self) -> float:
-        self.done.synchronize()
-        return int(self.partial.host.sum()) / SAMPLES
+def choice(inp) -> dict:
+    """What cc.select runs on this input: the kernel module, its parameter overrides and the
+    statistics it chose by (kept in ``inp.cache``: a property of the graph, taken once)."""
+    if "cc.select" not in inp.cache:
+        stats = {"average_degree": round(_degree(inp), 3)}
+        module_, overrides = suf, {}
+        if stats["average_degree"] < SPARSE_BELOW:
+            overrides = {"sample": False}
+            if inp.n and inp.whole:     # cc.adaptive reads the edge list whole on the device
+                small, ms = (_gpu_small if inp.backend == "gpu" else _cpu_small)(inp)
+                stats.update(small_share=small / SAMPLES, sample_ms=round(ms, 4))
+                if small >= SMALL_SHARE * SAMPLES:
+                    module_, overrides = adaptive, {}
+        inp.cache["cc.select"] = {"module": module_, "overrides": overrides, "stats": stats}
+    return inp.cache["cc.select"]
 
 
-class _CpuSample:
-    def __init__(self, inp):
-        csr = inp.csr()
-        self.small = _small_samples(csr.offsets, csr.indices, np.uint64(SEED))
-
-    def share(self) -> float:
-        return self.small / SAMPLES
+def setup(inp, params) -> None:
+    """The union-find's setup (its int32 offsets, which the sample reads too), then the choice."""
+    suf.KERNEL.setup(inp, suf.KERNEL.resolve_params({}))
+    chosen = choice(inp)
+    if chosen["module"].KERNEL.setup is not None:
+        chosen["module"].KERNEL.setup(inp, chosen["module"].KERNEL.resolve_params(chosen["overrides"]))
 
 
 @numba.njit(cache=True)
@@ -164,28 +167,13 @@ def _small_samples(off, idx, seed):
 
 
 def _run(backend: str):
-    hooks_for, sample_for = {"gpu": (lambda inp, p: GpuHooks("cc/adaptive.cu", inp, p), _GpuSample),
-                             "cpu": (lambda inp, p: CpuHooks(inp), _CpuSample)}[backend]
-
     def run(inp, params, timer):
-        degree = _degree(inp)
-        timer.stat("average_degree", round(degree, 3))
-        if degree >= SPARSE_BELOW:
-            return _union_find(inp, timer, backend, {})
-        if inp.n == 0 or not inp.whole:     # cc.adaptive reads the edge list whole on the device
-            return _union_find(inp, timer, backend, {"sample": False})
-        resolved = adaptive.KERNEL.resolve_params({})
-        hooks = hooks_for(inp, resolved)
-        pi = hooks.empty()
-        with timer.phase("choose", **_choose_traffic(inp.n, pi.itemsize, inp.csr().indices.itemsize)):
-            sample = sample_for(inp)
-            hooks.identity(pi)
-        share = sample.share()
-        timer.stat("small_share", share)
-        if share >= SMALL_SHARE:
-            timer.stat("chose", adaptive.KERNEL.name)
-            return adaptive.run_hooks(hooks, inp, resolved, timer, pi)
-        return _union_find(inp, timer, backend, {"sample": False})
+        chosen = choice(inp)
+        module_, overrides = chosen["module"], chosen["overrides"]
+        timer.stat("chose", _named(module_, overrides))
+        for key, value in chosen["stats"].items():
+            timer.stat(key, value)
+        return getattr(module_.KERNEL, backend)(inp, module_.KERNEL.resolve_params(overrides), timer)
     return run
 
 
