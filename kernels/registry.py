@@ -56,8 +56,8 @@ ALIASES = {
                                                      "2026-11-25)"),
     "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, or "
                              "cc.adaptive where a sample finds small components of nearby ids: the fastest or "
-                             "within 5.5% of it on every family in benchmarks/cc_families.py (H100, 2026-11-25); "
-                             "rerun: sweeps/cc-families.yaml"),
+                             "within 0.5% of it on all ten families of sweeps/cc-families.yaml, 1.47-6.36x "
+                             "ECL-CC (H100, 2026-11-25; docs/results.md section 15)"),
     "sssp.best": ("sssp.select", "runs sssp.strips where sampled edges stay inside a block's strip of ids, else "
                                  "sssp.near-far (benchmarks/sssp_road.py, H100, 2026-11-25): the 4096^2 road-like "
                                  "grid 54.3 ms per root = 1.84x near-far at its best hand-tuned delta (99.8 ms); "

@@ -36,7 +36,9 @@ Round 4 (H100), the component sample then taken in each run: on 2^18 components 
 0.469 ms against the union-find's 0.546, on 16M vertices in components of 1-64 with permuted ids
 1.93 against 1.76 (why nearby ids, not size alone, decide); cc.best 0.487-0.496 ms there (the
 sample ~22 us of its 0.049 ms choose phase), and everywhere else as the union-find plus choose
-(0.05-0.12 ms on the 16-32M-vertex sparse graphs, 1-4%).
+(0.05-0.12 ms on the 16-32M-vertex sparse graphs, 1-4%).  Round 5 (H100, the published
+sweeps/cc-families.yaml, the sample in setup): 0.82-1.005x the fastest other cc.* kernel and
+1.47-6.36x ECL-CC on all ten families (docs/results.md section 15).
 Statistics: ``chose`` (the kernel and parameters run, e.g. "cc.sampled-union-find sample=false"),
 ``average_degree`` and, below SPARSE_BELOW, ``small_share`` (the sampled share in small
 components of nearby ids) and ``sample_ms``; then the chosen kernel's own.
