@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.gpu import array_module
 
 from ..contract import Kernel, Param
 from ..cuda import check_threads, module, persistent_blocks
@@ -62,7 +63,7 @@ def default_delta(csr) -> int:
     """160 x mean weight / mean degree^2, rounded to a power of two (see the module doc)."""
     if csr.nnz == 0 or csr.weights is None:
         return 1
-    xp = _xp(csr.weights)
+    xp = array_module(csr.weights)
     mean_w = float(xp.mean(csr.weights, dtype=xp.float64))
     fit = 160 * mean_w / (csr.nnz / csr.n) ** 2
     return 1 if fit <= 1 else 1 << round(math.log2(fit))
@@ -86,11 +87,6 @@ def chunk_log2(params) -> int:
     if c & (c - 1):
         raise ParameterError(f"parameter 'chunk': {c} is not a power of two")
     return c.bit_length() - 1
-
-
-def _xp(arr):
-    from graphsweep.datasets.gpu import array_module
-    return array_module(arr)
 
 
 # --- GPU --------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ Statistics: ``chose`` (the kernel run) and ``locality``, then the chosen kernel'
 """
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.gpu import array_module
 
 from ..contract import Kernel
 from . import ROOT_PARAM, SSSP
@@ -45,7 +46,7 @@ def locality(csr, blocks: int) -> float:
     """Fraction of SAMPLE evenly spaced CSR entries (u, v) with u and v in the same strip."""
     if csr.nnz == 0:
         return 1.0
-    xp = near_far._xp(csr.indices)
+    xp = array_module(csr.indices)
     count = min(SAMPLE, csr.nnz)
     at = (xp.arange(count, dtype=xp.int64) * csr.nnz) // count
     rows = xp.searchsorted(csr.offsets, at, side="right") - 1

@@ -51,6 +51,7 @@ import numba
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.gpu import array_module
 
 from ..contract import Kernel, Param
 from ..cuda import check_threads, module, resident_blocks_of
@@ -77,30 +78,24 @@ TAIL_STRIDE = 16            # ST_TAIL_STRIDE: a ring tail per 128-byte line
 LOG_CAP = 1 << 16
 
 
-def default_delta(csr) -> int:
-    return 2 * near_far.default_delta(csr)
-
-
 def _positive(csr) -> bool:
     """All weights above 0: relaxations may use a 64-bit atomicMin (sssp.cuh's CAS otherwise)."""
     if csr.nnz == 0:
         return True
-    xp = near_far._xp(csr.weights)
-    return bool(xp.min(csr.weights) > 0)
+    return bool(array_module(csr.weights).min(csr.weights) > 0)
 
 
 def setup(inp, params) -> None:
-    """The default delta and the weights' sign need a pass over the weights: made once per input, untimed."""
-    csr = inp.csr()
-    if params.get("delta") is None and "sssp.strips.delta" not in inp.cache:
-        inp.cache["sssp.strips.delta"] = default_delta(csr)
+    """The default delta (near-far's, kept in the same cache) and the weights' sign need a pass over
+    the weights: made once per input, untimed."""
+    near_far.setup(inp, params)
     if "sssp.positive" not in inp.cache:
-        inp.cache["sssp.positive"] = _positive(csr)
+        inp.cache["sssp.positive"] = _positive(inp.csr())
 
 
 def delta_for(inp, params) -> int:
     setup(inp, params)
-    return int(params["delta"]) if params.get("delta") is not None else inp.cache["sssp.strips.delta"]
+    return int(params["delta"]) if params.get("delta") is not None else 2 * near_far.delta_for(inp, params)
 
 
 def strip_size(n: int, blocks: int) -> int:
