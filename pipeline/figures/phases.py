@@ -25,23 +25,28 @@ def phased(summary: pd.DataFrame, x: str = "size", exclude=()) -> list[tuple[str
     return out[:draw.MAX_PANELS]
 
 
-@figure("fig-phases-vs-n", "Time per phase vs size, a panel per variant (002 Fig. 5.5).")
-def fig_phases_vs_size(summary: pd.DataFrame):
-    """Each phase's median time against size, a panel per variant (002 Fig. 5.5: RS3 dominates)."""
-    panels = phased(summary)
-    if not panels:
-        return None
-    fig, axes = draw.panels(len(panels), "Time per phase vs n")
+def _phase_panels(panels, title: str, y: str, ylabel: str, ceiling: float | None = None):
+    """A panel per variant of its phases' ``y`` against size, log-log, with a line at ``ceiling``."""
+    fig, axes = draw.panels(len(panels), title)
     for ax, (variant, rows) in zip(axes, panels):
-        styles = draw.phase_lines(ax, rows, "size", "ms", draw.phase_colours(rows["phase"]))
+        styles = draw.phase_lines(ax, rows, "size", y, draw.phase_colours(rows["phase"]))
+        if ceiling:
+            ax.axhline(ceiling, color="tab:red", ls="--", lw=1, label=f"copy ceiling {ceiling:.0f} GB/s")
         ax.set_title(f"{variant}\n{draw.styles_note(styles)}", fontsize=7)
         draw.log2x(ax)
         ax.set_yscale("log")
         ax.set_xlabel(frame.size_label(rows))
-        ax.set_ylabel("ms (median)")
+        ax.set_ylabel(ylabel)
         draw.legend(ax)
     fig.tight_layout()
     return fig
+
+
+@figure("fig-phases-vs-n", "Time per phase vs size, a panel per variant (002 Fig. 5.5).")
+def fig_phases_vs_size(summary: pd.DataFrame):
+    """Each phase's median time against size, a panel per variant (002 Fig. 5.5: RS3 dominates)."""
+    panels = phased(summary)
+    return _phase_panels(panels, "Time per phase vs n", "ms", "ms (median)") if panels else None
 
 
 @figure("fig-phase-gbps-vs-n", "GB/s per phase (its byte model over its median time) vs size, against the copy "
@@ -53,20 +58,8 @@ def fig_phase_gbps_vs_size(summary: pd.DataFrame):
     panels = [(v, r) for v, r in panels if not r.empty and r["size"].nunique() >= 2]
     if not panels:
         return None
-    fig, axes = draw.panels(len(panels), "GB/s per phase vs size (byte model / median time)")
-    copy = frame.ceiling(summary, "copy_gbps")
-    for ax, (variant, rows) in zip(axes, panels):
-        styles = draw.phase_lines(ax, rows, "size", "gbps", draw.phase_colours(rows["phase"]))
-        if copy:
-            ax.axhline(copy, color="tab:red", ls="--", lw=1, label=f"copy ceiling {copy:.0f} GB/s")
-        ax.set_title(f"{variant}\n{draw.styles_note(styles)}", fontsize=7)
-        draw.log2x(ax)
-        ax.set_yscale("log")
-        ax.set_xlabel(frame.size_label(rows))
-        ax.set_ylabel("GB/s")
-        draw.legend(ax)
-    fig.tight_layout()
-    return fig
+    return _phase_panels(panels, "GB/s per phase vs size (byte model / median time)", "gbps", "GB/s",
+                         frame.ceiling(summary, "copy_gbps"))
 
 
 @table("table-phases", "Median ms per phase and n (000 Table 2's layout).")
