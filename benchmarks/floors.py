@@ -106,24 +106,15 @@ def chase_curves() -> None:
     import cupy
     import numpy as np
 
-    from graphsweep.kernels.ceilings import best_gpu_seconds
-    from graphsweep.kernels.cuda import device_name, module, sm_count, thread_slots_per_sm
+    from graphsweep.kernels.ceilings import chase_gsteps, make_cycle
+    from graphsweep.kernels.cuda import device_name, sm_count, thread_slots_per_sm
 
-    mod = module("ceilings.cu")
     full = sm_count() * thread_slots_per_sm()
-    seed = np.uint64(0x5EED)
 
     def rate(log: int, chains: int, kind: str) -> float:
         """G steps/s of ``chains`` chains walking one random cycle of 2^log int32 between them."""
-        entries, bits = 1 << log, max(1, log)
-        table = cupy.empty(entries, dtype=np.int32)
-        mod.get_function("graphsweep_ceiling_cycle")((4096,), (256,), (table, np.int64(entries), np.int32(bits), seed))
-        chains = min(chains, entries)
-        steps = max(64, entries // chains)       # on a small table the segments overlap: launches stay hidden
-        out = cupy.empty(chains if kind == "chase" else entries, dtype=np.uint64 if kind == "store8" else np.int32)
-        fn = mod.get_function(f"graphsweep_ceiling_{kind}" if kind == "chase" else f"graphsweep_ceiling_chase_{kind}")
-        args = (table, out, np.int64(chains), np.int32(steps), np.int64(entries), np.int32(bits), seed)
-        return chains * steps / best_gpu_seconds(lambda: fn(((chains + 255) // 256,), (256,), args)) / 1e9
+        table = cupy.empty(1 << log, dtype=np.int32)
+        return chase_gsteps(table, make_cycle(table), chains, kind)
 
     print(f"chase on {device_name()} ({sm_count()} SMs, {full} thread slots)")
     for chains in (1024, 8192, 32767, full // 4, full):

@@ -12,7 +12,7 @@ ceiling on every row), the least a walk of the list can take.
                                    [--json OUT.json] [--against OTHER.json]
 
 In process (issue #21's list-ranking target): per size, the floors on a random cycle of n entries
-(benchmarks/floors.py's chase, and the chase with a 4- or 8-byte store per step), then each
+(the ceilings' chase, and the chase with a 4- or 8-byte store per step), then each
 variant on the list generator's random list of n nodes (``kernel=`` picks another kernel than
 listrank.best, the other keys are its parameters): the median of ``reps`` verified runs after a
 warm-up, its ratio to the chase-with-store floor, and the median of each phase (time outside any
@@ -25,6 +25,10 @@ import argparse
 import json
 import statistics
 from pathlib import Path
+
+import numpy as np
+
+SEED = 0x5EED                 # the list's seed (the in-process runs of docs/results/listrank-floor)
 
 
 def sweep_table(results):
@@ -48,14 +52,14 @@ def parse_variant(text: str) -> tuple[str, str, dict]:
 
 def measure_floors(n: int) -> dict:
     """G steps/s of the chase and the chase with a 4- and 8-byte store on a random cycle of n
-    entries, every thread slot a chain (benchmarks/floors.py's measurements)."""
+    entries, every thread slot a chain (the ceilings' chases, at this list's size)."""
     import cupy
-    import floors
-    from graphsweep.kernels.cuda import module, sm_count
-    mod = module("ceilings.cu")
-    table, bits = floors._cycle(mod, n)
-    chains = sm_count() * 2048
-    rates = {kind: floors._chase_rate(mod, table, bits, chains, kind) for kind in ("chase", "store4", "store8")}
+    from graphsweep.kernels.ceilings import chase_gsteps, make_cycle
+    from graphsweep.kernels.cuda import sm_count, thread_slots_per_sm
+    table = cupy.empty(n, dtype=np.int32)
+    bits = make_cycle(table)
+    chains = sm_count() * thread_slots_per_sm()
+    rates = {kind: chase_gsteps(table, bits, chains, kind) for kind in ("chase", "store4", "store8")}
     del table
     cupy.get_default_memory_pool().free_all_blocks()
     return {kind: {"gsteps": r, "ms": n / (r * 1e9) * 1e3} for kind, r in rates.items()}
@@ -95,7 +99,7 @@ def line(v: dict, floor: dict) -> str:
 
 def floor_run(args):
     import cupy
-    import floors
+    from graphsweep.generators import memory
     from graphsweep.kernels.cuda import device_name
     variants = [parse_variant(t) for t in args.variant] or [("best", "listrank.best", {})]
     against = json.loads(Path(args.against).read_text()) if args.against else None
@@ -104,7 +108,7 @@ def floor_run(args):
         n = 1 << log_n
         cupy.get_default_memory_pool().free_all_blocks()
         floor = measure_floors(n)
-        data = floors.random_list(n)
+        data = memory.generate("list", seed=SEED, params={"n": n}, backend="gpu")
         print(f"2^{log_n} = {n:,} nodes, {out['device']}: chase {floor['chase']['gsteps']:.1f} G steps/s "
               f"({floor['chase']['ms']:.3f} ms), with a 4-byte store {floor['store4']['gsteps']:.2f} "
               f"({floor['store4']['ms']:.3f} ms), 8-byte {floor['store8']['gsteps']:.2f} "

@@ -53,7 +53,7 @@ def best_gpu_seconds(fn, reps: int = REPS) -> float:
 def _measure_gpu() -> dict:
     import cupy
 
-    from .cuda import clock_khz, device_name, l2_bytes, module, sm_count, thread_slots_per_sm
+    from .cuda import clock_khz, device_name, l2_bytes, sm_count, thread_slots_per_sm
 
     best = best_gpu_seconds
 
@@ -67,27 +67,47 @@ def _measure_gpu() -> dict:
     idx = _random_table(cupy, TABLE, TABLE, 2)
     out = cupy.empty(TABLE, dtype=np.int32)
     gather_s = best(lambda: cupy.take(table, idx, out=out))
-    mod, bits, seed = module("ceilings.cu"), (TABLE - 1).bit_length(), np.uint64(0x5EED)
-    mod.get_function("graphsweep_ceiling_cycle")((4096,), (256,), (table, np.int64(TABLE), np.int32(bits), seed))
+    del idx, out
+    bits = make_cycle(table)
     chains = sm_count() * thread_slots_per_sm()
-    steps = TABLE // chains
-    end = cupy.empty(chains, dtype=np.int32)
-    chase = mod.get_function("graphsweep_ceiling_chase")
-    grid = ((chains + 255) // 256,)
-    args = (np.int64(chains), np.int32(steps), np.int64(TABLE), np.int32(bits), seed)
-    chase_s = best(lambda: chase(grid, (256,), (table, end, *args)))
-
-    def chase_store_gsteps(size: int, dtype) -> float:    # the record each step writes: 4 or 8 bytes
-        records = cupy.empty(TABLE, dtype=dtype)
-        fn = mod.get_function(f"graphsweep_ceiling_chase_store{size}")
-        return chains * steps / best(lambda: fn(grid, (256,), (table, records, *args))) / 1e9
-
-    store = {4: chase_store_gsteps(4, np.int32), 8: chase_store_gsteps(8, np.uint64)}
+    chase = {kind: chase_gsteps(table, bits, chains, kind) for kind in ("chase", "store4", "store8")}
     return {"backend": "gpu", "device": device_name(), "sm_count": sm_count(), "l2_bytes": l2_bytes(),
             "clock_khz": clock_khz(), "copy_gbps": 2 * (1 << 30) / copy_s / 1e9,
-            "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chains * steps / chase_s / 1e9,
-            "chase_store4_gsteps": store[4], "chase_store8_gsteps": store[8],
+            "gather_gelems": TABLE / gather_s / 1e9, "chase_gsteps": chase["chase"],
+            "chase_store4_gsteps": chase["store4"], "chase_store8_gsteps": chase["store8"],
             "table_bytes": TABLE * 4, **_measure_link()}
+
+
+CYCLE_SEED = 0x5EED
+
+
+def make_cycle(table, seed: int = CYCLE_SEED) -> int:
+    """Make the device's int32 ``table`` one random cycle over its entries (ceilings.cu's keyed
+    permutation); returns the permutation's bits, which the chases take."""
+    from .cuda import module
+    entries = int(table.shape[0])
+    bits = max(1, (entries - 1).bit_length())
+    module("ceilings.cu").get_function("graphsweep_ceiling_cycle")(
+        (4096,), (256,), (table, np.int64(entries), np.int32(bits), np.uint64(seed)))
+    return bits
+
+
+def chase_gsteps(table, bits: int, chains: int, kind: str = "chase", seed: int = CYCLE_SEED) -> float:
+    """G steps/s of ``chains`` dependent chases through the cycle ``table`` (make_cycle), each on its
+    own segment; ``kind``: "chase", or "store4" / "store8", storing a 4- or 8-byte record at each
+    step's node (a list walk).  On a small table (under 64 steps a chain) the segments overlap, so
+    launch costs do not hide the rate."""
+    import cupy
+
+    from .cuda import module
+    entries = int(table.shape[0])
+    chains = min(chains, entries)
+    steps = max(64, entries // chains)
+    out = cupy.empty(chains if kind == "chase" else entries, dtype=np.uint64 if kind == "store8" else np.int32)
+    fn = module("ceilings.cu").get_function("graphsweep_ceiling_chase" if kind == "chase"
+                                            else f"graphsweep_ceiling_chase_{kind}")
+    args = (table, out, np.int64(chains), np.int32(steps), np.int64(entries), np.int32(bits), np.uint64(seed))
+    return chains * steps / best_gpu_seconds(lambda: fn(((chains + 255) // 256,), (256,), args)) / 1e9
 
 
 @numba.njit(cache=True, nogil=True)

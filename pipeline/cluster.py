@@ -19,9 +19,9 @@ measure: ``GPU=1`` on GPU workers (one kernel per GPU) and ``HOST=1`` for CPU ke
 host: the CPU twins use every core).  Both are set here for the local kinds; workers started by
 hand take ``--resources GPU=1`` (one per GPU) or ``--resources HOST=1`` (one CPU worker per host).
 Local clusters keep Dask's own log records off stderr (``silence_logs``); runs send them to their
-log file instead.  A local-gpu worker's memory pool is an RMM pool, set up by dask-cuda from the
-profile's ``rmm_*`` options, where rmm is installed; CuPy's own pool where it is not
-(``memory_pool``).
+log file instead.  A local-gpu worker's memory pool is CuPy's own; a profile that asks for an RMM
+pool with dask-cuda's ``rmm_*`` options (cluster.yaml's local-gpu-rmm) gets one where rmm is
+installed, CuPy's where it is not (``memory_pool``).
 """
 
 import importlib.util
