@@ -69,6 +69,19 @@ def default_delta(csr) -> int:
     return 1 if fit <= 1 else 1 << round(math.log2(fit))
 
 
+def delta_statistics(csr) -> dict:
+    """What a delta rule may read in one pass over the degrees and the weights."""
+    xp = array_module(csr.offsets)
+    degree = (csr.offsets[1:] - csr.offsets[:-1]).astype(xp.float64)
+    stats = {"mean_degree": csr.nnz / max(csr.n, 1),
+             "edge_degree": float((degree * degree).sum()) / max(csr.nnz, 1),
+             "max_degree": int(degree.max()) if csr.n else 0}
+    if csr.weights is not None and csr.nnz:
+        stats.update(mean_weight=float(xp.mean(csr.weights, dtype=xp.float64)), min_weight=int(csr.weights.min()),
+                     max_weight=int(csr.weights.max()))
+    return stats
+
+
 def setup(inp, params) -> None:
     """The default delta needs a pass over the weights: made once per input, untimed."""
     if params.get("delta") is None and "sssp.delta" not in inp.cache:

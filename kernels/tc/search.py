@@ -27,6 +27,19 @@ PARAMS = {**GRID_PARAMS,
           "lanes": Param(8, minimum=1, help="threads per edge, a power of two up to 32")}
 
 
+def lanes_statistics(oriented) -> dict:
+    """What a lanes rule may read: the oriented out-degrees, and the shorter list of each edge."""
+    from graphsweep.datasets.gpu import array_module
+    xp = array_module(oriented.offsets)
+    degree = oriented.degree()
+    short = xp.minimum(degree[oriented.sources], degree[oriented.indices]).astype(xp.float64)
+    nnz = max(oriented.nnz, 1)
+    return {"out_mean": oriented.nnz / max(oriented.n, 1),
+            "out_edge_mean": float((degree.astype(xp.float64) ** 2).sum()) / nnz,
+            "out_max": int(degree.max()) if oriented.n else 0,
+            "short_mean": float(short.sum()) / nnz}
+
+
 def _traffic(xp, oriented) -> dict:
     """Per edge: its source and target (8 B) and both rows' offsets (32 B); the shorter row read
     once (4 B per entry) and log2 of the longer row's length random probes per entry (evaluated
