@@ -2,12 +2,12 @@
 value of an axis swept beside them on the same graph (issue #21: a user who picks ``*.best``
 gets the fastest parameters the project has on their graph).
 
-- SSSP: sssp.near-far's bucket width delta (``kernels/sssp/near_far.py``'s ``default_delta``)
+- SSSP: sssp.near-far's bucket width delta (``kernels/sssp/near_far.py``'s ``delta_rule``)
   on the graphs of sweeps/sssp-best.yaml (R-MAT 22 and 24 with weights 1-255, uniform and
   scale-free 2^24 with weights 1-10), GAP's urand 22, the road-like 4096^2 grid (whose near-far
   delta sssp.strips doubles) and families outside them; near-far at its default and at each
   delta of ``--deltas`` (``--grid-deltas`` on the grid), 16 seeded roots, every root verified.
-- TC: tc.search's lanes per oriented edge (``kernels/tc/search.py``'s ``default_lanes``) on
+- TC: tc.search's lanes per oriented edge (``kernels/tc/search.py``'s ``lanes_rule``) on
   GAP's kron and urand 22 (sweeps/gap-suite.yaml) and other families, at its default and at
   each of ``--lanes``.
 
@@ -54,7 +54,7 @@ GRAPHS = {
 SSSP_GRAPHS = "rmat-22,rmat-24,uniform-24,scale-free-24,urand-22,grid-4096,scale-free-24-w255,rmat-22-w10," \
               "uniform-22-d16-w10,scale-free-22-hubs1%"
 TC_GRAPHS = "kron-22,urand-22,rmat-20,rmat-22-ef4,uniform-24,scale-free-24,urand-20-d128,grid-4096"
-DELTAS = "4,6,8,12,16,24,32,48,64"
+DELTAS = "1,4,8,16,32,64,128,256,512"     # powers of two, as the rule gives; 1-512 holds the former rule's
 GRID_DELTAS = "1024,2048,4096"
 LANES = "1,2,4,8,16,32"
 

@@ -19,15 +19,28 @@ reach V-wide work per step; here work is proportional to the frontier's edges, a
     shared buffers and reserve queue space 32+ at a time, the far pile's minimum is reduced over
     the warp first;
   - near queues are deduplicated per iteration and the far pile per epoch by stamps.
-``delta`` defaults to 160 x mean weight / mean degree^2 rounded to a power of two (an empirical fit
-to the sssp benchmark's tuning on an H200, now sweeps/sssp-best.yaml's delta axis; 4 roots each:
-R-MAT 22 with weights 1-255 ran at 7.6 / 5.8 /
-6.3 / 7.2 / 7.2 / 7.7 ms with delta 12 / 16 / 20 / 24 / 32 / 64 (2.84 / 2.18 / 3.12 / 3.36 / 2.21 / 3.65
-relaxations per edge: larger buckets re-relax hub neighbourhoods, and deltas between powers of two
-re-relaxed more in every run); uniform degree 6 with weights 1-10 at 12.8 / 12.5 / 14.7 / 12.4 ms with
-8 / 16 / 24 / 32; a 2048^2 grid at 43 / 38 / 36 ms with 32 / 64 / 128: on sparse graphs the frontier is
-small and an iteration's fixed cost, a grid barrier (~6 us), is what larger buckets save).  The rule
-gives 16 on R-MAT, 32 on uniform degree 6, 64 on the grid.
+``delta`` defaults to a rule read from three statistics in the untimed setup (``default_delta``):
+  - on graphs whose ids carry no locality (R-MAT, uniform, scale-free: a path between two vertices
+    is a few hops, so there are few buckets at any delta and an iteration's grid barrier is not
+    what a wider bucket saves) delta is set by the re-relaxations a wide bucket costs:
+    5 x mean weight^(3/4) / sqrt(mean degree);
+  - on graphs whose edges mostly join nearby ids (grids and road maps numbered by place: thousands
+    of hops across, thousands of buckets, a grid barrier each) 160 x mean weight / mean degree^2,
+    wide buckets (2048 on the 4096^2 road-like grid; sssp.strips takes twice near-far's);
+  both rounded to a power of two (deltas between powers of two re-relaxed more in some runs:
+  uniform 2^24 of degree 6, weights 1-10, 17.3 ms at delta 24 against 14.4-14.8 at 8, 12, 16, 32).
+Both are fits to a delta axis (``benchmarks/best_rules.py``, H100, 16 roots, 2026-11-25): the first
+lands within 5% of the best delta of the axis (4-64) on every graph measured -- R-MAT 22 and 24 with
+weights 1-255 (32: 1.03, 1.00), uniform 2^24 of degree 6 and scale-free 2^24 with weights 1-10
+(8: 1.02, 1.05), GAP's urand 22 (32: 1.00), and outside the sweeps scale-free 2^24 with weights
+1-255 (64), scale-free with 1% hubs and weights 1-100 (32), R-MAT 22 with weights 1-10 (4) and
+uniform of degree 16 with weights 1-10 (4), all 1.00.  The hubs' share of the edges does not move
+the best delta: scale-free and uniform graphs of degree 6 and equal weights share theirs, and
+R-MAT's edge-weighted mean degree (6198 at scale 22) is 190x urand's at the same best delta; the
+former rule's 160 x mean weight / mean degree^2 was 1.56x off on scale-free 2^24 and 2.1-2.2x on
+the two scale-free graphs outside the sweeps because its degree^2 fits the grid, whose wide
+buckets pay for its diameter, not its degree (near-far there: 112 / 98.6 / 92.2 ms per root at
+delta 1024 / 2048 / 4096; 2048 is kept for sssp.strips, which runs there).
 The CPU twin runs the same near-far iterations sequentially (Numba).
 """
 
@@ -46,8 +59,8 @@ from .gpu import check_gpu_graph, unpack_words
 
 PARAMS = {
     **ROOT_PARAM,
-    "delta": Param(None, int, minimum=1, help="bucket width (default: 160 x mean weight / mean degree^2, "
-                                              "rounded to a power of two)"),
+    "delta": Param(None, int, minimum=1, help="bucket width (default: from the mean weight and degree, and "
+                                              "whether edges join nearby ids; see the module doc)"),
     "chunk": Param(64, int, minimum=1, help="edges per queue entry (a power of two): hubs become many entries"),
     "threads": Param(1024, int, minimum=32, help="threads per block (a multiple of 32; 1024: one block per SM, "
                                                   "the cheapest grid barrier)"),
@@ -59,31 +72,41 @@ ITERS, EPOCHS, ABORT, OVERFLOW, EDGES, ENTRIES = 16, 17, 14, 15, 18, 20
 LOG_CAP = 1 << 16
 
 
-def default_delta(csr) -> int:
-    """160 x mean weight / mean degree^2, rounded to a power of two (see the module doc)."""
-    if csr.nnz == 0 or csr.weights is None:
-        return 1
-    xp = array_module(csr.weights)
-    mean_w = float(xp.mean(csr.weights, dtype=xp.float64))
-    fit = 160 * mean_w / (csr.nnz / csr.n) ** 2
-    return 1 if fit <= 1 else 1 << round(math.log2(fit))
+# An edge joins nearby ids when they differ by at most n / NEARBY_SPAN; a graph is numbered by
+# place when at least LOCAL_FROM of SAMPLE evenly spaced CSR entries do (a 4096^2 grid: 1.0; R-MAT,
+# uniform and scale-free graphs: about 2 / NEARBY_SPAN).
+SAMPLE, NEARBY_SPAN, LOCAL_FROM = 4096, 64, 0.5
 
 
 def delta_statistics(csr) -> dict:
-    """What a delta rule may read in one pass over the degrees and the weights."""
-    xp = array_module(csr.offsets)
-    degree = (csr.offsets[1:] - csr.offsets[:-1]).astype(xp.float64)
-    stats = {"mean_degree": csr.nnz / max(csr.n, 1),
-             "edge_degree": float((degree * degree).sum()) / max(csr.nnz, 1),
-             "max_degree": int(degree.max()) if csr.n else 0}
-    if csr.weights is not None and csr.nnz:
-        stats.update(mean_weight=float(xp.mean(csr.weights, dtype=xp.float64)), min_weight=int(csr.weights.min()),
-                     max_weight=int(csr.weights.max()))
-    return stats
+    """What ``default_delta`` reads: mean weight and degree (a pass over the weights), and the share
+    of SAMPLE evenly spaced CSR entries whose ends are nearby ids."""
+    if csr.nnz == 0 or csr.weights is None:
+        return {"mean_weight": 0.0, "mean_degree": 0.0, "nearby": 0.0}
+    xp = array_module(csr.indices)
+    count = min(SAMPLE, csr.nnz)
+    at = (xp.arange(count, dtype=xp.int64) * csr.nnz) // count
+    rows = xp.searchsorted(csr.offsets, at, side="right") - 1
+    near = xp.abs(rows - csr.indices[at].astype(xp.int64)) <= csr.n // NEARBY_SPAN
+    return {"mean_weight": float(xp.mean(csr.weights, dtype=xp.float64)), "mean_degree": csr.nnz / csr.n,
+            "nearby": float(xp.count_nonzero(near)) / count}
+
+
+def delta_rule(stats: dict) -> int:
+    """The default delta from ``delta_statistics`` (see the module doc), a power of two."""
+    w, d = stats["mean_weight"], stats["mean_degree"]
+    if w <= 0:
+        return 1
+    fit = 160 * w / d ** 2 if stats["nearby"] >= LOCAL_FROM else 5 * w ** 0.75 / d ** 0.5
+    return 1 if fit <= 1 else 1 << round(math.log2(fit))
+
+
+def default_delta(csr) -> int:
+    return delta_rule(delta_statistics(csr))
 
 
 def setup(inp, params) -> None:
-    """The default delta needs a pass over the weights: made once per input, untimed."""
+    """The default delta needs a pass over the weights and a sample of edges: made once per input, untimed."""
     if params.get("delta") is None and "sssp.delta" not in inp.cache:
         inp.cache["sssp.delta"] = default_delta(inp.csr())
 

@@ -147,14 +147,63 @@ def test_near_far_delta_trades_iterations_for_work(backend, wg):
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def test_near_far_default_delta_and_chunk_check(backend, wg):
+    """R-MAT's ids carry no locality: delta from the mean weight and degree (5 w^(3/4) / sqrt(d))."""
     g = wg.rmat(scale=10, seed=12)
     res = run("sssp.near-far", wg.dataset(g), backend, root=wg.root_of(g))
     n, src, dst, w = g
-    nnz = 2 * int((src != dst).sum())
-    fit = 160 * w[src != dst].mean() / (nnz / n) ** 2
-    assert res.stats["delta"] == (1 if fit <= 1 else 2 ** round(np.log2(fit)))
+    loops = src == dst
+    nnz = 2 * int((~loops).sum())
+    fit = 5 * w[~loops].mean() ** 0.75 / (nnz / n) ** 0.5
+    assert res.stats["delta"] == 2 ** round(np.log2(fit)) == 32
     with pytest.raises(ParameterError, match="power of two"):
         harness.run("sssp.near-far", wg.dataset(g), backend=backend, reps=1, warmup=0, root=0, chunk=24)
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_near_far_default_delta_on_a_grid_numbered_by_place(backend, wg):
+    """Edges between nearby ids (a grid numbered row by row): the wide buckets of 160 w / d^2."""
+    g = wg.grid2d(rows=100, cols=64)
+    res = run("sssp.near-far", wg.dataset(g), backend, root=5)
+    np.testing.assert_array_equal(res.output["dist"], wg.reference(g, 5)[0])
+    n, src, dst, w = g
+    fit = 160 * w.mean() / (2 * src.size / n) ** 2
+    assert res.stats["delta"] == 2 ** round(np.log2(fit)) == 64    # 5 w^(3/4) / sqrt(d): 8
+
+
+# The statistics of benchmarks/best_rules.py's graphs (H100, 2026-11-25) and the delta each must get:
+# the best of its delta axis or within 5% of it (the grid: 2048, which sssp.strips doubles).
+DELTA_CASES = {
+    "grid 4096^2, weights 1-300": (150.53, 3.199, 1.0, 2048),
+    "R-MAT 22, weights 1-255": (128.0, 32.0, 0.03, 32),
+    "urand 22, weights 1-255": (128.0, 32.0, 0.03, 32),
+    "uniform 2^24 degree 6, weights 1-10": (5.5, 6.0, 0.03, 8),
+    "scale-free 2^24, weights 1-10": (5.5, 6.0, 0.03, 8),
+    "scale-free 2^24, weights 1-255": (128.0, 6.0, 0.03, 64),
+    "scale-free 2^22, 1% hubs, weights 1-100": (50.5, 6.0, 0.03, 32),
+    "R-MAT 22, weights 1-10": (5.5, 32.0, 0.03, 4),
+    "uniform 2^22 degree 16, weights 1-10": (5.5, 16.0, 0.03, 4),
+    "unweighted or empty": (0.0, 0.0, 0.0, 1),
+}
+
+
+@pytest.mark.parametrize("case", DELTA_CASES)
+def test_near_far_delta_rule_from_statistics(case):
+    from graphsweep.kernels.sssp.near_far import delta_rule
+    mean_weight, mean_degree, nearby, delta = DELTA_CASES[case]
+    assert delta_rule({"mean_weight": mean_weight, "mean_degree": mean_degree, "nearby": nearby}) == delta
+
+
+def test_near_far_delta_statistics(wg):
+    """Mean weight and degree over the CSR (both directions, self-loops dropped), and the share of
+    sampled entries joining ids at most n / 64 apart: all of a grid's rows of 64, few of R-MAT's."""
+    from graphsweep.kernels.sssp.near_far import delta_statistics
+    for g, nearby in ((wg.grid2d(rows=100, cols=64), (1.0, 1.0)), (wg.rmat(scale=10, seed=12), (0.0, 0.1))):
+        stats = delta_statistics(harness.prepared(registry.get("sssp.near-far"), wg.dataset(g)).csr())
+        n, src, dst, w = g
+        loops = src == dst
+        assert stats["mean_degree"] == pytest.approx(2 * (~loops).sum() / n)
+        assert stats["mean_weight"] == pytest.approx(w[~loops].mean())
+        assert nearby[0] <= stats["nearby"] <= nearby[1]
 
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])

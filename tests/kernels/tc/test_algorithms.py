@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from graphsweep.datasets.errors import VerificationError
-from graphsweep.kernels import harness
+from graphsweep.kernels import harness, registry
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.tc import verify as tc_verify
 from graphsweep.kernels.tc.verify import verify_triangles
@@ -68,3 +68,36 @@ def test_verifier_catches_wrong_counts(simple_shapes, monkeypatch):
     bad[hub] += 3
     with pytest.raises(VerificationError, match=f"vertex {hub} is on"):
         verify_triangles(from_edges(src, dst, n), bad)
+
+
+# The edge-weighted mean out-degree of benchmarks/best_rules.py's oriented graphs (H100,
+# 2026-11-25) and the lanes each must get: the best of 1-32 or within 6% of it.
+LANES_CASES = {"kron 22": (225.7, 32), "R-MAT 20": (157.3, 16), "uniform 2^20 degree 128": (80.0, 8),
+               "R-MAT 22 edge factor 4": (64.2, 8), "urand 22": (19.2, 2), "uniform 2^24 degree 6": (3.7, 2),
+               "grid 4096^2": (2.0, 2), "no edges": (0.0, 2), "past 32": (10**6, 32)}
+
+
+@pytest.mark.parametrize("case", LANES_CASES)
+def test_lanes_rule_from_statistics(case):
+    from graphsweep.kernels.tc.search import lanes_rule
+    statistic, lanes = LANES_CASES[case]
+    assert lanes_rule({"out_degree_edge_mean": statistic}) == lanes
+
+
+def test_lanes_statistics_of_the_oriented_graph(simple_shapes, simple_dataset):
+    """Sum d^2 / sum d over the oriented out-degrees: a clique of 8 orients to out-degrees 7..0."""
+    from graphsweep.kernels.tc.search import lanes_statistics
+    inp = harness.prepared(registry.get("tc.search"), simple_dataset(simple_shapes["clique"]()))
+    degree = np.arange(8)
+    assert lanes_statistics(inp.representation("oriented")) == {
+        "out_degree_edge_mean": pytest.approx((degree ** 2).sum() / degree.sum())}
+
+
+@pytest.mark.gpu
+def test_best_says_the_lanes_it_chose(simple_shapes, simple_dataset):
+    from graphsweep.kernels.tc.search import lanes_rule, lanes_statistics
+    data = simple_dataset(simple_shapes["rmat"]())
+    res = harness.run("tc.best", data, backend="gpu", reps=1, warmup=0)
+    inp = harness.prepared(registry.get("tc.search"), data)
+    assert res.stats["lanes"] == lanes_rule(lanes_statistics(inp.representation("oriented")))
+    assert harness.run("tc.best", data, backend="gpu", reps=1, warmup=0, lanes=16).stats["lanes"] == 16
