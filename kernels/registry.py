@@ -73,7 +73,9 @@ ALIASES = {
     "bc.best": ("bc.brandes", "the one BC design: kron 24 41 ms per root, urand 24 43 ms (benchmarks/gap.py, H200, "
                               "2026-11-24); rerun: sweeps/gap-suite.yaml"),
     "tc.best": ("tc.search", "the one TC design: kron 24 0.78 s = 61x GAPBS, urand 24 35 ms = 188x "
-                             "(benchmarks/gap.py, H200, 2026-11-24); rerun: sweeps/gap-suite.yaml"),
+                             "(benchmarks/gap.py, H200, 2026-11-24); lanes from the oriented graph's edge-weighted "
+                             "mean out-degree, the best of 1-32 on kron and urand 22 (benchmarks/best_rules.py, "
+                             "H100, 2026-11-25); rerun: sweeps/gap-suite.yaml"),
 }
 
 # name -> (target, why) where the graph lives in host memory (kernels.placement): the kernels

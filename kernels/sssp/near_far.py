@@ -36,7 +36,7 @@ weights 1-255 (32: 1.03, 1.00), uniform 2^24 of degree 6 and scale-free 2^24 wit
 1-255 (64), scale-free with 1% hubs and weights 1-100 (32), R-MAT 22 with weights 1-10 (4) and
 uniform of degree 16 with weights 1-10 (4), all 1.00.  The hubs' share of the edges does not move
 the best delta: scale-free and uniform graphs of degree 6 and equal weights share theirs, and
-R-MAT's edge-weighted mean degree (6198 at scale 22) is 190x urand's at the same best delta; the
+R-MAT's edge-weighted mean degree (6198 at scale 22) is 190x urand's at about the same best delta; the
 former rule's 160 x mean weight / mean degree^2 was 1.56x off on scale-free 2^24 and 2.1-2.2x on
 the two scale-free graphs outside the sweeps because its degree^2 fits the grid, whose wide
 buckets pay for its diameter, not its degree (near-far there: 112 / 98.6 / 92.2 ms per root at
