@@ -371,20 +371,23 @@ __device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int w
 // word of `next`; adds to the thread's counts the vertices found, their out-edges (`offsets`: the
 // out-edge CSR, the same array as roffsets when undirected) and the edges examined.  `visited`
 // and `frontier` are written by this launch, so they are read through L2 (__ldcg), never a
-// stale L1 or the read-only path.
+// stale L1 or the read-only path.  `dead` marks the vertices without in-edges, which no level can
+// reach: they are skipped like visited ones, without reading their rows (R-MAT's isolated
+// vertices, about half of them at scale 24, cost 16 bytes each a level otherwise).
 __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offsets,
                                             const long long* __restrict__ roffsets,
                                             const int* __restrict__ rindices, unsigned* visited,
-                                            const unsigned* frontier, unsigned* next, int2* lp, int n, int words,
+                                            const unsigned* __restrict__ dead, const unsigned* frontier,
+                                            unsigned* next, int2* lp, int n, int words,
                                             int depth, long long& awake, long long& scout, long long& checked,
                                             long long gwarp, long long nwarps, int lane)
 {
     for (long long w = gwarp; w < words; w += nwarps) {
-        const unsigned seen = __ldcg(visited + w);
+        const unsigned seen = __ldcg(visited + w), skip = seen | __ldg(dead + w);
         unsigned found = 0;
-        if (seen != GS_FULL) {
+        if (skip != GS_FULL) {
             const int v = (int)(w * 32 + lane);
-            const bool todo = v < n && !((seen >> lane) & 1u);
+            const bool todo = v < n && !((skip >> lane) & 1u);
             long long start = 0, e = 0, end = 0;
             int par = -1;
             if (todo) {
@@ -498,8 +501,8 @@ __device__ __forceinline__ void gs_write_outputs(const unsigned* visited, const 
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restrict__ indices,
                       const long long* __restrict__ roffsets, const int* __restrict__ rindices, unsigned* visited,
-                      int2* lp, int* __restrict__ level, int* __restrict__ parent, longlong2* queue0,
-                      longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1, gs_u64* items, gs_u64* ctl,
+                      const unsigned* __restrict__ dead, int2* lp, int* __restrict__ level, int* __restrict__ parent,
+                      longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1, gs_u64* items, gs_u64* ctl,
                       long long* rec, int rec_base, int rec_cap, int n, int depth, long long edges_to_check,
                       long long reached, int max_levels, int mode, int bottom_up, int check, double alpha,
                       double beta, long long min_switch)
@@ -555,7 +558,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
         if (bottom_up) {
             kind |= KIND_BOTTOM_UP;
             long long found = 0, scout = 0, examined = 0;
-            gs_bu_level(offsets, roffsets, rindices, visited, front, next, lp, n, words, L, found, scout, examined,
+            gs_bu_level(offsets, roffsets, rindices, visited, dead, front, next, lp, n, words, L, found, scout, examined,
                         (long long)gwarp, (long long)nwarps, lane);
             next_count = gs_barrier<GS_BOTTOM_UP_SUMS>(count_out, arrivals += gridDim.x, found, scout_out, scout,
                                                        checked_out, examined, red, ctl);

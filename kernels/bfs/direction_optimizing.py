@@ -39,7 +39,8 @@ does not wait for it (its control block is copied on the device and read after t
   barrier's arrival and its poll.
 - bottom-up: a warp per 32-vertex word of the visited bitmap; a lane checks its vertex's first 32
   in-neighbours against the frontier bitmap, 4 at a time, then the warp takes the vertices still
-  searching one at a time, 32 neighbours per step (early exit at the first hit).
+  searching one at a time, 32 neighbours per step (early exit at the first hit).  Vertices without
+  in-edges (a bitmap made once per graph) are skipped like visited ones: nothing reaches them.
 - level and parent of a reached vertex live in one int2 array while the search runs (a claim is
   one 8-byte store instead of two partial-sector writes to DRAM); it is never initialised: the end
   of the launch writes the outputs from it and the visited bitmap (-1 where unvisited), so a run
@@ -47,7 +48,7 @@ does not wait for it (its control block is copied on the device and read after t
 Byte model per level and per launch from the counts the device returns (frontier vertices f,
 their edges e, vertices claimed c, bottom-up's unvisited u, edges examined k, found a, bitmap
 words W, reached r): top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item),
-random e + 2c; bottom-up reads 4W + 16u + 4k, writes 4W + 8a, random u + k; queue to bitmap reads
+random e + 2c; bottom-up reads 8W + 16u + 4k (u: those with in-edges), writes 4W + 8a, random u + k; queue to bitmap reads
 16f, writes 4W, random f; bitmap to queue reads 4W + 16a, writes 16a, random a; the outputs read
 4W + 8r and write 8n.
 
@@ -182,8 +183,10 @@ def step_traffic(traffic: dict) -> dict:
     return {"bytes_read": traffic["read"], "bytes_written": traffic["written"], "random_accesses": traffic["random"]}
 
 
-def bu_traffic(words: int, unvisited: int, checked: int, found: int) -> dict:
-    return {"read": 4 * words + 16 * unvisited + 4 * checked, "written": 4 * words + 8 * found,
+def bu_traffic(words: int, unvisited: int, checked: int, found: int, dead_words: int = 0) -> dict:
+    """Bottom-up: the visited words (and the GPU's words of vertices without in-edges), the rows of
+    the ``unvisited`` vertices that have in-edges, the edges examined, the found written."""
+    return {"read": 4 * words + 4 * dead_words + 16 * unvisited + 4 * checked, "written": 4 * words + 8 * found,
             "random": unvisited + checked}
 
 
@@ -236,6 +239,21 @@ def _module(registers: int):
 def setup(inp, params):
     if inp.backend == "gpu":
         _workspace(inp, params)
+        _dead(inp, inp.csr() if params["direction"] == "top-down" else inp.rcsr())
+
+
+def _dead(inp, rcsr) -> tuple:
+    """The bitmap of the vertices without in-edges (bottom-up skips them: nothing reaches them) and
+    their count, once per graph and in-edge CSR."""
+    import cupy
+    key = ("bfs.direction-optimizing dead", rcsr is inp.csr())
+    if key not in inp.cache:
+        none = rcsr.offsets[1:] == rcsr.offsets[:-1]
+        words = (rcsr.n + 31) // 32
+        bits = cupy.zeros(4 * words, dtype=np.uint8)
+        bits[:(rcsr.n + 7) // 8] = cupy.packbits(none, bitorder="little")
+        inp.cache[key] = (bits.view(np.uint32), int(none.sum()))
+    return inp.cache[key]
 
 
 def _threads(params) -> int:
@@ -282,11 +300,13 @@ def total_traffic(*parts: dict) -> dict:
     return {key: sum(part[key] for part in parts) for key in ("read", "written", "random")}
 
 
-def launch_traffic(c, words: int) -> dict:
-    """Byte model of one launch from the totals it left in the control block ``c``."""
+def launch_traffic(c, words: int, dead: int) -> dict:
+    """Byte model of one launch from the totals it left in the control block ``c``; ``dead``
+    vertices without in-edges, which bottom-up skips."""
+    levels = c[Ctl.BU_LEVELS]
     return total_traffic(td_traffic(c[Ctl.TD_FRONTIER], c[Ctl.TD_EDGES], c[Ctl.TD_CLAIMED], c[Ctl.TD_ITEMS]),
-                         bu_traffic(words * c[Ctl.BU_LEVELS], c[Ctl.BU_UNVISITED], c[Ctl.BU_CHECKED],
-                                    c[Ctl.BU_FOUND]),
+                         bu_traffic(words * levels, max(0, c[Ctl.BU_UNVISITED] - dead * levels), c[Ctl.BU_CHECKED],
+                                    c[Ctl.BU_FOUND], dead_words=words * levels),
                          to_bitmap_traffic(c[Ctl.TO_BITMAP_VERTICES], words, c[Ctl.TO_BITMAP]),
                          to_queue_traffic(c[Ctl.TO_QUEUE_VERTICES], words, c[Ctl.TO_QUEUE]))
 
@@ -301,8 +321,8 @@ class _Launches:
     """Each persistent launch's control block, copied on the device as the launch ends and read
     once after timing (or at once, to start the next launch, when levels_per_launch is set)."""
 
-    def __init__(self, words: int, n: int):
-        self.words, self.n, self.copies, self._host = words, n, [], {}
+    def __init__(self, words: int, n: int, dead: int):
+        self.words, self.n, self.dead, self.copies, self._host = words, n, dead, [], {}
 
     def add(self, ctl) -> None:
         self.copies.append(ctl.copy())
@@ -323,7 +343,7 @@ class _Launches:
         c = self[k]
         done = output_traffic(self.n, self.words, c[Ctl.REACHED]) if c[Ctl.REASON] == Exit.DONE \
             else {"read": 0, "written": 0, "random": 0}
-        return total_traffic(launch_traffic(c, self.words), done)
+        return total_traffic(launch_traffic(c, self.words, self.dead), done)
 
     def starts(self) -> list[tuple[int, int, int, int]]:
         """(first level, levels, vertices reached before it, start ns) of each launch."""
@@ -344,12 +364,13 @@ def run_gpu(inp, params, timer):
     n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
     words = (n + 31) // 32
     ws = _workspace(inp, params)
+    dead, dead_count = _dead(inp, rcsr)
     mod = _module(_registers(csr, params))
     levels_kernel = mod.get_function("graphsweep_bfs_levels")
     level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
     records = cupy.empty((Rec.FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
-    launches = _Launches(words, n)
-    level_rows = _LevelRows(records, launches, n)
+    launches = _Launches(words, n, dead_count)
+    level_rows = _LevelRows(records, launches, n, dead_count)
     timer.steps("top-down", lambda: level_rows.of("top-down"))
     timer.steps("bottom-up", lambda: level_rows.of("bottom-up"))
 
@@ -363,7 +384,7 @@ def run_gpu(inp, params, timer):
         # (its control block is read after timing), unless levels_per_launch makes it come back.
         with timer.phase("levels") as traffic:
             launch_cooperative(levels_kernel, ws.blocks, threads, (
-                csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, ws.lp, level, parent,
+                csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, dead, ws.lp, level, parent,
                 ws.queues[0], ws.queues[1], ws.bitmaps[0], ws.bitmaps[1], ws.items, ws.ctl, records,
                 np.int32(recorded), np.int32(RECORDS), np.int32(n), np.int32(depth), np.int64(edges_to_check),
                 np.int64(reached), np.int32(params["levels_per_launch"]), np.int32(mode), np.int32(bottom_up),
@@ -394,8 +415,8 @@ class _LevelRows:
     made), time between the level's end and the previous level's end (%globaltimer; the first
     level of a launch from the launch's start)."""
 
-    def __init__(self, records, launches, n):
-        self.records, self.launches, self.n = records, launches, n
+    def __init__(self, records, launches, n, dead):
+        self.records, self.launches, self.n, self.dead = records, launches, n, dead
         self.rows = None
 
     def of(self, direction: str) -> list[dict]:
@@ -415,7 +436,8 @@ class _LevelRows:
             for k in range(min(levels, RECORDS - base)):
                 f, e, c, items, checked, kind, end = (int(x) for x in rec[:, base + k])
                 if kind & Kind.BOTTOM_UP:
-                    traffic = total_traffic(bu_traffic(words, self.n - reached, checked, c),
+                    traffic = total_traffic(bu_traffic(words, max(0, self.n - reached - self.dead), checked, c,
+                                                       dead_words=words),
                                             to_bitmap_traffic(f if kind & Kind.TO_BITMAP else 0, words,
                                                               bool(kind & Kind.TO_BITMAP)),
                                             to_queue_traffic(c if kind & Kind.TO_QUEUE else 0, words,
