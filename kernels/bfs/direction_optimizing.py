@@ -248,11 +248,11 @@ def _dead(inp, rcsr) -> tuple:
     import cupy
     key = ("bfs.direction-optimizing dead", rcsr is inp.csr())
     if key not in inp.cache:
-        none = rcsr.offsets[1:] == rcsr.offsets[:-1]
         words = (rcsr.n + 31) // 32
-        bits = cupy.zeros(4 * words, dtype=np.uint8)
-        bits[:(rcsr.n + 7) // 8] = cupy.packbits(none, bitorder="little")
-        inp.cache[key] = (bits.view(np.uint32), int(none.sum()))
+        none = cupy.zeros(32 * words, dtype=np.uint32)
+        none[:rcsr.n] = rcsr.offsets[1:] == rcsr.offsets[:-1]
+        bits = (none.reshape(words, 32) << cupy.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint32)
+        inp.cache[key] = (bits, int(none.sum()))
     return inp.cache[key]
 
 
