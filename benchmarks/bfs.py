@@ -89,8 +89,10 @@ ROOTS_SEED = 24301
 
 def measure(out: str, graphs: list[str], roots: int, grid_roots: int, reps: int) -> None:
     """bfs.best on the issue's graphs generated in memory (see the module doc); rows to ``out``."""
+    import inspect
     from graphsweep.generators import memory
-    from graphsweep.kernels import harness
+    from graphsweep.kernels import harness, registry
+    print("bfs.best:", inspect.getsourcefile(registry.get("bfs.best").gpu), flush=True)
     rows = []
     for graph in graphs:
         generator, params, count = MEASURED[graph]
