@@ -18,8 +18,8 @@ replaces, run the sweep under each checkout (``graphsweep compare`` the two resu
 ``--measure OUT.json`` measures instead, in one process and in a few minutes (the sweep takes an
 hour): the issue's graphs generated in memory on the GPU (R-MAT 24 and 22, edge factor 16, and
 the uniform graph of 2^24 vertices, degree 16, with ``--roots`` seeded roots each; the 4096^2 grid
-keeping 0.8 with ``--grid-roots``, also at 512 threads a block: half the blocks at each barrier),
-bfs.best on each, every root verified.  Per graph: the mean over the roots of each root's median
+keeping 0.8 with ``--grid-roots``), bfs.best on each with each parameter set of ``--runs`` (JSON;
+default: its defaults), every root verified.  Per graph: the mean over the roots of each root's median
 time (the time behind the harmonic mean of GTEPS), µs per level, the phases and the per-level
 step time by direction.  Run it under each checkout on one device to compare a change with what
 it replaces (``PYTHONPATH`` naming the other tree's package).
@@ -87,7 +87,7 @@ MEASURED = {"rmat24": ("rmat", {"scale": 24, "edge_factor": 16}, "roots"),
 ROOTS_SEED = 24301
 
 
-def measure(out: str, graphs: list[str], roots: int, grid_roots: int, reps: int) -> None:
+def measure(out: str, graphs: list[str], runs: list[dict], roots: int, grid_roots: int, reps: int) -> None:
     """bfs.best on the issue's graphs generated in memory (see the module doc); rows to ``out``."""
     import inspect
     from graphsweep.generators import memory
@@ -97,7 +97,6 @@ def measure(out: str, graphs: list[str], roots: int, grid_roots: int, reps: int)
     for graph in graphs:
         generator, params, count = MEASURED[graph]
         data = memory.generate(generator, seed=1, params=params, backend="gpu")
-        runs = [{}, {"threads": 512}] if graph == "grid" else [{}]
         for run_params in runs:
             res = harness.run("bfs.best", data, backend="gpu", reps=reps, warmup=1, keep_output=False,
                               instances=grid_roots if count == "grid_roots" else roots, instance_seed=ROOTS_SEED,
@@ -139,12 +138,13 @@ def main():
                                                          "beside its floors, per graph")
     ap.add_argument("--measure", metavar="OUT.json", help="measure bfs.best on the issue's graphs in memory instead")
     ap.add_argument("--graphs", nargs="+", default=list(MEASURED), choices=list(MEASURED))
+    ap.add_argument("--runs", type=json.loads, default=[{}], help="bfs.best's parameter sets, a JSON list (--measure)")
     ap.add_argument("--roots", type=int, default=16, help="roots of the R-MAT and uniform graphs (--measure)")
     ap.add_argument("--grid-roots", type=int, default=4, help="roots of the grid (--measure)")
     ap.add_argument("--reps", type=int, default=3, help="timed runs of each root (--measure)")
     args = ap.parse_args()
     if args.measure:
-        measure(args.measure, args.graphs, args.roots, args.grid_roots, args.reps)
+        measure(args.measure, args.graphs, args.runs, args.roots, args.grid_roots, args.reps)
         return
     if not args.results:
         ap.error("give the results folder, or --measure OUT.json")

@@ -142,21 +142,23 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
 // GS_BFS_CHUNK become work items (expanded by the whole grid after a barrier), the others'
 // edges are laid end to end by a warp scan and taken 32 x GS_BFS_UNROLL at a time, each lane
 // finding the source of its edge by a binary search over the lanes' exclusive sums (Merrill's
-// scan-based gather within a warp).  `mine` is the lane's first entry, qin[gwarp * 32 + lane],
-// read by the caller beside the level's other reads.
+// scan-based gather within a warp) — unless all 32 have at most GS_BFS_UNROLL edges, which the
+// lanes then take one vertex each.  `rank` orders the warps block-minor (see gs_spread_rank);
+// `mine` is the lane's first entry, qin[rank * 32 + lane], read by the caller beside the level's
+// other reads.
 __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                             unsigned* visited, int2* lp, const longlong2* qin, longlong2 mine,
                                             gs_u64 count, longlong2* qout, gs_u64* count_out, gs_u64* items,
                                             gs_u64* items_count, int next_depth, bool precheck, bool speculate,
-                                            long long& scout, longlong2* buf, int& fill, gs_u64 gwarp,
+                                            long long& scout, longlong2* buf, int& fill, gs_u64 rank,
                                             gs_u64 nwarps, int lane)
 {
-    for (gs_u64 base = gwarp * 32; base < count; base += nwarps * 32) {
+    for (gs_u64 base = rank * 32; base < count; base += nwarps * 32) {
         const gs_u64 i = base + lane;
         int v = 0;
         long long off = 0, deg = 0;
         if (i < count) {
-            const longlong2 e = base == gwarp * 32 ? mine : __ldcg(qin + i);
+            const longlong2 e = base == rank * 32 ? mine : __ldcg(qin + i);
             v = gs_entry_vertex(e);
             off = e.x;
             deg = gs_entry_degree(e);
@@ -173,6 +175,20 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
             if (lane == 0) first = atomicAdd(items_count, nitems);
             first = __shfl_sync(GS_FULL, first, 0);
             for (gs_u64 k = lane; k < nitems; k += 32) items[first + k] = (k << 32) | vj;
+        }
+        if (__all_sync(GS_FULL, deg <= GS_BFS_UNROLL)) {
+            // A road network's frontier: each lane claims its own vertex's few edges, no scan needed.
+            int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
+            bool valid[GS_BFS_UNROLL];
+#pragma unroll
+            for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+                u[q] = v;
+                valid[q] = q < deg;
+                w[q] = valid[q] ? __ldg(indices + off + q) : 0;
+            }
+            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, scout, buf, fill,
+                        qout, count_out, lane);
+            continue;
         }
         const int d = big ? 0 : (int)deg;
         const int incl = gs_warp_inclusive_sum(d, lane);
@@ -198,14 +214,14 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
     }
 }
 
-// Expand the work items of big vertices, one warp per item of GS_BFS_CHUNK edges.
+// Expand the work items of big vertices, one warp per item of GS_BFS_CHUNK edges, in `rank` order.
 __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                             unsigned* visited, int2* lp, const gs_u64* items,
                                             gs_u64 nitems, longlong2* qout, gs_u64* count_out, int next_depth,
-                                            long long& scout, longlong2* buf, int& fill, gs_u64 gwarp,
+                                            long long& scout, longlong2* buf, int& fill, gs_u64 rank,
                                             gs_u64 nwarps, int lane)
 {
-    for (gs_u64 it = gwarp; it < nitems; it += nwarps) {
+    for (gs_u64 it = rank; it < nitems; it += nwarps) {
         const gs_u64 item = __ldcg(items + it);
         const int v = (int)(unsigned)(item & 0xffffffffu);
         const long long first = __ldg(offsets + v) + (long long)(item >> 32) * GS_BFS_CHUNK;
@@ -224,6 +240,15 @@ __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, con
                         count_out, lane);
         }
     }
+}
+
+// A warp's rank in the top-down work order, block-minor: consecutive 32-entry slices of a frontier
+// go to different blocks, so a small frontier is spread over as many SMs as it has slices, not
+// packed into the first few (whose load units would take its scattered loads one line at a time,
+// and whose __syncthreads would wait on every busy warp of the block).
+__device__ __forceinline__ gs_u64 gs_spread_rank()
+{
+    return (gs_u64)(threadIdx.x >> 5) * gridDim.x + blockIdx.x;
 }
 
 // Acquire and release, GPU scope: a barrier's poll and arrival order the level's reads and writes
@@ -282,8 +307,8 @@ __device__ __forceinline__ gs_u64 gs_barrier(gs_u64* word, gs_u64 arrivals, long
         gs_add_release(word, GS_BFS_ARRIVAL + (gs_u64)total[0]);
         const gs_u64 t0 = gs_globaltimer();
         gs_u64 v;
-        while ((v = gs_load_acquire(word)) / GS_BFS_ARRIVAL < arrivals) {
-            if (gs_globaltimer() - t0 > GS_BFS_TIMEOUT_NS) {
+        for (unsigned polls = 1; (v = gs_load_acquire(word)) / GS_BFS_ARRIVAL < arrivals; ++polls) {
+            if (polls % 256 == 0 && gs_globaltimer() - t0 > GS_BFS_TIMEOUT_NS) {
                 atomicExch(ctl + CTL_ERROR, 1ULL);
                 v = GS_BFS_ABORT;
                 break;
@@ -496,8 +521,9 @@ __device__ __forceinline__ void gs_write_outputs(const unsigned* visited, const 
 //
 // A level on a small frontier is a chain of dependent round trips; the kernel keeps it short: the
 // frontier's size arrives with the barrier's last arrival (the count slot), the level's edge sum
-// and each lane's first queue entry are read together after it, and on levels of few edges a
-// neighbour's row is read beside its claim.
+// and each lane's first queue entry are read together after it, the frontier's slices go to as
+// many SMs as there are slices, lanes of vertices of at most GS_BFS_UNROLL edges take their own
+// edges without a scan, and on levels of few edges a neighbour's row is read beside its claim.
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restrict__ indices,
                       const long long* __restrict__ roffsets, const int* __restrict__ rindices, unsigned* visited,
@@ -514,7 +540,8 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
     long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
     const gs_u64 gwarp = ((gs_u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
-    const gs_u64 mine = gwarp * 32 + lane;      // the lane's first queue entry of a top-down level
+    const gs_u64 rank = gs_spread_rank();
+    const gs_u64 mine = rank * 32 + lane;       // the lane's first queue entry of a top-down level
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     if (leader) ctl[CTL_T0] = gs_globaltimer();
     gs_u64 td_frontier = 0, td_edges = 0, td_items = 0, td_claimed = 0;
@@ -586,7 +613,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             long long scout = 0;      // out-edges of the vertices claimed
             int fill = 0;
             gs_td_queue(indices, offsets, visited, lp, qin, first, count, qout, count_out, items, items_count, L + 1,
-                        count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout, buf, fill, gwarp, nwarps,
+                        count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank, nwarps,
                         lane);
             gs_flush(buf, fill, qout, count_out, lane);
             next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr,
@@ -596,7 +623,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             if (nitems) {
                 scout = 0;
                 gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout, buf, fill,
-                            gwarp, nwarps, lane);
+                            rank, nwarps, lane);
                 gs_flush(buf, fill, qout, count_out, lane);
                 next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout,
                                                           nullptr, 0, red, ctl);

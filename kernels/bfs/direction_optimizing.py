@@ -34,9 +34,11 @@ does not wait for it (its control block is copied on the device and read after t
   kept short: the barrier is a release-add of the block's arrival to the level's count slot (the
   vertices it found ride in the same add) and acquire reads of it, so the read that sees the last
   arrival also reads the next frontier's size; the frontier's edge sum and each lane's first queue
-  entry are then read together; on levels of under 64K edges a neighbour's row is read beside its
-  claim instead of after it.  What is left: entry, edge, claim and row, the queue append, the
-  barrier's arrival and its poll.
+  entry are then read together; the frontier's 32-vertex slices go to different blocks (one SM
+  each, not 8 warps on a few SMs); a warp whose 32 vertices have at most 4 edges each lets each
+  lane take its own vertex's edges (no scan, no search); on levels of under 64K edges a
+  neighbour's row is read beside its claim instead of after it.  What is left: entry, edge, claim
+  and row, the queue append, the barrier's arrival and its poll.
 - bottom-up: a warp per 32-vertex word of the visited bitmap; a lane checks its vertex's first 32
   in-neighbours against the frontier bitmap, 4 at a time, then the warp takes the vertices still
   searching one at a time, 32 neighbours per step (early exit at the first hit).  Vertices without
