@@ -81,6 +81,11 @@ __device__ __forceinline__ void gs_flush(longlong2* buf, int& fill, longlong2* q
     fill = 0;
 }
 
+__device__ __forceinline__ void gs_prefetch_l2(const void* p)
+{
+    asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
+}
+
 // Claim GS_BFS_UNROLL edges (u[q] -> w[q]) per lane at once; all lanes of the warp call this
 // together and `valid` says which edges exist.  Each stage's loads for the q edges are issued
 // before any is used, so a lane keeps several memory round trips in flight.  `precheck` tests
@@ -88,11 +93,12 @@ __device__ __forceinline__ void gs_flush(longlong2* buf, int& fill, longlong2* q
 // reached; on small frontiers it is one more round trip per level, so it is skipped).  A claimed
 // vertex's row is read and queued with it (its out-degree is Beamer's m_f); on levels of few edges
 // (`speculate`) every neighbour's row is read beside its claim, not after it: one round trip less
-// per level for 16 bytes a lost claim, which only small levels can afford.
+// per level for 16 bytes a lost claim, which only small levels can afford; and a claimed vertex's
+// edges are prefetched into L2, so the next level's read of them is an L2 hit, not a DRAM trip.
 __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const int (&w)[GS_BFS_UNROLL],
                                             const bool (&valid)[GS_BFS_UNROLL], bool precheck, bool speculate,
                                             int next_depth, unsigned* visited, int2* lp,
-                                            const long long* __restrict__ offsets, long long& scout,
+                                            const long long* __restrict__ offsets, const int* indices, long long& scout,
                                             longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane)
 {
     bool claim[GS_BFS_UNROLL];
@@ -121,6 +127,9 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
             if (!speculate) {
                 first[q] = __ldg(offsets + w[q]);
                 end[q] = __ldg(offsets + w[q] + 1);
+            } else if (end[q] > first[q]) {
+                gs_prefetch_l2(indices + first[q]);
+                gs_prefetch_l2(indices + end[q] - 1);
             }
         }
     }
@@ -186,7 +195,7 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
                 valid[q] = q < deg;
                 w[q] = valid[q] ? __ldg(indices + off + q) : 0;
             }
-            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, scout, buf, fill,
+            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout, buf, fill,
                         qout, count_out, lane);
             continue;
         }
@@ -208,7 +217,7 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
                 valid[q] = r < total;
                 w[q] = valid[q] ? __ldg(indices + e) : 0;
             }
-            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, scout, buf, fill,
+            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout, buf, fill,
                         qout, count_out, lane);
         }
     }
@@ -236,7 +245,7 @@ __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, con
                 valid[q] = x < end;
                 w[q] = valid[q] ? __ldg(indices + x) : 0;
             }
-            gs_td_claim(u, w, valid, true, false, next_depth, visited, lp, offsets, scout, buf, fill, qout,
+            gs_td_claim(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
                         count_out, lane);
         }
     }
@@ -488,8 +497,10 @@ __device__ __forceinline__ void gs_write_outputs(const unsigned* visited, const 
         int4 a = make_int4(-1, -1, -1, -1), b = a;
         if (bits & 3u) a = __ldcg(reinterpret_cast<const int4*>(lp) + 2 * i);
         if (bits & 12u) b = __ldcg(reinterpret_cast<const int4*>(lp) + 2 * i + 1);
-        const int4 lv = make_int4(bits & 1u ? a.x : -1, bits & 2u ? a.z : -1, bits & 4u ? b.x : -1, bits & 8u ? b.z : -1);
-        const int4 pa = make_int4(bits & 1u ? a.y : -1, bits & 2u ? a.w : -1, bits & 4u ? b.y : -1, bits & 8u ? b.w : -1);
+        const int4 lv = make_int4(bits & 1u ? a.x : -1, bits & 2u ? a.z : -1, bits & 4u ? b.x : -1,
+                                  bits & 8u ? b.z : -1);
+        const int4 pa = make_int4(bits & 1u ? a.y : -1, bits & 2u ? a.w : -1, bits & 4u ? b.y : -1,
+                                  bits & 8u ? b.w : -1);
         reinterpret_cast<int4*>(level)[i] = lv;
         reinterpret_cast<int4*>(parent)[i] = pa;
     }
@@ -528,10 +539,10 @@ extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOC
 graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restrict__ indices,
                       const long long* __restrict__ roffsets, const int* __restrict__ rindices, unsigned* visited,
                       const unsigned* __restrict__ dead, int2* lp, int* __restrict__ level, int* __restrict__ parent,
-                      longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1, gs_u64* items, gs_u64* ctl,
-                      long long* rec, int rec_base, int rec_cap, int n, int depth, long long edges_to_check,
-                      long long reached, int max_levels, int mode, int bottom_up, int check, double alpha,
-                      double beta, long long min_switch)
+                      longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1, gs_u64* items,
+                      gs_u64* ctl, long long* rec, int rec_base, int rec_cap, int n, int depth,
+                      long long edges_to_check, long long reached, int max_levels, int mode, int bottom_up, int check,
+                      double alpha, double beta, long long min_switch)
 {
     extern __shared__ longlong2 gs_smem[];
     const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
@@ -585,8 +596,8 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
         if (bottom_up) {
             kind |= KIND_BOTTOM_UP;
             long long found = 0, scout = 0, examined = 0;
-            gs_bu_level(offsets, roffsets, rindices, visited, dead, front, next, lp, n, words, L, found, scout, examined,
-                        (long long)gwarp, (long long)nwarps, lane);
+            gs_bu_level(offsets, roffsets, rindices, visited, dead, front, next, lp, n, words, L, found, scout,
+                        examined, (long long)gwarp, (long long)nwarps, lane);
             next_count = gs_barrier<GS_BOTTOM_UP_SUMS>(count_out, arrivals += gridDim.x, found, scout_out, scout,
                                                        checked_out, examined, red, ctl);
             if (next_count == GS_BFS_ABORT) return;

@@ -50,9 +50,9 @@ does not wait for it (its control block is copied on the device and read after t
 Byte model per level and per launch from the counts the device returns (frontier vertices f,
 their edges e, vertices claimed c, bottom-up's unvisited u, edges examined k, found a, bitmap
 words W, reached r): top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item),
-random e + 2c; bottom-up reads 8W + 16u + 4k (u: those with in-edges), writes 4W + 8a, random u + k; queue to bitmap reads
-16f, writes 4W, random f; bitmap to queue reads 4W + 16a, writes 16a, random a; the outputs read
-4W + 8r and write 8n.
+random e + 2c; bottom-up reads 8W + 16u + 4k (u: those with in-edges), writes 4W + 8a, random
+u + k; queue to bitmap reads 16f, writes 4W, random f; bitmap to queue reads 4W + 16a, writes
+16a, random a; the outputs read 4W + 8r and write 8n.
 
 The CPU twin is the same algorithm with Numba prange: top-down over chunks of the queue (a
 vertex claimed by two chunks keeps the parent written last, and only that chunk queues it),
@@ -394,7 +394,8 @@ def run_gpu(inp, params, timer):
                 np.int64(min_switch(n, params["beta"]))), ws.smem)
             launches.add(ws.ctl)
             k = len(launches) - 1
-            traffic.add(**{key: (lambda key=key, k=k: launches.traffic(k)[key]) for key in ("read", "written", "random")})
+            traffic.add(**{key: (lambda key=key, k=k: launches.traffic(k)[key])
+                           for key in ("read", "written", "random")})
         if not params["levels_per_launch"]:
             break
         c = launches[-1]            # synchronises
