@@ -17,7 +17,7 @@ replaces, run the sweep under each checkout (``graphsweep compare`` the two resu
 
 ``--measure OUT.json`` measures instead, in one process and in a few minutes (the sweep takes an
 hour): the issue's graphs generated in memory on the GPU (R-MAT 24 and 22, edge factor 16, and
-the uniform graph of 2^24 vertices, degree 16, with ``--roots`` seeded roots each; the 4096^2 grid
+the uniform graphs of 2^24 vertices, degree 16 and 6, with ``--roots`` seeded roots each; the 4096^2 grid
 keeping 0.8 with ``--grid-roots``), bfs.best on each with each parameter set of ``--runs`` (JSON;
 default: its defaults), every root verified.  Per graph: the mean over the roots of each root's median
 time (the time behind the harmonic mean of GTEPS), µs per level, the phases and the per-level
@@ -83,7 +83,8 @@ def levels(results: str) -> None:
 MEASURED = {"rmat24": ("rmat", {"scale": 24, "edge_factor": 16}, "roots"),
             "grid": ("grid", {"rows": 4096, "cols": 4096, "keep": 0.8}, "grid_roots"),
             "uniform24": ("uniform", {"n": 1 << 24, "degree": 16}, "roots"),
-            "rmat22": ("rmat", {"scale": 22, "edge_factor": 16}, "roots")}
+            "rmat22": ("rmat", {"scale": 22, "edge_factor": 16}, "roots"),
+            "uniform24d6": ("uniform", {"n": 1 << 24, "degree": 6}, "roots")}
 ROOTS_SEED = 24301
 
 
