@@ -68,16 +68,17 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel, Param
-from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks, sm_count
+from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks
 from . import BFS, ROOT_PARAM
 from .gpu import check_gpu_graph
 
-# CSR entries a vertex (nnz / n) from which the kernel is compiled for 64 registers a thread (and
-# below which the grid is one block a SM).  H200, every level in one launch: R-MAT scale 24, edge
-# factor 16 (3 of 7-8 levels bottom-up) 1.21 ms a root at 64, 1.77 at 128; the 4096^2 grid keeping
-# 0.8 (under 4 a vertex, top-down only) 10.5 us a level at 64, 7.6 at 128; graphs of 256K-1M
-# vertices within 7% either way (benchmarks/bfs.py --levels).  H100, docs/results.md §16: the grid
-# 5.28 us a level at two blocks a SM, 5.06 at one.
+# CSR entries a vertex (nnz / n) from which the kernel is compiled for 64 registers a thread.  H200,
+# every level in one launch: R-MAT scale 24, edge factor 16 (3 of 7-8 levels bottom-up) 1.21 ms a
+# root at 64, 1.77 at 128; the 4096^2 grid keeping 0.8 (under 4 a vertex, top-down only) 10.5 us a
+# level at 64, 7.6 at 128; graphs of 256K-1M vertices within 7% either way (benchmarks/bfs.py --levels).
+# (Before docs/results.md §16's changes; the grid is now 5.1 us a level at 128, H100.)  One block a
+# SM instead of two at 128 (fewer arrivals at each barrier) gave the grid 4.92 against 5.12 us a
+# level but cost uniform 2^24 of degree 6 57% (its bottom-up levels want the warps): not taken.
 BOTTOM_UP_DEGREE = 8
 
 PARAMS = {
@@ -88,9 +89,7 @@ PARAMS = {
     "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
     "threads": Param(256, minimum=32, help="threads per block (a multiple of 32, at most 512: the levels "
                                            "kernel's registers)"),
-    "blocks": Param(None, minimum=1, help="blocks of the persistent grid (default: as many as can be resident; one "
-                                          f"a SM on graphs under {BOTTOM_UP_DEGREE} CSR entries a vertex, whose "
-                                          "levels are mostly small: fewer blocks at each barrier)"),
+    "blocks": Param(None, minimum=1, help="blocks of the persistent grid (default: as many as can be resident)"),
     "registers": Param(None, choices=(64, 128),
                        help="registers a thread of the levels kernel may use: 128 keeps top-down's edges in "
                             "flight without spilling; 64 doubles the resident warps (bottom-up's chains of "
@@ -287,8 +286,7 @@ def _workspace(inp, params) -> _Workspace:
             queues=[cupy.empty((max(n, 1), 2), dtype=np.int64) for _ in range(2)],   # longlong2 entries
             items=cupy.empty(csr.nnz // (CHUNK // 2) + 1, dtype=np.uint64),
             ctl=cupy.zeros(Ctl.SIZE, dtype=np.uint64),
-            blocks=persistent_blocks(levels, threads, smem, params["blocks"] or (sm_count() if registers == 128
-                                                                                 else None)),
+            blocks=persistent_blocks(levels, threads, smem, params["blocks"]),
             smem=smem)
     return inp.cache[key]
 
