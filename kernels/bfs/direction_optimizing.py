@@ -37,8 +37,9 @@ does not wait for it (its control block is copied on the device and read after t
   entry are then read together; the frontier's 32-vertex slices go to different blocks (one SM
   each, not 8 warps on a few SMs); a warp whose 32 vertices have at most 4 edges each lets each
   lane take its own vertex's edges (no scan, no search); on levels of under 64K edges a
-  neighbour's row is read beside its claim instead of after it.  What is left: entry, edge, claim
-  and row, the queue append, the barrier's arrival and its poll.
+  neighbour's row is read beside its claim instead of after it, and a claimed vertex's edges are
+  prefetched into L2 for the next level.  What is left: entry, edge, claim and row, the queue
+  append, the barrier's arrival and its poll (docs/results.md §16).
 - bottom-up: a warp per 32-vertex word of the visited bitmap; a lane checks its vertex's first 32
   in-neighbours against the frontier bitmap, 4 at a time, then the warp takes the vertices still
   searching one at a time, 32 neighbours per step (early exit at the first hit).  Vertices without
@@ -108,7 +109,7 @@ RECORDS = 1 << 16           # levels whose sizes and times are recorded per run 
 
 class Ctl(IntEnum):
     """The control block's unsigned 64-bit slots (counts and edge sums triple-buffered by level % 3)."""
-    COUNT = 0           # 3 slots: frontier sizes by level % 3 (low 40 bits; above: the level's barrier arrivals)
+    COUNT = 0           # 3 slots: frontier sizes by level % 3 (low 40 bits; above: barrier arrivals)
     SCOUT = 3           # 3 slots: out-edges of those frontiers (Beamer's m_f)
     ITEMS = 6           # 2 slots: work items of the level by level % 2
     CHECKED = 8         # 2 slots: edges bottom-up examined, by level % 2
