@@ -7,14 +7,18 @@
 //   queue entries             longlong2 {x = offsets[v], y = (degree << 32) | v}: a claimed vertex's
 //                             row travels with it, so the level that expands it reads no offsets.
 //   queue0/queue1             the frontier of level L is queue[L & 1].
-//   lp                        int2 {level, parent} per vertex: a claim is one 8-byte store, not two
-//                             4-byte stores to two arrays (each a partial-sector write to DRAM); a
-//                             last pass splits it into the level and parent outputs.
+//   lp                        int2 {level, parent} per reached vertex: a claim is one 8-byte store, not
+//                             two 4-byte stores to two arrays (each a partial-sector write to DRAM);
+//                             never initialised: the launch that finishes the search writes the level
+//                             and parent outputs from it and the visited bitmap (-1 where unvisited).
 //   items                     work items of big vertices: (chunk << 32) | v stands for the edges
 //                             [offsets[v] + chunk * GS_BFS_CHUNK, + GS_BFS_CHUNK) of v.
-//   ctl                       the run's control block, unsigned 64-bit slots (CTL_*, passed with -D by direction_optimizing.py).  Counts
-//                             and edge sums are triple-buffered by level % 3: level L reads slot L%3,
-//                             appends to (L+1)%3 and clears (L+2)%3, which nobody touches during L.
+//   ctl                       the run's control block, unsigned 64-bit slots (CTL_*, passed with -D by
+//                             direction_optimizing.py).  Counts and edge sums are triple-buffered by
+//                             level % 3: level L reads slot L%3, appends to (L+1)%3 and clears (L+2)%3,
+//                             which nobody touches during L.  A count slot is also level L's barrier:
+//                             the count in its low 40 bits, the blocks' arrivals (GS_BFS_ARRIVAL each)
+//                             above, so the read that sees the last arrival also reads the count.
 #include "bfs/common.cuh"
 
 // Shared with the launcher, which passes them with -D (direction_optimizing.py: CHUNK, WARP_BUFFER,
@@ -28,7 +32,10 @@
 #define GS_BFS_PRECHECK 16384     // frontiers at least this big test visited bits before the atomic
 #define GS_BFS_BU_SERIAL 32       // neighbours a lane checks alone in bottom-up before its warp helps
 #define GS_BFS_BU_WIDE 4          // ... GS_BFS_BU_WIDE at a time (their loads in flight together)
+#define GS_BFS_SPECULATE 65536    // levels of fewer frontier edges read a neighbour's row with its claim
 #define GS_BFS_TIMEOUT_NS 1000000000ULL   // a grid barrier waiting 1 s gives up (a level takes < 0.1 s)
+#define GS_BFS_ARRIVAL (1ULL << 40)       // a block's arrival at a barrier, in a count slot's high bits
+#define GS_BFS_COUNT_MASK (GS_BFS_ARRIVAL - 1)
 
 __device__ __forceinline__ longlong2 gs_entry(int v, long long first, long long end)
 {
@@ -38,28 +45,17 @@ __device__ __forceinline__ longlong2 gs_entry(int v, long long first, long long 
 __device__ __forceinline__ int gs_entry_vertex(longlong2 e) { return (int)(unsigned)(e.y & 0xffffffffLL); }
 __device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >> 32; }
 
-// ---- one run's set-up: level/parent -1, visited empty, the root alone in queue0 ---------------
+// ---- one run's set-up: visited empty, the root alone in queue0 (lp is written as vertices are reached) --
 
 extern "C" __global__ void graphsweep_bfs_init(int2* __restrict__ lp, unsigned* __restrict__ visited,
                                                longlong2* __restrict__ queue0, gs_u64* __restrict__ ctl,
-                                               const long long* __restrict__ offsets, int n, int words, int root)
+                                               const long long* __restrict__ offsets, int words, int root)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long pairs = n >> 1;
-    for (long long i = tid; i < pairs; i += stride) {     // 16-byte stores: two vertices
-        const long long b = i << 1;
-        int4 two;
-        two.x = b == root ? 0 : -1;
-        two.y = b == root ? root : -1;
-        two.z = b + 1 == root ? 0 : -1;
-        two.w = b + 1 == root ? root : -1;
-        reinterpret_cast<int4*>(lp)[i] = two;
-    }
-    for (long long i = (pairs << 1) + tid; i < n; i += stride)
-        lp[i] = i == root ? make_int2(0, root) : make_int2(-1, -1);
     for (long long i = tid; i < words; i += stride) visited[i] = i == (root >> 5) ? 1u << (root & 31) : 0u;
     if (tid == 0) {
+        lp[root] = make_int2(0, root);
         queue0[0] = gs_entry(root, offsets[root], offsets[root + 1]);
         for (int k = 0; k < CTL_SIZE; ++k) ctl[k] = 0;
         ctl[CTL_COUNT] = 1;
@@ -71,17 +67,23 @@ extern "C" __global__ void graphsweep_bfs_init(int2* __restrict__ lp, unsigned* 
 
 // A warp's discovered vertices are staged in shared memory and appended to the next queue with
 // one atomic per GS_BFS_BUF - 127 or more vertices: one counter shared by the whole grid would
-// otherwise take an atomic per 32 edges.
+// otherwise take an atomic per 32 edges.  The counter is the level's count slot, whose high bits
+// count the blocks already at the barrier.
 __device__ __forceinline__ void gs_flush(longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane)
 {
     if (fill == 0) return;
     __syncwarp();
     gs_u64 base = 0;
-    if (lane == 0) base = atomicAdd(count_out, (gs_u64)fill);
+    if (lane == 0) base = atomicAdd(count_out, (gs_u64)fill) & GS_BFS_COUNT_MASK;
     base = __shfl_sync(GS_FULL, base, 0);
     for (int i = lane; i < fill; i += 32) qout[base + i] = buf[i];
     __syncwarp();
     fill = 0;
+}
+
+__device__ __forceinline__ void gs_prefetch_l2(const void* p)
+{
+    asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
 }
 
 // Claim GS_BFS_UNROLL edges (u[q] -> w[q]) per lane at once; all lanes of the warp call this
@@ -89,15 +91,27 @@ __device__ __forceinline__ void gs_flush(longlong2* buf, int& fill, longlong2* q
 // before any is used, so a lane keeps several memory round trips in flight.  `precheck` tests
 // the visited bit with a plain L2 read first (cheaper than an atomic once most vertices are
 // reached; on small frontiers it is one more round trip per level, so it is skipped).  A claimed
-// vertex's row is read here and queued with it (its out-degree is Beamer's m_f).
+// vertex's row is read and queued with it (its out-degree is Beamer's m_f); on levels of few edges
+// (`speculate`) every neighbour's row is read beside its claim, not after it: one round trip less
+// per level for 16 bytes a lost claim, which only small levels can afford; and a claimed vertex's
+// edges are prefetched into L2, so the next level's read of them is an L2 hit, not a DRAM trip.
 __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const int (&w)[GS_BFS_UNROLL],
-                                            const bool (&valid)[GS_BFS_UNROLL], bool precheck, int next_depth,
-                                            unsigned* visited, int2* lp,
-                                            const long long* __restrict__ offsets, long long& scout,
+                                            const bool (&valid)[GS_BFS_UNROLL], bool precheck, bool speculate,
+                                            int next_depth, unsigned* visited, int2* lp,
+                                            const long long* __restrict__ offsets, const int* indices, long long& scout,
                                             longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane)
 {
     bool claim[GS_BFS_UNROLL];
     unsigned seen[GS_BFS_UNROLL];
+    long long first[GS_BFS_UNROLL], end[GS_BFS_UNROLL];
+#pragma unroll
+    for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+        first[q] = end[q] = 0;
+        if (valid[q] && speculate) {
+            first[q] = __ldg(offsets + w[q]);
+            end[q] = __ldg(offsets + w[q] + 1);
+        }
+    }
 #pragma unroll
     for (int q = 0; q < GS_BFS_UNROLL; ++q) seen[q] = valid[q] && precheck ? __ldcg(visited + (w[q] >> 5)) : 0u;
 #pragma unroll
@@ -106,14 +120,17 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
         claim[q] = valid[q] && !(seen[q] & bit);
         if (claim[q]) claim[q] = !(atomicOr(visited + (w[q] >> 5), bit) & bit);
     }
-    long long first[GS_BFS_UNROLL], end[GS_BFS_UNROLL];
 #pragma unroll
     for (int q = 0; q < GS_BFS_UNROLL; ++q) {
-        first[q] = end[q] = 0;
         if (claim[q]) {
             lp[w[q]] = make_int2(next_depth, u[q]);
-            first[q] = __ldg(offsets + w[q]);
-            end[q] = __ldg(offsets + w[q] + 1);
+            if (!speculate) {
+                first[q] = __ldg(offsets + w[q]);
+                end[q] = __ldg(offsets + w[q] + 1);
+            } else if (end[q] > first[q]) {
+                gs_prefetch_l2(indices + first[q]);
+                gs_prefetch_l2(indices + end[q] - 1);
+            }
         }
     }
 #pragma unroll
@@ -134,19 +151,23 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
 // GS_BFS_CHUNK become work items (expanded by the whole grid after a barrier), the others'
 // edges are laid end to end by a warp scan and taken 32 x GS_BFS_UNROLL at a time, each lane
 // finding the source of its edge by a binary search over the lanes' exclusive sums (Merrill's
-// scan-based gather within a warp).
+// scan-based gather within a warp) — unless all 32 have at most GS_BFS_UNROLL edges, which the
+// lanes then take one vertex each.  `rank` orders the warps block-minor (see gs_spread_rank);
+// `mine` is the lane's first entry, qin[rank * 32 + lane], read by the caller beside the level's
+// other reads.
 __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, const long long* __restrict__ offsets,
-                                            unsigned* visited, int2* lp, const longlong2* qin,
+                                            unsigned* visited, int2* lp, const longlong2* qin, longlong2 mine,
                                             gs_u64 count, longlong2* qout, gs_u64* count_out, gs_u64* items,
-                                            gs_u64* items_count, int next_depth, bool precheck, long long& scout,
-                                            longlong2* buf, int& fill, gs_u64 gwarp, gs_u64 nwarps, int lane)
+                                            gs_u64* items_count, int next_depth, bool precheck, bool speculate,
+                                            long long& scout, longlong2* buf, int& fill, gs_u64 rank,
+                                            gs_u64 nwarps, int lane)
 {
-    for (gs_u64 base = gwarp * 32; base < count; base += nwarps * 32) {
+    for (gs_u64 base = rank * 32; base < count; base += nwarps * 32) {
         const gs_u64 i = base + lane;
         int v = 0;
         long long off = 0, deg = 0;
         if (i < count) {
-            const longlong2 e = __ldcg(qin + i);
+            const longlong2 e = base == rank * 32 ? mine : __ldcg(qin + i);
             v = gs_entry_vertex(e);
             off = e.x;
             deg = gs_entry_degree(e);
@@ -163,6 +184,20 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
             if (lane == 0) first = atomicAdd(items_count, nitems);
             first = __shfl_sync(GS_FULL, first, 0);
             for (gs_u64 k = lane; k < nitems; k += 32) items[first + k] = (k << 32) | vj;
+        }
+        if (__all_sync(GS_FULL, deg <= GS_BFS_UNROLL)) {
+            // A road network's frontier: each lane claims its own vertex's few edges, no scan needed.
+            int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
+            bool valid[GS_BFS_UNROLL];
+#pragma unroll
+            for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+                u[q] = v;
+                valid[q] = q < deg;
+                w[q] = valid[q] ? __ldg(indices + off + q) : 0;
+            }
+            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout, buf, fill,
+                        qout, count_out, lane);
+            continue;
         }
         const int d = big ? 0 : (int)deg;
         const int incl = gs_warp_inclusive_sum(d, lane);
@@ -182,20 +217,20 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
                 valid[q] = r < total;
                 w[q] = valid[q] ? __ldg(indices + e) : 0;
             }
-            gs_td_claim(u, w, valid, precheck, next_depth, visited, lp, offsets, scout, buf, fill, qout,
-                        count_out, lane);
+            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout, buf, fill,
+                        qout, count_out, lane);
         }
     }
 }
 
-// Expand the work items of big vertices, one warp per item of GS_BFS_CHUNK edges.
+// Expand the work items of big vertices, one warp per item of GS_BFS_CHUNK edges, in `rank` order.
 __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                             unsigned* visited, int2* lp, const gs_u64* items,
                                             gs_u64 nitems, longlong2* qout, gs_u64* count_out, int next_depth,
-                                            long long& scout, longlong2* buf, int& fill, gs_u64 gwarp,
+                                            long long& scout, longlong2* buf, int& fill, gs_u64 rank,
                                             gs_u64 nwarps, int lane)
 {
-    for (gs_u64 it = gwarp; it < nitems; it += nwarps) {
+    for (gs_u64 it = rank; it < nitems; it += nwarps) {
         const gs_u64 item = __ldcg(items + it);
         const int v = (int)(unsigned)(item & 0xffffffffu);
         const long long first = __ldg(offsets + v) + (long long)(item >> 32) * GS_BFS_CHUNK;
@@ -210,75 +245,114 @@ __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, con
                 valid[q] = x < end;
                 w[q] = valid[q] ? __ldg(indices + x) : 0;
             }
-            gs_td_claim(u, w, valid, true, next_depth, visited, lp, offsets, scout, buf, fill, qout,
+            gs_td_claim(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
                         count_out, lane);
         }
     }
 }
 
-// Grid barrier for a co-resident grid (launched cooperatively, sized by occupancy).  Before
-// arriving, each block sums its threads' three `values` and adds the sums to *to[k] (the next
-// level's counters; a null `to` is skipped), so the barrier's __syncthreads serve the reduction
-// too.  Returns false if the wait timed out.
-__device__ __forceinline__ bool gs_grid_sync(gs_u64* ctl, gs_u64& target, const long long (&values)[3],
-                                             gs_u64* const (&to)[3], long long* red, int* abort_flag)
+// A warp's rank in the top-down work order, block-minor: consecutive 32-entry slices of a frontier
+// go to different blocks, so a small frontier is spread over as many SMs as it has slices, not
+// packed into the first few (whose load units would take its scattered loads one line at a time,
+// and whose __syncthreads would wait on every busy warp of the block).
+__device__ __forceinline__ gs_u64 gs_spread_rank()
 {
-    const int warps = blockDim.x >> 5;
+    return (gs_u64)(threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+}
+
+// Acquire and release, GPU scope: a barrier's poll and arrival order the level's reads and writes
+// without a full fence on either side.
+__device__ __forceinline__ gs_u64 gs_load_acquire(const gs_u64* p)
+{
+    gs_u64 v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void gs_add_release(gs_u64* p, gs_u64 x)
+{
+    asm volatile("red.release.gpu.global.add.u64 [%0], %1;" :: "l"(p), "l"(x) : "memory");
+}
+
+#define GS_BFS_ABORT (~0ULL)      // what a barrier whose wait timed out returns
+
+enum { GS_WAIT = 0, GS_TOP_DOWN_SUMS = 1, GS_BOTTOM_UP_SUMS = 2 };
+
+// Grid barrier of a co-resident grid (launched cooperatively, sized by occupancy) on the count slot
+// `word` of the level in progress: the block's __syncthreads serve a reduction of its threads'
+// `found`, `scout` and `checked` (SUMS: none, scout only, all three); thread 0 adds scout and
+// checked to *scout_to and *checked_to (relaxed), then found and the block's arrival to `word` in
+// one release-ordered add, and reads `word` (acquire) until `arrivals` blocks have arrived.
+// Returns the count in `word` as the read that saw the last arrival left it (every block's adds
+// of the level so far are in it), or GS_BFS_ABORT if the wait timed out (ctl[CTL_ERROR] set).
+template <int SUMS>
+__device__ __forceinline__ gs_u64 gs_barrier(gs_u64* word, gs_u64 arrivals, long long found, gs_u64* scout_to,
+                                             long long scout, gs_u64* checked_to, long long checked, long long* red,
+                                             gs_u64* ctl)
+{
+    __shared__ gs_u64 seen;
+    const int warps = blockDim.x >> 5, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (SUMS == GS_TOP_DOWN_SUMS) {
+        const long long s = gs_warp_sum(scout);
+        if (lane == 0) red[warp] = s;
+    } else if (SUMS == GS_BOTTOM_UP_SUMS) {
+        const long long values[3] = {found, scout, checked};
 #pragma unroll
-    for (int k = 0; k < 3; ++k) {
-        const long long s = to[k] ? gs_warp_sum(values[k]) : 0;
-        if ((threadIdx.x & 31) == 0) red[k * warps + (threadIdx.x >> 5)] = s;
+        for (int k = 0; k < 3; ++k) {
+            const long long s = gs_warp_sum(values[k]);
+            if (lane == 0) red[k * warps + warp] = s;
+        }
     }
     __syncthreads();
-    target += gridDim.x;
     if (threadIdx.x == 0) {
-        for (int k = 0; k < 3; ++k) {
-            long long total = 0;
-            for (int i = 0; i < warps; ++i) total += red[k * warps + i];
-            if (total && to[k]) atomicAdd(to[k], (gs_u64)total);
-        }
-        __threadfence();
-        atomicAdd(ctl + CTL_ARRIVE, 1ULL);
+        long long total[3] = {0, 0, 0};     // found, scout, checked
+        if (SUMS == GS_TOP_DOWN_SUMS)
+            for (int i = 0; i < warps; ++i) total[1] += red[i];
+        if (SUMS == GS_BOTTOM_UP_SUMS)
+            for (int k = 0; k < 3; ++k)
+                for (int i = 0; i < warps; ++i) total[k] += red[k * warps + i];
+        if (total[1]) atomicAdd(scout_to, (gs_u64)total[1]);
+        if (total[2]) atomicAdd(checked_to, (gs_u64)total[2]);
+        gs_add_release(word, GS_BFS_ARRIVAL + (gs_u64)total[0]);
         const gs_u64 t0 = gs_globaltimer();
-        int abort = 0;
-        while (*(volatile gs_u64*)(ctl + CTL_ARRIVE) < target) {
-            if (gs_globaltimer() - t0 > GS_BFS_TIMEOUT_NS) {
+        gs_u64 v;
+        for (unsigned polls = 1; (v = gs_load_acquire(word)) / GS_BFS_ARRIVAL < arrivals; ++polls) {
+            if (polls % 256 == 0 && gs_globaltimer() - t0 > GS_BFS_TIMEOUT_NS) {
                 atomicExch(ctl + CTL_ERROR, 1ULL);
-                abort = 1;
+                v = GS_BFS_ABORT;
                 break;
             }
         }
-        __threadfence();
-        *abort_flag = abort;
+        seen = v;
     }
     __syncthreads();
-    return !*abort_flag;
+    const gs_u64 v = seen;
+    return v == GS_BFS_ABORT ? v : v & GS_BFS_COUNT_MASK;
 }
 
-// A barrier that sums nothing.
-__device__ __forceinline__ bool gs_grid_wait(gs_u64* ctl, gs_u64& target, long long* red, int* abort_flag)
+// A barrier that sums nothing; false if it timed out.
+__device__ __forceinline__ bool gs_wait(gs_u64* word, gs_u64 arrivals, long long* red, gs_u64* ctl)
 {
-    const long long none[3] = {0, 0, 0};
-    gs_u64* const nowhere[3] = {nullptr, nullptr, nullptr};
-    return gs_grid_sync(ctl, target, none, nowhere, red, abort_flag);
+    return gs_barrier<GS_WAIT>(word, arrivals, 0, nullptr, 0, nullptr, 0, red, ctl) != GS_BFS_ABORT;
 }
 
 // ---- switching representation (inside the persistent grid) -------------------------------------
 
 // The frontier queue[0, count) as the bits of `bitmap` (GAPBS QueueToBitmap): the grid clears it,
-// waits, sets the bits and waits again, so bottom-up reads it complete.
+// waits, sets the bits and waits again (barriers on the level's count slot `word`, `arrivals`
+// counting them), so bottom-up reads it complete.
 __device__ __forceinline__ bool gs_queue_to_bitmap(const longlong2* queue, gs_u64 count, unsigned* bitmap,
-                                                   int words, gs_u64* ctl, gs_u64& target, long long* red,
-                                                   int* abort_flag)
+                                                   int words, gs_u64* word, gs_u64& arrivals, long long* red,
+                                                   gs_u64* ctl)
 {
     const gs_u64 tid = (gs_u64)blockIdx.x * blockDim.x + threadIdx.x, stride = (gs_u64)gridDim.x * blockDim.x;
     for (gs_u64 i = tid; i < (gs_u64)words; i += stride) bitmap[i] = 0u;
-    if (!gs_grid_wait(ctl, target, red, abort_flag)) return false;
+    if (!gs_wait(word, arrivals += gridDim.x, red, ctl)) return false;
     for (gs_u64 i = tid; i < count; i += stride) {
         const int v = gs_entry_vertex(__ldcg(queue + i));
         atomicOr(bitmap + (v >> 5), 1u << (v & 31));
     }
-    return gs_grid_wait(ctl, target, red, abort_flag);
+    return gs_wait(word, arrivals += gridDim.x, red, ctl);
 }
 
 // The set bits of `bitmap` as queue entries (GAPBS BitmapToQueue): a block scans its words'
@@ -331,20 +405,24 @@ __device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int w
 // word of `next`; adds to the thread's counts the vertices found, their out-edges (`offsets`: the
 // out-edge CSR, the same array as roffsets when undirected) and the edges examined.  `visited`
 // and `frontier` are written by this launch, so they are read through L2 (__ldcg), never a
-// stale L1 or the read-only path.
+// stale L1 or the read-only path.  `dead` marks the vertices without in-edges, which no level can
+// reach: they are skipped like visited ones, without reading their rows (R-MAT's isolated
+// vertices, most of the ~8M of scale 24's 16.7M that no root reaches, cost 16 bytes each a level
+// otherwise).
 __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offsets,
                                             const long long* __restrict__ roffsets,
                                             const int* __restrict__ rindices, unsigned* visited,
-                                            const unsigned* frontier, unsigned* next, int2* lp, int n, int words,
+                                            const unsigned* __restrict__ dead, const unsigned* frontier,
+                                            unsigned* next, int2* lp, int n, int words,
                                             int depth, long long& awake, long long& scout, long long& checked,
                                             long long gwarp, long long nwarps, int lane)
 {
     for (long long w = gwarp; w < words; w += nwarps) {
-        const unsigned seen = __ldcg(visited + w);
+        const unsigned seen = __ldcg(visited + w), skip = seen | __ldg(dead + w);
         unsigned found = 0;
-        if (seen != GS_FULL) {
+        if (skip != GS_FULL) {
             const int v = (int)(w * 32 + lane);
-            const bool todo = v < n && !((seen >> lane) & 1u);
+            const bool todo = v < n && !((skip >> lane) & 1u);
             long long start = 0, e = 0, end = 0;
             int par = -1;
             if (todo) {
@@ -405,47 +483,84 @@ __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offset
     }
 }
 
+// ---- the outputs ---------------------------------------------------------------------------------
+
+// level[v], parent[v] from lp[v] where v is visited, -1 elsewhere (lp is never initialised): four
+// vertices a thread, their lp read only where reached, two 16-byte stores.
+__device__ __forceinline__ void gs_write_outputs(const unsigned* visited, const int2* lp, int* __restrict__ level,
+                                                 int* __restrict__ parent, int n)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long quads = n >> 2;
+    for (long long i = tid; i < quads; i += stride) {
+        const unsigned bits = (__ldcg(visited + (i >> 3)) >> ((i & 7) * 4)) & 15u;
+        int4 a = make_int4(-1, -1, -1, -1), b = a;
+        if (bits & 3u) a = __ldcg(reinterpret_cast<const int4*>(lp) + 2 * i);
+        if (bits & 12u) b = __ldcg(reinterpret_cast<const int4*>(lp) + 2 * i + 1);
+        const int4 lv = make_int4(bits & 1u ? a.x : -1, bits & 2u ? a.z : -1, bits & 4u ? b.x : -1,
+                                  bits & 8u ? b.z : -1);
+        const int4 pa = make_int4(bits & 1u ? a.y : -1, bits & 2u ? a.w : -1, bits & 4u ? b.y : -1,
+                                  bits & 8u ? b.w : -1);
+        reinterpret_cast<int4*>(level)[i] = lv;
+        reinterpret_cast<int4*>(parent)[i] = pa;
+    }
+    for (long long v = (quads << 2) + tid; v < n; v += stride) {
+        const bool seen = (__ldcg(visited + (v >> 5)) >> (v & 31)) & 1u;
+        const int2 x = seen ? __ldcg(lp + v) : make_int2(-1, -1);
+        level[v] = x.x;
+        parent[v] = x.y;
+    }
+}
+
 // ---- the traversal: every level in one persistent launch ----------------------------------------
 
 // Levels from `depth` in one persistent launch, each ended by a grid barrier, until the frontier
-// is empty (DONE) or max_levels levels are done (LIMIT; 0 = no limit).  The direction is decided
-// here, by every block alike from the same counters read after the same barrier (Beamer's
-// switching, as GAPBS): a top-down level goes bottom-up (mode MODE_BOTTOM_UP: always) when
-// scout > edges_to_check / alpha and, since a bottom-up level on a GPU is a pass over every vertex,
-// the frontier has more than min_switch = n / beta edges — not tested on the first top-down level
-// after bottom-up (`check` 0), as GAPBS does; the queue becomes the bitmap of that level.  A
-// bottom-up level returns to top-down (mode MODE_AUTO only) when its frontier shrank and is at
-// most n / beta; the bitmap becomes the queue.  `bottom_up`, `check` and `reached` carry the state
-// across launches (LIMIT), read back from ctl.  Level k of the launch is recorded in
-// rec[field * rec_cap + rec_base + k] while rec_base + k < rec_cap; fields REC_*: its frontier,
-// the frontier's out-edges (top-down), the vertices it claimed, its work items, the edges
-// bottom-up examined, its KIND_* bits and the %globaltimer at its end (the launch's start is
-// ctl[CTL_T0]).  On exit the launch's totals per direction are in ctl (the byte model's counts).
+// is empty (DONE: the launch then writes the level and parent outputs) or max_levels levels are
+// done (LIMIT; 0 = no limit).  The direction is decided here, by every block alike from the same
+// counters read after the same barrier (Beamer's switching, as GAPBS): a top-down level goes
+// bottom-up (mode MODE_BOTTOM_UP: always) when scout > edges_to_check / alpha and, since a
+// bottom-up level on a GPU is a pass over every vertex, the frontier has more than min_switch =
+// n / beta edges — not tested on the first top-down level after bottom-up (`check` 0), as GAPBS
+// does; the queue becomes the bitmap of that level.  A bottom-up level returns to top-down (mode
+// MODE_AUTO only) when its frontier shrank and is at most n / beta; the bitmap becomes the queue.
+// `bottom_up`, `check` and `reached` carry the state across launches (LIMIT), read back from ctl.
+// Level k of the launch is recorded in rec[field * rec_cap + rec_base + k] while rec_base + k <
+// rec_cap; fields REC_*: its frontier, the frontier's out-edges (top-down), the vertices it
+// claimed, its work items, the edges bottom-up examined, its KIND_* bits and the %globaltimer at
+// its end (the launch's start is ctl[CTL_T0]).  On exit the launch's totals per direction are in
+// ctl (the byte model's counts).
+//
+// A level on a small frontier is a chain of dependent round trips; the kernel keeps it short: the
+// frontier's size arrives with the barrier's last arrival (the count slot), the level's edge sum
+// and each lane's first queue entry are read together after it, the frontier's slices go to as
+// many SMs as there are slices, lanes of vertices of at most GS_BFS_UNROLL edges take their own
+// edges without a scan, and on levels of few edges a neighbour's row is read beside its claim.
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restrict__ indices,
                       const long long* __restrict__ roffsets, const int* __restrict__ rindices, unsigned* visited,
-                      int2* lp, longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1,
-                      gs_u64* items, gs_u64* ctl, long long* rec, int rec_base, int rec_cap, int n, int depth,
-                      long long edges_to_check, long long reached, gs_u64 arrive_base, int max_levels, int mode,
-                      int bottom_up, int check, double alpha, double beta, long long min_switch)
+                      const unsigned* __restrict__ dead, int2* lp, int* __restrict__ level, int* __restrict__ parent,
+                      longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1, gs_u64* items,
+                      gs_u64* ctl, long long* rec, int rec_base, int rec_cap, int n, int depth,
+                      long long edges_to_check, long long reached, int max_levels, int mode, int bottom_up, int check,
+                      double alpha, double beta, long long min_switch)
 {
     extern __shared__ longlong2 gs_smem[];
-    __shared__ int abort_flag;
     const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
     const int words = (n + 31) >> 5;
     longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
     long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
     const gs_u64 gwarp = ((gs_u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
+    const gs_u64 rank = gs_spread_rank();
+    const gs_u64 mine = rank * 32 + lane;       // the lane's first queue entry of a top-down level
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     if (leader) ctl[CTL_T0] = gs_globaltimer();
-    gs_u64 target = arrive_base;
     gs_u64 td_frontier = 0, td_edges = 0, td_items = 0, td_claimed = 0;
     gs_u64 bu_levels = 0, bu_unvisited = 0, bu_checked = 0, bu_found = 0;
     gs_u64 to_bitmap = 0, to_bitmap_vertices = 0, to_queue = 0, to_queue_vertices = 0;
     int L = depth, done = 0, reason;
-    gs_u64 count = __ldcg(ctl + CTL_COUNT + L % 3);
-    gs_u64 scout_now = __ldcg(ctl + CTL_SCOUT + L % 3);
+    gs_u64 count = __ldcg(ctl + CTL_COUNT + L % 3) & GS_BFS_COUNT_MASK;
     while (true) {
         if (count == 0) { reason = EXIT_DONE; break; }
         if (max_levels > 0 && done == max_levels) { reason = EXIT_LIMIT; break; }
@@ -453,10 +568,14 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
         longlong2* qout = (L & 1) ? queue0 : queue1;
         unsigned* front = (L & 1) ? bitmap1 : bitmap0;
         unsigned* next = (L & 1) ? bitmap0 : bitmap1;
-        gs_u64* count_out = ctl + CTL_COUNT + (L + 1) % 3;
+        gs_u64* count_out = ctl + CTL_COUNT + (L + 1) % 3;     // also the level's barrier
         gs_u64* scout_out = ctl + CTL_SCOUT + (L + 1) % 3;
         gs_u64* checked_out = ctl + CTL_CHECKED + (L & 1);
         gs_u64* items_count = ctl + CTL_ITEMS + (L & 1);
+        gs_u64 arrivals = 0;                                     // the level's barriers so far, times the grid
+        // One round trip for both: the frontier's out-edges and the lane's first entry.
+        const gs_u64 scout_now = __ldcg(ctl + CTL_SCOUT + L % 3);
+        const longlong2 first = !bottom_up && mine < count ? __ldcg(qin + mine) : make_longlong2(0, 0);
         if (leader) {
             ctl[CTL_COUNT + (L + 2) % 3] = 0;
             ctl[CTL_SCOUT + (L + 2) % 3] = 0;
@@ -468,22 +587,21 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
         if (!bottom_up && (mode == MODE_BOTTOM_UP ||
                            (mode == MODE_AUTO && check && (double)scout_now > (double)edges_to_check / alpha &&
                             (long long)scout_now > min_switch))) {
-            if (!gs_queue_to_bitmap(qin, count, front, words, ctl, target, red, &abort_flag)) return;
+            if (!gs_queue_to_bitmap(qin, count, front, words, count_out, arrivals, red, ctl)) return;
             bottom_up = 1;
             kind |= KIND_TO_BITMAP;
             ++to_bitmap;
             to_bitmap_vertices += count;
         }
-        gs_u64 next_count, next_scout, nitems = 0, checked = 0;
+        gs_u64 next_count, nitems = 0, checked = 0;
         if (bottom_up) {
             kind |= KIND_BOTTOM_UP;
-            long long sums[3] = {0, 0, 0};     // vertices found, their out-edges, edges examined
-            gs_bu_level(offsets, roffsets, rindices, visited, front, next, lp, n, words, L, sums[0], sums[1],
-                        sums[2], (long long)gwarp, (long long)nwarps, lane);
-            gs_u64* const to[3] = {count_out, scout_out, checked_out};
-            if (!gs_grid_sync(ctl, target, sums, to, red, &abort_flag)) return;
-            next_count = __ldcg(count_out);
-            next_scout = __ldcg(scout_out);
+            long long found = 0, scout = 0, examined = 0;
+            gs_bu_level(offsets, roffsets, rindices, visited, dead, front, next, lp, n, words, L, found, scout,
+                        examined, (long long)gwarp, (long long)nwarps, lane);
+            next_count = gs_barrier<GS_BOTTOM_UP_SUMS>(count_out, arrivals += gridDim.x, found, scout_out, scout,
+                                                       checked_out, examined, red, ctl);
+            if (next_count == GS_BFS_ABORT) return;
             if (leader) checked = __ldcg(checked_out);
             ++bu_levels;
             bu_unvisited += (gs_u64)(n - reached);
@@ -492,7 +610,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             // GAPBS's bottom-up loop condition: stay while the frontier grows or is above n / beta.
             if (mode == MODE_AUTO && next_count > 0 && next_count < count && (double)next_count <= (double)n / beta) {
                 gs_bitmap_to_queue(next, words, offsets, qout, ctl);
-                if (!gs_grid_wait(ctl, target, red, &abort_flag)) return;
+                if (!gs_wait(count_out, arrivals += gridDim.x, red, ctl)) return;
                 bottom_up = 0;
                 check = 0;
                 kind |= KIND_TO_QUEUE;
@@ -504,25 +622,24 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             check = 1;
             td_frontier += count;
             td_edges += scout_now;
-            long long sums[3] = {0, 0, 0};     // out-edges of the vertices claimed
-            gs_u64* const to[3] = {scout_out, nullptr, nullptr};
+            long long scout = 0;      // out-edges of the vertices claimed
             int fill = 0;
-            gs_td_queue(indices, offsets, visited, lp, qin, count, qout, count_out, items, items_count, L + 1,
-                        count >= GS_BFS_PRECHECK, sums[0], buf, fill, gwarp, nwarps, lane);
+            gs_td_queue(indices, offsets, visited, lp, qin, first, count, qout, count_out, items, items_count, L + 1,
+                        count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank, nwarps,
+                        lane);
             gs_flush(buf, fill, qout, count_out, lane);
-            if (!gs_grid_sync(ctl, target, sums, to, red, &abort_flag)) return;
-            // The next level's counters are final here unless work items remain: read all three at once.
+            next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr,
+                                                      0, red, ctl);
+            if (next_count == GS_BFS_ABORT) return;
             nitems = __ldcg(items_count);
-            next_count = __ldcg(count_out);
-            next_scout = __ldcg(scout_out);
             if (nitems) {
-                sums[0] = 0;
-                gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, sums[0],
-                            buf, fill, gwarp, nwarps, lane);
+                scout = 0;
+                gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout, buf, fill,
+                            rank, nwarps, lane);
                 gs_flush(buf, fill, qout, count_out, lane);
-                if (!gs_grid_sync(ctl, target, sums, to, red, &abort_flag)) return;
-                next_count = __ldcg(count_out);
-                next_scout = __ldcg(scout_out);
+                next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout,
+                                                          nullptr, 0, red, ctl);
+                if (next_count == GS_BFS_ABORT) return;
             }
             td_items += nitems;
             td_claimed += next_count;
@@ -539,37 +656,15 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
         }
         reached += (long long)next_count;
         count = next_count;
-        scout_now = next_scout;
         ++L;
         ++done;
     }
+    if (reason == EXIT_DONE) gs_write_outputs(visited, lp, level, parent, n);
     if (leader) {
         const gs_u64 totals[] = {(gs_u64)L, (gs_u64)edges_to_check, (gs_u64)reason, (gs_u64)done,
                                  (gs_u64)bottom_up, (gs_u64)check, (gs_u64)reached,
                                  td_frontier, td_edges, td_items, td_claimed, bu_levels, bu_unvisited, bu_checked,
                                  bu_found, to_bitmap, to_bitmap_vertices, to_queue, to_queue_vertices};
         for (int k = 0; k < (int)(sizeof(totals) / sizeof(totals[0])); ++k) ctl[CTL_DEPTH + k] = totals[k];
-    }
-}
-
-// ---- the outputs ---------------------------------------------------------------------------------
-
-// level[v], parent[v] from lp[v]: four vertices a thread, 32 bytes read and two 16-byte stores.
-extern "C" __global__ void graphsweep_bfs_split(const int2* __restrict__ lp, int* __restrict__ level,
-                                                int* __restrict__ parent, int n)
-{
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long quads = n >> 2;
-    for (long long i = tid; i < quads; i += stride) {
-        const int4 a = reinterpret_cast<const int4*>(lp)[2 * i];
-        const int4 b = reinterpret_cast<const int4*>(lp)[2 * i + 1];
-        reinterpret_cast<int4*>(level)[i] = make_int4(a.x, a.z, b.x, b.z);
-        reinterpret_cast<int4*>(parent)[i] = make_int4(a.y, a.w, b.y, b.w);
-    }
-    for (long long i = (quads << 2) + tid; i < n; i += stride) {
-        const int2 x = lp[i];
-        level[i] = x.x;
-        parent[i] = x.y;
     }
 }

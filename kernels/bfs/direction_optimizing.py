@@ -19,8 +19,9 @@ as many blocks as can be resident) with a grid barrier per level: a level costs 
 work, not a launch and a host round trip — what a 2D grid's thousands of levels and a small
 graph's bottom-up levels need.  The direction is chosen on the device, by every block from the
 same counters read after the same barrier, and the conversions between queue and bitmap run
-inside the launch too; the host waits once, when the search is done (or every
-``levels_per_launch`` levels, the state carried over in the control block).
+inside the launch too, and so does the writing of the outputs; the host queues the launch and
+does not wait for it (its control block is copied on the device and read after timing), unless
+``levels_per_launch`` makes it come back every so many levels with the state in the control block.
 - top-down: a warp takes 32 frontier vertices and lays their edges end to end with a warp scan
   (Merrill's scan-based gather; the lane owning an edge is found by a binary search over the
   lanes' sums), 4 edges per lane in flight; vertices of degree above 256 become work items of 256
@@ -28,19 +29,31 @@ inside the launch too; the host waits once, when the search is done (or every
   vertex is claimed by atomicOr on a visited bitmap (L2 resident; on frontiers of 16K+ a plain
   read of the bit first); its row is read then and queued with it, so the next level reads no
   offsets; discovered vertices are staged per warp in shared memory and appended with one atomic
-  per ~100.  A level on a small frontier is a chain of ~7 memory round trips plus the barrier
-  (what the per-level target is about).
+  per ~100.
+- a level on a small frontier (a road network's thousands) is a chain of dependent round trips,
+  kept short: the barrier is a release-add of the block's arrival to the level's count slot (the
+  vertices it found ride in the same add) and acquire reads of it, so the read that sees the last
+  arrival also reads the next frontier's size; the frontier's edge sum and each lane's first queue
+  entry are then read together; the frontier's 32-vertex slices go to different blocks (one SM
+  each, not 8 warps on a few SMs); a warp whose 32 vertices have at most 4 edges each lets each
+  lane take its own vertex's edges (no scan, no search); on levels of under 64K edges a
+  neighbour's row is read beside its claim instead of after it, and a claimed vertex's edges are
+  prefetched into L2 for the next level.  What is left: entry, edge, claim and row, the queue
+  append, the barrier's arrival and its poll (docs/results.md §16).
 - bottom-up: a warp per 32-vertex word of the visited bitmap; a lane checks its vertex's first 32
   in-neighbours against the frontier bitmap, 4 at a time, then the warp takes the vertices still
-  searching one at a time, 32 neighbours per step (early exit at the first hit).
-- level and parent live in one int2 array while the search runs, so a claim is one 8-byte store
-  instead of two partial-sector writes to DRAM; a last coalesced pass ("split", 16 bytes a vertex)
-  writes the two outputs.
+  searching one at a time, 32 neighbours per step (early exit at the first hit).  Vertices without
+  in-edges (a bitmap made once per graph) are skipped like visited ones: nothing reaches them.
+- level and parent of a reached vertex live in one int2 array while the search runs (a claim is
+  one 8-byte store instead of two partial-sector writes to DRAM); it is never initialised: the end
+  of the launch writes the outputs from it and the visited bitmap (-1 where unvisited), so a run
+  moves 8n + 8 reached bytes of outputs, not an 8n initialisation and a 16n split pass besides.
 Byte model per level and per launch from the counts the device returns (frontier vertices f,
 their edges e, vertices claimed c, bottom-up's unvisited u, edges examined k, found a, bitmap
-words W): top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item), random
-e + 2c; bottom-up reads 4W + 16u + 4k, writes 4W + 8a, random u + k; queue to bitmap reads 16f,
-writes 4W, random f; bitmap to queue reads 4W + 16a, writes 16a, random a; split reads and writes 8n.
+words W, reached r): top-down reads 16f + 4e + 16c (+24 per work item), writes 24c (+8 per item),
+random e + 2c; bottom-up reads 8W + 16u + 4k (u: those with in-edges), writes 4W + 8a, random
+u + k; queue to bitmap reads 16f, writes 4W, random f; bitmap to queue reads 4W + 16a, writes
+16a, random a; the outputs read 4W + 8r and write 8n.
 
 The CPU twin is the same algorithm with Numba prange: top-down over chunks of the queue (a
 vertex claimed by two chunks keeps the parent written last, and only that chunk queues it),
@@ -56,7 +69,7 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel, Param
-from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks, resident_blocks
+from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks
 from . import BFS, ROOT_PARAM
 from .gpu import check_gpu_graph
 
@@ -64,6 +77,9 @@ from .gpu import check_gpu_graph
 # every level in one launch: R-MAT scale 24, edge factor 16 (3 of 7-8 levels bottom-up) 1.21 ms a
 # root at 64, 1.77 at 128; the 4096^2 grid keeping 0.8 (under 4 a vertex, top-down only) 10.5 us a
 # level at 64, 7.6 at 128; graphs of 256K-1M vertices within 7% either way (benchmarks/bfs.py --levels).
+# (Before docs/results.md §16's changes; the grid is now 5.1 us a level at 128, H100.)  One block a
+# SM instead of two at 128 (fewer arrivals at each barrier) gave the grid 4.92 against 5.12 us a
+# level but cost uniform 2^24 of degree 6 57% (its bottom-up levels want the warps): not taken.
 BOTTOM_UP_DEGREE = 8
 
 PARAMS = {
@@ -93,36 +109,35 @@ RECORDS = 1 << 16           # levels whose sizes and times are recorded per run 
 
 class Ctl(IntEnum):
     """The control block's unsigned 64-bit slots (counts and edge sums triple-buffered by level % 3)."""
-    COUNT = 0           # 3 slots: frontier sizes by level % 3
+    COUNT = 0           # 3 slots: frontier sizes by level % 3 (low 40 bits; above: barrier arrivals)
     SCOUT = 3           # 3 slots: out-edges of those frontiers (Beamer's m_f)
     ITEMS = 6           # 2 slots: work items of the level by level % 2
     CHECKED = 8         # 2 slots: edges bottom-up examined, by level % 2
-    ARRIVE = 10         # grid barrier arrivals (monotone; the host passes the base of each launch)
-    ERROR = 11          # a barrier timed out
-    SCRATCH = 12        # bitmap-to-queue's write cursor
-    T0 = 13             # %globaltimer when the launch started
+    ERROR = 10          # a barrier timed out
+    SCRATCH = 11        # bitmap-to-queue's write cursor
+    T0 = 12             # %globaltimer when the launch started
     # On exit, in this order: the state the next launch starts from ...
-    DEPTH = 14          # the level whose frontier is in the queue or bitmap
-    EDGES = 15          # Beamer's edges_to_check
-    REASON = 16         # an Exit
-    LEVELS = 17         # levels done by the launch
-    BOTTOM_UP = 18      # the frontier is a bitmap (the next level is bottom-up)
-    CHECK = 19          # the next top-down level tests the switch (not the first after bottom-up)
-    REACHED = 20        # vertices reached so far
+    DEPTH = 13          # the level whose frontier is in the queue or bitmap
+    EDGES = 14          # Beamer's edges_to_check
+    REASON = 15         # an Exit
+    LEVELS = 16         # levels done by the launch
+    BOTTOM_UP = 17      # the frontier is a bitmap (the next level is bottom-up)
+    CHECK = 18          # the next top-down level tests the switch (not the first after bottom-up)
+    REACHED = 19        # vertices reached so far
     # ... and the launch's totals (the byte model's counts)
-    TD_FRONTIER = 21    # frontier vertices top-down expanded
-    TD_EDGES = 22       # their out-edges
-    TD_ITEMS = 23       # work items of big vertices
-    TD_CLAIMED = 24     # vertices top-down claimed
-    BU_LEVELS = 25      # bottom-up levels
-    BU_UNVISITED = 26   # unvisited vertices they started with, summed
-    BU_CHECKED = 27     # edges they examined
-    BU_FOUND = 28       # vertices they found
-    TO_BITMAP = 29      # queue-to-bitmap conversions
-    TO_BITMAP_VERTICES = 30
-    TO_QUEUE = 31       # bitmap-to-queue conversions
-    TO_QUEUE_VERTICES = 32
-    SIZE = 33
+    TD_FRONTIER = 20    # frontier vertices top-down expanded
+    TD_EDGES = 21       # their out-edges
+    TD_ITEMS = 22       # work items of big vertices
+    TD_CLAIMED = 23     # vertices top-down claimed
+    BU_LEVELS = 24      # bottom-up levels
+    BU_UNVISITED = 25   # unvisited vertices they started with, summed
+    BU_CHECKED = 26     # edges they examined
+    BU_FOUND = 27       # vertices they found
+    TO_BITMAP = 28      # queue-to-bitmap conversions
+    TO_BITMAP_VERTICES = 29
+    TO_QUEUE = 30       # bitmap-to-queue conversions
+    TO_QUEUE_VERTICES = 31
+    SIZE = 32
 
 
 class Exit(IntEnum):
@@ -174,8 +189,10 @@ def step_traffic(traffic: dict) -> dict:
     return {"bytes_read": traffic["read"], "bytes_written": traffic["written"], "random_accesses": traffic["random"]}
 
 
-def bu_traffic(words: int, unvisited: int, checked: int, found: int) -> dict:
-    return {"read": 4 * words + 16 * unvisited + 4 * checked, "written": 4 * words + 8 * found,
+def bu_traffic(words: int, unvisited: int, checked: int, found: int, dead_words: int = 0) -> dict:
+    """Bottom-up: the visited words (and the GPU's words of vertices without in-edges), the rows of
+    the ``unvisited`` vertices that have in-edges, the edges examined, the found written."""
+    return {"read": 4 * words + 4 * dead_words + 16 * unvisited + 4 * checked, "written": 4 * words + 8 * found,
             "random": unvisited + checked}
 
 
@@ -201,13 +218,13 @@ def stays_bottom_up(awake: int, old_awake: int, n: int, beta: float) -> bool:
 
 @dataclass
 class _Workspace:
-    """Buffers of one graph, reused by every run on it (only level and parent are per run)."""
+    """Buffers of one graph, reused by every run on it (only the outputs level and parent are per run)."""
     visited: object
+    lp: object
     bitmaps: list
     queues: list
     items: object
     ctl: object
-    ctl_host: object
     blocks: int
     smem: int
 
@@ -228,6 +245,21 @@ def _module(registers: int):
 def setup(inp, params):
     if inp.backend == "gpu":
         _workspace(inp, params)
+        _dead(inp, inp.csr() if params["direction"] == "top-down" else inp.rcsr())
+
+
+def _dead(inp, rcsr) -> tuple:
+    """The bitmap of the vertices without in-edges (bottom-up skips them: nothing reaches them) and
+    their count, once per graph and in-edge CSR."""
+    import cupy
+    key = ("bfs.direction-optimizing dead", rcsr is inp.csr())
+    if key not in inp.cache:
+        words = (rcsr.n + 31) // 32
+        none = cupy.zeros(32 * words, dtype=np.uint32)
+        none[:rcsr.n] = rcsr.offsets[1:] == rcsr.offsets[:-1]
+        bits = (none.reshape(words, 32) << cupy.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint32)
+        inp.cache[key] = (bits, int(none.sum()))
+    return inp.cache[key]
 
 
 def _threads(params) -> int:
@@ -240,7 +272,6 @@ def _threads(params) -> int:
 
 def _workspace(inp, params) -> _Workspace:
     import cupy
-    import cupyx
     csr = inp.csr()
     threads = _threads(params)
     registers = _registers(csr, params)
@@ -251,11 +282,11 @@ def _workspace(inp, params) -> _Workspace:
         levels = _module(registers).get_function("graphsweep_bfs_levels")
         inp.cache[key] = _Workspace(
             visited=cupy.empty(words, dtype=np.uint32),
+            lp=cupy.empty((max(n, 1), 2), dtype=np.int32),       # {level, parent} of each reached vertex
             bitmaps=[cupy.empty(words, dtype=np.uint32) for _ in range(2)],
             queues=[cupy.empty((max(n, 1), 2), dtype=np.int64) for _ in range(2)],   # longlong2 entries
             items=cupy.empty(csr.nnz // (CHUNK // 2) + 1, dtype=np.uint64),
             ctl=cupy.zeros(Ctl.SIZE, dtype=np.uint64),
-            ctl_host=cupyx.empty_pinned((Ctl.SIZE,), dtype=np.uint64),
             blocks=persistent_blocks(levels, threads, smem, params["blocks"]),
             smem=smem)
     return inp.cache[key]
@@ -275,13 +306,59 @@ def total_traffic(*parts: dict) -> dict:
     return {key: sum(part[key] for part in parts) for key in ("read", "written", "random")}
 
 
-def launch_traffic(c, words: int) -> dict:
-    """Byte model of one launch from the totals it left in the control block ``c``."""
+def launch_traffic(c, words: int, dead: int) -> dict:
+    """Byte model of one launch from the totals it left in the control block ``c``; ``dead``
+    vertices without in-edges, which bottom-up skips."""
+    levels = c[Ctl.BU_LEVELS]
     return total_traffic(td_traffic(c[Ctl.TD_FRONTIER], c[Ctl.TD_EDGES], c[Ctl.TD_CLAIMED], c[Ctl.TD_ITEMS]),
-                         bu_traffic(words * c[Ctl.BU_LEVELS], c[Ctl.BU_UNVISITED], c[Ctl.BU_CHECKED],
-                                    c[Ctl.BU_FOUND]),
+                         bu_traffic(words * levels, max(0, c[Ctl.BU_UNVISITED] - dead * levels), c[Ctl.BU_CHECKED],
+                                    c[Ctl.BU_FOUND], dead_words=words * levels),
                          to_bitmap_traffic(c[Ctl.TO_BITMAP_VERTICES], words, c[Ctl.TO_BITMAP]),
                          to_queue_traffic(c[Ctl.TO_QUEUE_VERTICES], words, c[Ctl.TO_QUEUE]))
+
+
+def output_traffic(n: int, words: int, reached: int) -> dict:
+    """The outputs, written once the search is done: level and parent of every vertex from the
+    visited bitmap and the reached vertices' {level, parent}."""
+    return {"read": 4 * words + 8 * reached, "written": 8 * n, "random": 0}
+
+
+class _Launches:
+    """Each persistent launch's control block, copied on the device as the launch ends and read
+    once after timing (or at once, to start the next launch, when levels_per_launch is set)."""
+
+    def __init__(self, words: int, n: int, dead: int):
+        self.words, self.n, self.dead, self.copies, self._host = words, n, dead, [], {}
+
+    def add(self, ctl) -> None:
+        self.copies.append(ctl.copy())
+
+    def __len__(self) -> int:
+        return len(self.copies)
+
+    def __getitem__(self, k: int) -> list[int]:
+        k %= len(self.copies)
+        if k not in self._host:
+            c = [int(x) for x in self.copies[k].get()]
+            if c[Ctl.ERROR]:
+                raise RuntimeError("bfs.direction-optimizing: a grid barrier timed out (blocks not co-resident?)")
+            self._host[k] = c
+        return self._host[k]
+
+    def traffic(self, k: int) -> dict:
+        c = self[k]
+        done = output_traffic(self.n, self.words, c[Ctl.REACHED]) if c[Ctl.REASON] == Exit.DONE \
+            else {"read": 0, "written": 0, "random": 0}
+        return total_traffic(launch_traffic(c, self.words, self.dead), done)
+
+    def starts(self) -> list[tuple[int, int, int, int]]:
+        """(first level, levels, vertices reached before it, start ns) of each launch."""
+        out, depth, reached = [], 0, 1
+        for k in range(len(self.copies)):
+            c = self[k]
+            out.append((depth, c[Ctl.LEVELS], reached, c[Ctl.T0]))
+            depth, reached = c[Ctl.DEPTH], c[Ctl.REACHED]
+        return out
 
 
 def run_gpu(inp, params, timer):
@@ -293,51 +370,48 @@ def run_gpu(inp, params, timer):
     n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
     words = (n + 31) // 32
     ws = _workspace(inp, params)
+    dead, dead_count = _dead(inp, rcsr)
     mod = _module(_registers(csr, params))
     levels_kernel = mod.get_function("graphsweep_bfs_levels")
-    lp = cupy.empty((n, 2), dtype=np.int32)                       # {level, parent} per vertex
+    level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
     records = cupy.empty((Rec.FIELDS, RECORDS), dtype=np.int64)   # per run: read after timing
-    launches = []                                                 # (first level, levels, reached, start ns)
-    level_rows = _LevelRows(records, launches, n)
+    launches = _Launches(words, n, dead_count)
+    level_rows = _LevelRows(records, launches, n, dead_count)
     timer.steps("top-down", lambda: level_rows.of("top-down"))
     timer.steps("bottom-up", lambda: level_rows.of("bottom-up"))
 
-    with timer.phase("init", read=16, written=8 * n + 4 * words):
-        mod.get_function("graphsweep_bfs_init")((blocks_for(n, 2 * threads),), (threads,),
-                                                (lp, ws.visited, ws.queues[0], ws.ctl, csr.offsets, np.int32(n),
+    with timer.phase("init", read=16, written=4 * words + 8 + 16):
+        mod.get_function("graphsweep_bfs_init")((blocks_for(words, 2 * threads),), (threads,),
+                                                (ws.lp, ws.visited, ws.queues[0], ws.ctl, csr.offsets,
                                                  np.int32(words), np.int32(root)))
-    depth, edges_to_check, reached, arrive, recorded, bottom_up, check = 0, nnz, 1, 0, 0, 0, 1
-    bu_levels = 0
+    depth, edges_to_check, reached, recorded, bottom_up, check = 0, nnz, 1, 0, 0, 1
     while True:
-        if depth > n:
-            raise RuntimeError(f"bfs.direction-optimizing: level {depth} on {n} vertices (a kernel lost count)")
-        # Every level in one launch; the host waits only for it to end (or for levels_per_launch).
+        # Every level in one launch, which writes the outputs too: the host does not wait for it
+        # (its control block is read after timing), unless levels_per_launch makes it come back.
         with timer.phase("levels") as traffic:
             launch_cooperative(levels_kernel, ws.blocks, threads, (
-                csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, lp, ws.queues[0], ws.queues[1],
-                ws.bitmaps[0], ws.bitmaps[1], ws.items, ws.ctl, records, np.int32(recorded), np.int32(RECORDS),
-                np.int32(n), np.int32(depth), np.int64(edges_to_check), np.int64(reached), np.uint64(arrive),
-                np.int32(params["levels_per_launch"]), np.int32(mode), np.int32(bottom_up), np.int32(check),
-                np.float64(params["alpha"]), np.float64(params["beta"]), np.int64(min_switch(n, params["beta"]))),
-                ws.smem)
-        ws.ctl.get(out=ws.ctl_host)         # synchronises
-        if ws.ctl_host[Ctl.ERROR]:
-            raise RuntimeError("bfs.direction-optimizing: a grid barrier timed out (blocks not co-resident?)")
-        c = [int(x) for x in ws.ctl_host]
-        traffic.add(**launch_traffic(c, words))
-        launches.append((depth, c[Ctl.LEVELS], reached, c[Ctl.T0]))
-        recorded += c[Ctl.LEVELS]
-        bu_levels += c[Ctl.BU_LEVELS]
-        depth, edges_to_check, arrive = c[Ctl.DEPTH], c[Ctl.EDGES], c[Ctl.ARRIVE]
-        reached, bottom_up, check = c[Ctl.REACHED], c[Ctl.BOTTOM_UP], c[Ctl.CHECK]
+                csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, dead, ws.lp, level, parent,
+                ws.queues[0], ws.queues[1], ws.bitmaps[0], ws.bitmaps[1], ws.items, ws.ctl, records,
+                np.int32(recorded), np.int32(RECORDS), np.int32(n), np.int32(depth), np.int64(edges_to_check),
+                np.int64(reached), np.int32(params["levels_per_launch"]), np.int32(mode), np.int32(bottom_up),
+                np.int32(check), np.float64(params["alpha"]), np.float64(params["beta"]),
+                np.int64(min_switch(n, params["beta"]))), ws.smem)
+            launches.add(ws.ctl)
+            k = len(launches) - 1
+            traffic.add(**{key: (lambda key=key, k=k: launches.traffic(k)[key])
+                           for key in ("read", "written", "random")})
+        if not params["levels_per_launch"]:
+            break
+        c = launches[-1]            # synchronises
         if c[Ctl.REASON] == Exit.DONE:
             break
-    level, parent = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
-    with timer.phase("split", read=8 * n, written=8 * n):
-        mod.get_function("graphsweep_bfs_split")((blocks_for(n, 4 * threads),), (threads,),
-                                                 (lp, level, parent, np.int32(n)))
-    timer.stat("levels", depth)
-    timer.stat("bottom_up_levels", bu_levels)
+        if c[Ctl.DEPTH] > n:
+            raise RuntimeError(f"bfs.direction-optimizing: level {c[Ctl.DEPTH]} on {n} vertices (a kernel lost count)")
+        recorded += c[Ctl.LEVELS]
+        depth, edges_to_check, reached = c[Ctl.DEPTH], c[Ctl.EDGES], c[Ctl.REACHED]
+        bottom_up, check = c[Ctl.BOTTOM_UP], c[Ctl.CHECK]
+    timer.stat("levels", lambda: launches[-1][Ctl.DEPTH])
+    timer.stat("bottom_up_levels", lambda: sum(launches[k][Ctl.BU_LEVELS] for k in range(len(launches))))
     timer.stat("launches", len(launches))
     return {"level": level, "parent": parent}
 
@@ -348,8 +422,8 @@ class _LevelRows:
     made), time between the level's end and the previous level's end (%globaltimer; the first
     level of a launch from the launch's start)."""
 
-    def __init__(self, records, launches, n):
-        self.records, self.launches, self.n = records, launches, n
+    def __init__(self, records, launches, n, dead):
+        self.records, self.launches, self.n, self.dead = records, launches, n, dead
         self.rows = None
 
     def of(self, direction: str) -> list[dict]:
@@ -358,17 +432,19 @@ class _LevelRows:
         return [r for r in self.rows if r["info"]["direction"] == direction]
 
     def _read(self) -> list[dict]:
-        if not self.launches:
+        starts = self.launches.starts()
+        if not starts:
             return []
         words = (self.n + 31) // 32
-        rec = self.records[:, :min(RECORDS, sum(levels for _, levels, _, _ in self.launches))].get()
+        rec = self.records[:, :min(RECORDS, sum(levels for _, levels, _, _ in starts))].get()
         rows, base = [], 0
-        for first, levels, reached, start in self.launches:
+        for first, levels, reached, start in starts:
             previous = start
             for k in range(min(levels, RECORDS - base)):
                 f, e, c, items, checked, kind, end = (int(x) for x in rec[:, base + k])
                 if kind & Kind.BOTTOM_UP:
-                    traffic = total_traffic(bu_traffic(words, self.n - reached, checked, c),
+                    traffic = total_traffic(bu_traffic(words, max(0, self.n - reached - self.dead), checked, c,
+                                                       dead_words=words),
                                             to_bitmap_traffic(f if kind & Kind.TO_BITMAP else 0, words,
                                                               bool(kind & Kind.TO_BITMAP)),
                                             to_queue_traffic(c if kind & Kind.TO_QUEUE else 0, words,
