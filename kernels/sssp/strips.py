@@ -47,6 +47,8 @@ block takes one step per tick, a remote vertex is mailed at the next tick and cl
 owner's step in that tick or the next.
 """
 
+import time
+
 import numba
 import numpy as np
 
@@ -68,6 +70,8 @@ PARAMS = {
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
+    "prefetch": Param(2, int, choices=(0, 1, 2), help="into L2 ahead of the steps: 0 nothing, 1 each improved "
+                                                      "vertex's row, 2 also its neighbours' rows and words"),
 }
 
 CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
@@ -76,6 +80,48 @@ ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
 EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28
 TAIL_STRIDE = 16            # ST_TAIL_STRIDE: a ring tail per 128-byte line
 LOG_CAP = 1 << 16
+ELL_WIDTH = 4               # ST_ELL: entries of a vertex's row, 32 bytes (one DRAM sector)
+NONE = np.uint64(2**64 - 1)  # an empty entry (its low word ST_NONE)
+WIDE = np.uint64(2**32 - 2)  # ST_WIDE: entry 0 of a vertex of more edges; entries 1 and 2 its CSR range
+
+
+def ell_rows(csr, xp):
+    """The strips' layout of the graph: ELL_WIDTH uint64 entries a vertex, (weight << 32) | neighbour
+    in CSR order then NONE; a vertex of more edges has (WIDE, offsets[v], offsets[v + 1], NONE).
+    A step reads a vertex's word and its row together, one memory round trip where the CSR needs
+    two (offsets, then indices and weights).  32 bytes a vertex (the 4096^2 grid: 537 MB)."""
+    n = csr.n
+    rows = xp.full(ELL_WIDTH * n, NONE, dtype=xp.uint64)
+    off = xp.asarray(csr.offsets).astype(xp.int64)
+    deg = off[1:] - off[:-1]
+    if csr.nnz:
+        e = xp.arange(csr.nnz, dtype=xp.int64)
+        owner = xp.searchsorted(off, e, side="right") - 1
+        narrow = deg[owner] <= ELL_WIDTH
+        at = owner[narrow] * ELL_WIDTH + (e - off[owner])[narrow]
+        rows[at] = (xp.asarray(csr.indices)[narrow].astype(xp.uint64)
+                    | (xp.asarray(csr.weights)[narrow].astype(xp.uint64) << xp.uint64(32)))
+    wide = xp.flatnonzero(deg > ELL_WIDTH) * ELL_WIDTH
+    rows[wide] = WIDE
+    rows[wide + 1] = off[:-1][deg > ELL_WIDTH].astype(xp.uint64)
+    rows[wide + 2] = off[1:][deg > ELL_WIDTH].astype(xp.uint64)
+    return rows
+
+
+def layout(inp):
+    """(rows, ms): ell_rows on the kernel's backend (on the device even where the CSR is in host
+    memory), made once per input in the untimed setup; its ms is a statistic of every row."""
+    if "sssp.strips.ell" not in inp.cache:
+        if inp.backend == "gpu":
+            import cupy as xp
+        else:
+            xp = np
+        t0 = time.perf_counter()
+        rows = ell_rows(inp.csr(), xp)
+        if xp is not np:
+            xp.cuda.get_current_stream().synchronize()
+        inp.cache["sssp.strips.ell"] = (rows, (time.perf_counter() - t0) * 1e3)
+    return inp.cache["sssp.strips.ell"]
 
 
 def _positive(csr) -> bool:
@@ -86,11 +132,12 @@ def _positive(csr) -> bool:
 
 
 def setup(inp, params) -> None:
-    """The default delta (near-far's, kept in the same cache) and the weights' sign need a pass over
-    the weights: made once per input, untimed."""
+    """The default delta (near-far's, kept in the same cache), the weights' sign and the rows need
+    passes over the graph: made once per input, untimed."""
     near_far.setup(inp, params)
     if "sssp.positive" not in inp.cache:
         inp.cache["sssp.positive"] = _positive(inp.csr())
+    layout(inp)
 
 
 def delta_for(inp, params) -> int:
@@ -109,9 +156,10 @@ def shared_bytes(n: int, blocks: int, shared_list: int) -> int:
 
 # --- GPU --------------------------------------------------------------------------------------
 
-def _module(threads: int):
+def _module(threads: int, prefetch: int = 2):
     # registers capped so that 1024 threads fit on an SM whatever the block size
-    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}"))
+    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}",
+                                             f"-DST_PREFETCH={prefetch}"))
 
 
 def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
@@ -139,14 +187,14 @@ def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
         grid = most
 
 
-def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
-    """(dist, parent, facts, epoch rows) from ``root`` on the device CSR ``csr``."""
+def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
+    """(dist, parent, facts, epoch rows) from ``root`` on the device CSR ``csr`` and its ``rows``."""
     import cupy
     check_gpu_graph(csr)
     n, threads, shared_list = csr.n, params["threads"], params["shared_list"]
     grid, shared = grid_for(n, threads, params["blocks"], shared_list)
     size = strip_size(n, grid)
-    mod = _module(threads)
+    mod = _module(threads, params["prefetch"])
     search = mod.get_function("graphsweep_sssp_strips")
     search.max_dynamic_shared_size_bytes = shared
     word = cupy.empty(n, dtype=np.uint64)
@@ -166,7 +214,7 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
             (init_blocks,), (threads,), (mailbox, tails, mailed, piles, ctl, np.int64(n), np.int64(size),
                                          np.int32(root), np.int32(grid)))
     with timer.phase("search") as traffic:
-        search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, word, spill, piles, mailbox, tails, mailed,
+        search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails, mailed,
                                      ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP), np.int32(shared_list),
                                      np.int32(params["hub"]), np.int32(positive), np.uint32(min(delta, 2**32 - 1)),
                                      np.int32(root), np.int64(4 * n + 64)),
@@ -181,9 +229,10 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
                              "(use --backend cpu)")
     wide = lambda at: int(counters[at:at + 2].view(np.uint64)[0])  # noqa: E731
     edges, entries, mails = wide(EDGES), wide(ENTRIES), wide(MAILS)
-    # entries: 4 B list entry + 8 B word + 16 B offsets; edges: 8 B (index, weight) + an 8 B word
-    # atomic at random; mails: a mailed bit, the work count, a ring slot written and read.
-    traffic.add(read=28 * entries + 16 * edges + 8 * mails, written=4 * entries + 24 * mails,
+    # entries: 4 B list entry + 8 B word + a 32 B row; edges: an 8 B word atomic at random (the
+    # wide vertices' 8 B (index, weight) are not told apart); mails: a mailed bit, the work count, a
+    # ring slot written and read.
+    traffic.add(read=44 * entries + 8 * edges + 8 * mails, written=4 * entries + 24 * mails,
                 random=entries + edges + 3 * mails)
     epochs, steps = int(counters[EPOCHS]), wide(STEPS)
     # Where a block's time went (means over blocks): stepping, the bucket barriers, and the rest
@@ -213,8 +262,23 @@ def epoch_rows(log: np.ndarray, epochs: int) -> list[dict]:
 # --- CPU twin: the same buckets, strips and mail, every block one step per tick -----------------
 
 @numba.njit(cache=True)
-def _strips(off, idx, wt, root, delta, blocks):
-    n = off.shape[0] - 1
+def _row_edge(rows, idx, wt, u, j):
+    """u's j-th edge (neighbour, weight) as the GPU reads it: from u's row, or from the CSR range a
+    wide vertex's row holds; neighbour -1 past the last."""
+    at = u * ELL_WIDTH
+    if rows[at] & 0xFFFFFFFF == 0xFFFFFFFE:
+        e = rows[at + 1] + j
+        if e >= rows[at + 2]:
+            return -1, 0
+        return idx[e], wt[e]
+    if j >= ELL_WIDTH or rows[at + j] == -1:
+        return -1, 0
+    return rows[at + j] & 0xFFFFFFFF, rows[at + j] >> 32
+
+
+@numba.njit(cache=True)
+def _strips(rows, idx, wt, root, delta, blocks):
+    n = rows.shape[0] // ELL_WIDTH
     size = max(1, (n + blocks - 1) // blocks)
     inf = np.iinfo(np.int64).max
     dist = np.full(n, inf, np.int64)
@@ -320,10 +384,14 @@ def _strips(off, idx, wt, root, delta, blocks):
                             pile_out[lo + npile[b]] = u
                             npile[b] += 1
                         continue
-                    for e in range(off[u], off[u + 1]):
+                    j = 0
+                    while True:
+                        v, w = _row_edge(rows, idx, wt, u, j)
+                        if v < 0:
+                            break
+                        j += 1
                         edges += 1
-                        v = idx[e]
-                        nd = du + wt[e]
+                        nd = du + w
                         if nd >= dist[v]:
                             continue
                         dist[v] = nd
@@ -357,12 +425,12 @@ def _strips(off, idx, wt, root, delta, blocks):
     return dist, parent, epochs, ticks, steps.max(), steps.mean(), edges, entries, mails
 
 
-def search_cpu(csr, root: int, delta: int, blocks: int, timer):
+def search_cpu(csr, rows, root: int, delta: int, blocks: int, timer):
     n = csr.n
     with timer.phase("search") as traffic:
         dist, parent, epochs, ticks, steps, steps_mean, edges, entries, mails = _strips(
-            csr.offsets, csr.indices, csr.weights, root, delta, blocks)
-    traffic.add(read=28 * entries + 16 * edges + 8 * mails, written=16 * n + 24 * mails, random=entries + edges)
+            rows.view(np.int64), csr.indices, csr.weights, root, delta, blocks)
+    traffic.add(read=44 * entries + 8 * edges + 8 * mails, written=16 * n + 24 * mails, random=entries + edges)
     # ticks: lock-step rounds in which every block takes a step, the critical path in block steps
     return dist, parent, {"iterations": epochs, "ticks": ticks, "steps": int(steps),
                           "steps_mean": round(float(steps_mean), 1),
@@ -374,8 +442,10 @@ def search_cpu(csr, root: int, delta: int, blocks: int, timer):
 
 def run_gpu(inp, params, timer):
     delta = delta_for(inp, params)
-    dist, parent, facts, epochs = search_gpu(inp.csr(), params["root"], delta, inp.cache["sssp.positive"], params,
-                                             timer)
+    rows, layout_ms = layout(inp)
+    dist, parent, facts, epochs = search_gpu(inp.csr(), rows, params["root"], delta, inp.cache["sssp.positive"],
+                                             params, timer)
+    timer.stat("layout_ms", round(layout_ms, 2))
     for name, value in facts.items():
         timer.stat(name, value)
     # One step row per bucket, read from the launch's own log after timing.
@@ -386,8 +456,10 @@ def run_gpu(inp, params, timer):
 
 def run_cpu(inp, params, timer):
     check_threads(params["threads"])
-    dist, parent, facts = search_cpu(inp.csr(), params["root"], delta_for(inp, params),
+    rows, layout_ms = layout(inp)
+    dist, parent, facts = search_cpu(inp.csr(), rows, params["root"], delta_for(inp, params),
                                      params["blocks"] or CPU_BLOCKS, timer)
+    timer.stat("layout_ms", round(layout_ms, 2))
     for name, value in facts.items():
         timer.stat(name, value)
     return {"dist": dist, "parent": parent}

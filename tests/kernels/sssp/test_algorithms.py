@@ -20,6 +20,8 @@ VARIANTS = {
     "strips": ("sssp.strips", {}),
     "strips-small": ("sssp.strips", {"threads": 64, "blocks": 5, "shared_list": 4, "hub": 3, "delta": 3}),
     "strips-wide": ("sssp.strips", {"threads": 32, "blocks": 2, "shared_list": 1, "hub": 1, "delta": 1000}),
+    "strips-prefetch-0": ("sssp.strips", {"prefetch": 0, "blocks": 7, "delta": 50}),
+    "strips-prefetch-1": ("sssp.strips", {"prefetch": 1, "blocks": 7, "delta": 50}),
     "best": ("sssp.best", {}),
 }
 CASES = [pytest.param(v, "cpu", id=f"{v}-cpu") for v in VARIANTS] + \
@@ -195,6 +197,27 @@ def test_strips_hops_inside_a_strip_cost_steps_not_barriers(backend, wg):
     res = run("sssp.strips", data, backend, root=0, blocks=5, delta=40, threads=64)
     np.testing.assert_array_equal(res.output["dist"], expected)
     assert res.stats["mails"] > 0 and res.stats["iterations"] > 1 and res.stats["strip"] == 720
+
+
+def test_strips_rows_hold_each_vertex_s_edges():
+    """The strips' layout: a vertex of at most ELL_WIDTH edges has them in CSR order (self-loops and
+    duplicates kept), then empty entries; a wider one its CSR range."""
+    from types import SimpleNamespace
+
+    from graphsweep.kernels.sssp import strips
+    offsets = np.array([0, 0, 1, 5, 10, 10], np.int64)      # degrees 0, 1, 4, 5, 0
+    indices = np.array([2, 1, 2, 2, 0, 0, 1, 2, 3, 4], np.int32)
+    weights = np.arange(10, dtype=np.int32) * 7
+    csr = SimpleNamespace(n=5, nnz=10, offsets=offsets, indices=indices, weights=weights)
+    rows = strips.ell_rows(csr, np).reshape(5, strips.ELL_WIDTH)
+    pack = lambda e: int(indices[e]) | int(weights[e]) << 32  # noqa: E731
+    none = int(strips.NONE)
+    assert rows[0].tolist() == [none] * 4 and rows[4].tolist() == [none] * 4
+    assert rows[1].tolist() == [pack(0), none, none, none]
+    assert rows[2].tolist() == [pack(e) for e in range(1, 5)]
+    assert rows[3].tolist() == [int(strips.WIDE), 5, 10, none]
+    empty = SimpleNamespace(n=0, nnz=0, offsets=np.zeros(1, np.int64), indices=indices[:0], weights=weights[:0])
+    assert strips.ell_rows(empty, np).shape == (0,)
 
 
 @pytest.mark.gpu
