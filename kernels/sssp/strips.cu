@@ -40,6 +40,9 @@
 #ifndef ST_MIN_BLOCKS
 #define ST_MIN_BLOCKS 1
 #endif
+#ifndef ST_PREFETCH
+#define ST_PREFETCH 2
+#endif
 #define ST_ELL 4              // entries of a vertex's row (strips.py's ELL_WIDTH)
 #define ST_NONE 0xFFFFFFFFu   // an empty row entry (low word)
 #define ST_WIDE 0xFFFFFFFEu   // entry 0 of a vertex of more than ST_ELL edges: entries 1, 2 are its CSR range
@@ -67,7 +70,6 @@
 #define ST_WAKES 24           // u64: idle waits that mail ended, summed
 #define ST_EXPAND 26          // u64: ns from a step's start to its last expansion thread's end, summed
 #define ST_POST 28            // u64: ns from a step's start to its post warps' end, summed
-#define ST_CHAINED 30         // u64: hops a thread followed on its own (no step between them)
 #define ST_CTL_WORDS 96
 
 #define ST_SPIN_LIMIT (1LL << 33)   // ~4 s of clock64: a wait that long is a bug, not load
@@ -86,7 +88,7 @@ struct StArgs {
     sp_u32* ctl;
     sp_u64* log;          // log[0] start ns; per bucket: T, end ns
     long long n, size;
-    int log_cap, list_cap, hub, positive, chain;
+    int log_cap, list_cap, hub, positive;
     sp_u32 delta;
     long long max_steps;
 };
@@ -206,74 +208,68 @@ __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StSt
     }
 }
 
-// u's row, read with its word: relax its (up to ST_ELL) edges, the atomics independent, so a hop
-// costs one memory round trip after the row's.  Then the thread follows the path itself: of the
-// neighbours it improved inside the strip below T, it expands the nearest at once (up to `chain`
-// hops), the others go to the next list (or the pile, or the outbox).  The neighbours' rows are
-// loaded beside their atomics, so a followed hop costs one round trip, where a step costs two and
-// a block barrier.
-__device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du, sp_u64 (&e)[ST_ELL],
-                              sp_u64& edges, sp_u64& chained, sp_u64& mails)
+// The row of v (its ST_ELL entries) into L2: the step that expands v finds it there.
+__device__ __forceinline__ void st_prefetch_row(const StArgs& a, sp_u32 v)
 {
-    for (int hop = 0;; ++hop) {
-        const bool follow = hop < a.chain;
-        sp_u32 v[ST_ELL], nd[ST_ELL];
-        bool ok[ST_ELL];
-        sp_u64 next[ST_ELL][ST_ELL];
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a.ell + (sp_u64)ST_ELL * v));
+}
+
+// u's row, read with its word: relax its (up to ST_ELL) edges, the atomics independent, so the
+// step costs two memory round trips (row and word, then the atomics).  ST_PREFETCH 1: each
+// neighbour's row is prefetched to L2 before its atomic; 2: each neighbour's row is loaded beside
+// its atomic and, for the improved ones, the words and rows of their neighbours are prefetched, so
+// both round trips of the next two steps find their lines in L2.
+__device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du,
+                              const sp_u64 (&e)[ST_ELL], sp_u64& edges, sp_u64& mails)
+{
+    sp_u32 v[ST_ELL], nd[ST_ELL];
+    bool ok[ST_ELL];
+#if ST_PREFETCH == 2
+    sp_u32 next[ST_ELL][ST_ELL];        // the neighbours' neighbours (the low words of their rows)
+#endif
 #pragma unroll
-        for (int j = 0; j < ST_ELL; ++j) {
-            v[j] = (sp_u32)e[j];
-            ok[j] = v[j] != ST_NONE;
-            nd[j] = 0;
-            if (ok[j]) {
-                ++edges;
-                const sp_u64 cand = (sp_u64)du + (e[j] >> 32);
-                if (cand >= SP_INF) {
-                    a.ctl[ST_OVERFLOW] = 1;
-                    ok[j] = false;
-                }
-                nd[j] = (sp_u32)cand;
-                if (follow) {
-                    const ulonglong2* row = (const ulonglong2*)(a.ell + (sp_u64)ST_ELL * v[j]);
+    for (int j = 0; j < ST_ELL; ++j) {
+        v[j] = (sp_u32)e[j];
+        ok[j] = v[j] != ST_NONE;
+        nd[j] = 0;
+        if (ok[j]) {
+            ++edges;
+            const sp_u64 cand = (sp_u64)du + (e[j] >> 32);
+            if (cand >= SP_INF) {
+                a.ctl[ST_OVERFLOW] = 1;
+                ok[j] = false;
+            }
+            nd[j] = (sp_u32)cand;
+#if ST_PREFETCH == 2
+            const sp_u32* row = (const sp_u32*)(a.ell + (sp_u64)ST_ELL * v[j]);
 #pragma unroll
-                    for (int h = 0; h < ST_ELL / 2; ++h) {
-                        const ulonglong2 pair = __ldg(row + h);
-                        next[j][2 * h] = pair.x;
-                        next[j][2 * h + 1] = pair.y;
-                    }
-                }
+            for (int h = 0; h < ST_ELL; ++h) next[j][h] = __ldg(row + 2 * h);
+#elif ST_PREFETCH == 1
+            st_prefetch_row(a, v[j]);
+#endif
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < ST_ELL; ++j) {
+        if (!ok[j]) continue;
+        ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
+                           : sp_relax(a.word, v[j], nd[j], u);
+    }
+#pragma unroll
+    for (int j = 0; j < ST_ELL; ++j) {
+        if (!ok[j]) continue;
+        st_route(a, s, c, v[j], nd[j], mails);
+#if ST_PREFETCH == 2
+        if (next[j][0] == ST_WIDE) continue;
+#pragma unroll
+        for (int h = 0; h < ST_ELL; ++h) {
+            const sp_u32 x = next[j][h];
+            if (x < ST_WIDE) {
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(a.word + x));
+                st_prefetch_row(a, x);
             }
         }
-#pragma unroll
-        for (int j = 0; j < ST_ELL; ++j) {
-            if (!ok[j]) continue;
-            // Positive weights: a smaller parent id at an equal distance may replace the parent
-            // (both edges are tight and lead to shorter distances, so no cycle); with zero weights
-            // only a strict improvement may (sp_relax).
-            ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
-                               : sp_relax(a.word, v[j], nd[j], u);
-        }
-        int pick = -1;
-        if (follow) {
-#pragma unroll
-            for (int j = 0; j < ST_ELL; ++j)
-                if (ok[j] && v[j] >= c.lo && v[j] < c.hi && nd[j] < c.T && (sp_u32)next[j][0] != ST_WIDE &&
-                    (pick < 0 || nd[j] < nd[pick]))
-                    pick = j;
-        }
-#pragma unroll
-        for (int j = 0; j < ST_ELL; ++j)
-            if (ok[j] && j != pick) st_route(a, s, c, v[j], nd[j], mails);
-        if (pick < 0) return;
-        ++chained;
-#pragma unroll
-        for (int j = 0; j < ST_ELL; ++j) {     // registers, not an indexed (local-memory) copy
-            if (j != pick) continue;
-            u = v[j];
-            du = nd[j];
-#pragma unroll
-            for (int h = 0; h < ST_ELL; ++h) e[h] = next[j][h];
-        }
+#endif
     }
 }
 
@@ -293,6 +289,7 @@ __device__ void st_expand(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u
             nd[j] = 0;
             if (ok[j]) {
                 v[j] = (sp_u32)__ldg(a.idx + f);
+                st_prefetch_row(a, v[j]);       // if v improves, the next step reads its row from L2
                 const sp_u64 cand = (sp_u64)du + (sp_u32)__ldg(a.wt + f);
                 if (cand >= SP_INF) {
                     a.ctl[ST_OVERFLOW] = 1;
@@ -376,10 +373,10 @@ extern "C" __global__ void __launch_bounds__(ST_THREADS, ST_MIN_BLOCKS)
 graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict__ idx, const int* __restrict__ wt,
                        const sp_u64* __restrict__ ell, sp_u64* word, sp_u32* spill, sp_u32* pile, sp_u64* mailbox, sp_u64* tail, sp_u32* mailed,
                        sp_u32* ctl, sp_u64* log, long long n, long long size, int log_cap, int list_cap, int hub,
-                       int positive, int chain, sp_u32 delta, int root, long long max_steps)
+                       int positive, sp_u32 delta, int root, long long max_steps)
 {
     const StArgs a = {off, idx, wt, ell, word, spill, pile, mailbox, tail, mailed, ctl, log, n, size, log_cap, list_cap,
-                      hub, positive, chain, delta, max_steps};
+                      hub, positive, delta, max_steps};
     extern __shared__ sp_u32 st_dyn[];
     __shared__ StBlock s;
     const long long words = (size + 31) >> 5;
@@ -405,7 +402,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
     }
     const sp_u64 began = st_clock();
     if (leader) a.log[0] = began;
-    sp_u64 T = 0, edges = 0, entries = 0, mails = 0, steps = 0, chained = 0;
+    sp_u64 T = 0, edges = 0, entries = 0, mails = 0, steps = 0;
     int p = 0;                                  // the list to expand
     sp_u32 epoch = 0;
     for (;; ++epoch) {
@@ -483,7 +480,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                     continue;
                 }
                 if ((sp_u32)row[0] != ST_WIDE) {
-                    st_expand_row(a, s, c, u, du, row, edges, chained, mails);
+                    st_expand_row(a, s, c, u, du, row, edges, mails);
                     continue;
                 }
                 const long long start = (long long)row[1], end = (long long)row[2];
@@ -586,7 +583,6 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         atomicAdd((sp_u64*)(a.ctl + ST_POST), s.post);
     }
     if (mails) atomicAdd((sp_u64*)(a.ctl + ST_MAILS), mails);
-    if (chained) atomicAdd((sp_u64*)(a.ctl + ST_CHAINED), chained);
     if (leader) a.ctl[ST_EPOCHS] = epoch;
 }
 

@@ -64,20 +64,20 @@ from .gpu import check_gpu_graph, unpack_words
 PARAMS = {
     **ROOT_PARAM,
     "delta": Param(None, int, minimum=1, help="bucket width (default: 2 x sssp.near-far's default)"),
-    "threads": Param(256, int, minimum=32, help="threads per block (a multiple of 32; 256: two blocks per SM)"),
+    "threads": Param(512, int, minimum=32, help="threads per block (a multiple of 32; 512: two blocks per SM)"),
     "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: as many as are co-resident; "
                                                "the CPU twin: 264)"),
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
-    "chain": Param(2, int, minimum=0, help="hops a thread follows on its own (the nearest neighbour it improved "
-                                            "inside its strip below T) before the rest wait for the next step"),
+    "prefetch": Param(2, int, choices=(0, 1, 2), help="into L2 ahead of the steps: 0 nothing, 1 each improved "
+                                                      "vertex's row, 2 also its neighbours' rows and words"),
 }
 
 CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
 CTL_WORDS = 96
 ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
-EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST, CHAINED = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28
 TAIL_STRIDE = 16            # ST_TAIL_STRIDE: a ring tail per 128-byte line
 LOG_CAP = 1 << 16
 ELL_WIDTH = 4               # ST_ELL: entries of a vertex's row, 32 bytes (one DRAM sector)
@@ -156,10 +156,10 @@ def shared_bytes(n: int, blocks: int, shared_list: int) -> int:
 
 # --- GPU --------------------------------------------------------------------------------------
 
-def _module(threads: int):
-    # registers capped so that 512 threads fit on an SM whatever the block size: a followed path
-    # holds four neighbours' rows in registers (120 of them, no spill)
-    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 512 // threads)}"))
+def _module(threads: int, prefetch: int = 2):
+    # registers capped so that 1024 threads fit on an SM whatever the block size
+    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}",
+                                             f"-DST_PREFETCH={prefetch}"))
 
 
 def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
@@ -194,7 +194,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
     n, threads, shared_list = csr.n, params["threads"], params["shared_list"]
     grid, shared = grid_for(n, threads, params["blocks"], shared_list)
     size = strip_size(n, grid)
-    mod = _module(threads)
+    mod = _module(threads, params["prefetch"])
     search = mod.get_function("graphsweep_sssp_strips")
     search.max_dynamic_shared_size_bytes = shared
     word = cupy.empty(n, dtype=np.uint64)
@@ -216,8 +216,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
     with timer.phase("search") as traffic:
         search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails, mailed,
                                      ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP), np.int32(shared_list),
-                                     np.int32(params["hub"]), np.int32(positive), np.int32(params["chain"]),
-                                     np.uint32(min(delta, 2**32 - 1)),
+                                     np.int32(params["hub"]), np.int32(positive), np.uint32(min(delta, 2**32 - 1)),
                                      np.int32(root), np.int64(4 * n + 64)),
                shared_mem=shared)
     unpack_words(mod, timer, word, dist, parent, threads)
@@ -246,8 +245,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
              "expand_us": per_step(wide(EXPAND)), "post_us": per_step(wide(POST)), "busy_ms": round(busy, 2),
              "barrier_ms": round(barrier, 2), "idle_ms": round(span - busy - barrier, 2),
              "wakes_mean": round(wide(WAKES) / grid, 1),
-             "relaxations": edges, "entries": entries, "chained": wide(CHAINED), "mails": mails, "delta": delta,
-             "blocks": grid, "strip": size}
+             "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": grid, "strip": size}
     return dist, parent, facts, (lambda: epoch_rows(log.get(), epochs))
 
 
@@ -279,30 +277,7 @@ def _row_edge(rows, idx, wt, u, j):
 
 
 @numba.njit(cache=True)
-def _route(v, nd, b, lo, hi, t_end, outbox, in_outbox, nout, nxt, queued_nxt, nnxt, pile_out, inpile, npile, fmin):
-    """An improved v (st_route): to the outbox (another strip's), the next list (below T) or the
-    pile; returns the outbox's new length."""
-    if v < lo or v >= hi:
-        if not in_outbox[v]:
-            in_outbox[v] = True
-            outbox[nout] = v
-            nout += 1
-    elif nd < t_end:
-        if not queued_nxt[v]:
-            queued_nxt[v] = True
-            nxt[lo + nnxt[b]] = v
-            nnxt[b] += 1
-    else:
-        fmin[b] = min(fmin[b], nd)
-        if not inpile[v]:
-            inpile[v] = True
-            pile_out[lo + npile[b]] = v
-            npile[b] += 1
-    return nout
-
-
-@numba.njit(cache=True)
-def _strips(rows, idx, wt, root, delta, blocks, chain):
+def _strips(rows, idx, wt, root, delta, blocks):
     n = rows.shape[0] // ELL_WIDTH
     size = max(1, (n + blocks - 1) // blocks)
     inf = np.iinfo(np.int64).max
@@ -330,9 +305,7 @@ def _strips(rows, idx, wt, root, delta, blocks, chain):
     in_outbox = np.zeros(n, np.bool_)
     nout = 0
     steps = np.zeros(blocks, np.int64)
-    edges, entries, mails, epochs, ticks, chained, trips = 0, 0, 0, 0, 0, 0, 0
-    got_v = np.empty(ELL_WIDTH, np.int64)   # a narrow vertex's improved neighbours and their distances
-    got_d = np.empty(ELL_WIDTH, np.int64)
+    edges, entries, mails, epochs, ticks = 0, 0, 0, 0, 0
     owner = root // size
     pile_out[owner * size] = root
     npile[owner] = 1
@@ -374,7 +347,6 @@ def _strips(rows, idx, wt, root, delta, blocks, chain):
         busy = True
         while busy:                      # ticks: every block mails, claims its mail and expands its frontier
             ticks += 1
-            longest = 0                  # most hops a thread followed in this tick
             for i in range(nout):        # the sender warps: the outboxes of the last tick
                 v = outbox[i]
                 in_outbox[v] = False
@@ -412,50 +384,35 @@ def _strips(rows, idx, wt, root, delta, blocks, chain):
                             pile_out[lo + npile[b]] = u
                             npile[b] += 1
                         continue
-                    hop = 0
-                    while True:                  # u, then the path its thread follows (st_expand_row)
-                        wide = rows[u * ELL_WIDTH] & 0xFFFFFFFF == 0xFFFFFFFE
-                        k = 0
-                        j = 0
-                        while True:
-                            v, w = _row_edge(rows, idx, wt, u, j)
-                            if v < 0:
-                                break
-                            j += 1
-                            edges += 1
-                            nd = du + w
-                            if nd >= dist[v]:
-                                continue
-                            dist[v] = nd
-                            parent[v] = u
-                            if wide:             # a wide vertex's edges are routed as they improve
-                                nout = _route(v, nd, b, lo, hi, t_end, outbox, in_outbox, nout, nxt, queued_nxt,
-                                              nnxt, pile_out, inpile, npile, fmin)
-                            else:
-                                got_v[k] = v
-                                got_d[k] = nd
-                                k += 1
-                        pick = -1
-                        if hop < chain:          # the nearest improved neighbour of the strip below T
-                            for g in range(k):
-                                v = got_v[g]
-                                if (lo <= v < hi and got_d[g] < t_end
-                                        and rows[v * ELL_WIDTH] & 0xFFFFFFFF != 0xFFFFFFFE
-                                        and (pick < 0 or got_d[g] < got_d[pick])):
-                                    pick = g
-                        for g in range(k):
-                            if g != pick:
-                                nout = _route(got_v[g], got_d[g], b, lo, hi, t_end, outbox, in_outbox, nout, nxt,
-                                              queued_nxt, nnxt, pile_out, inpile, npile, fmin)
-                        if pick < 0:
+                    j = 0
+                    while True:
+                        v, w = _row_edge(rows, idx, wt, u, j)
+                        if v < 0:
                             break
-                        chained += 1
-                        hop += 1
-                        longest = max(longest, hop)
-                        u = got_v[pick]
-                        du = got_d[pick]
+                        j += 1
+                        edges += 1
+                        nd = du + w
+                        if nd >= dist[v]:
+                            continue
+                        dist[v] = nd
+                        parent[v] = u
+                        if v < lo or v >= hi:
+                            if not in_outbox[v]:
+                                in_outbox[v] = True
+                                outbox[nout] = v
+                                nout += 1
+                        elif nd < t_end:
+                            if not queued_nxt[v]:
+                                queued_nxt[v] = True
+                                nxt[lo + nnxt[b]] = v
+                                nnxt[b] += 1
+                        else:
+                            fmin[b] = min(fmin[b], nd)
+                            if not inpile[v]:
+                                inpile[v] = True
+                                pile_out[lo + npile[b]] = v
+                                npile[b] += 1
                 ncur[b] = 0
-            trips += 2 + longest         # a step's two round trips, then one a followed hop
             cur, nxt = nxt, cur
             ncur, nnxt = nnxt, ncur
             queued_cur, queued_nxt = queued_nxt, queued_cur
@@ -465,21 +422,20 @@ def _strips(rows, idx, wt, root, delta, blocks, chain):
     for v in range(n):
         if dist[v] == inf:
             dist[v] = -1
-    return dist, parent, epochs, ticks, trips, steps.max(), steps.mean(), edges, entries, mails, chained
+    return dist, parent, epochs, ticks, steps.max(), steps.mean(), edges, entries, mails
 
 
-def search_cpu(csr, rows, root: int, delta: int, blocks: int, chain: int, timer):
+def search_cpu(csr, rows, root: int, delta: int, blocks: int, timer):
     n = csr.n
     with timer.phase("search") as traffic:
-        dist, parent, epochs, ticks, trips, steps, steps_mean, edges, entries, mails, chained = _strips(
-            rows.view(np.int64), csr.indices, csr.weights, root, delta, blocks, chain)
+        dist, parent, epochs, ticks, steps, steps_mean, edges, entries, mails = _strips(
+            rows.view(np.int64), csr.indices, csr.weights, root, delta, blocks)
     traffic.add(read=44 * entries + 8 * edges + 8 * mails, written=16 * n + 24 * mails, random=entries + edges)
-    # ticks: lock-step rounds in which every block takes a step, the critical path in block steps;
-    # trips: the same path in dependent memory round trips (two a step, one a hop a thread followed)
-    return dist, parent, {"iterations": epochs, "ticks": ticks, "trips": trips, "steps": int(steps),
+    # ticks: lock-step rounds in which every block takes a step, the critical path in block steps
+    return dist, parent, {"iterations": epochs, "ticks": ticks, "steps": int(steps),
                           "steps_mean": round(float(steps_mean), 1),
-                          "relaxations": edges, "entries": entries, "chained": chained, "mails": mails,
-                          "delta": delta, "blocks": blocks, "strip": strip_size(n, blocks)}
+                          "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": blocks,
+                          "strip": strip_size(n, blocks)}
 
 
 # --- registration -------------------------------------------------------------------------------
@@ -502,7 +458,7 @@ def run_cpu(inp, params, timer):
     check_threads(params["threads"])
     rows, layout_ms = layout(inp)
     dist, parent, facts = search_cpu(inp.csr(), rows, params["root"], delta_for(inp, params),
-                                     params["blocks"] or CPU_BLOCKS, params["chain"], timer)
+                                     params["blocks"] or CPU_BLOCKS, timer)
     timer.stat("layout_ms", round(layout_ms, 2))
     for name, value in facts.items():
         timer.stat(name, value)

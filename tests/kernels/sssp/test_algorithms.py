@@ -20,14 +20,14 @@ VARIANTS = {
     "strips": ("sssp.strips", {}),
     "strips-small": ("sssp.strips", {"threads": 64, "blocks": 5, "shared_list": 4, "hub": 3, "delta": 3}),
     "strips-wide": ("sssp.strips", {"threads": 32, "blocks": 2, "shared_list": 1, "hub": 1, "delta": 1000}),
-    "strips-chain-0": ("sssp.strips", {"chain": 0, "blocks": 7, "delta": 50}),
-    "strips-chain-1": ("sssp.strips", {"chain": 1, "threads": 512, "blocks": 7, "delta": 50}),
+    "strips-prefetch-0": ("sssp.strips", {"prefetch": 0, "blocks": 7, "delta": 50}),
+    "strips-prefetch-1": ("sssp.strips", {"prefetch": 1, "blocks": 7, "delta": 50}),
     "best": ("sssp.best", {}),
 }
 CASES = [pytest.param(v, "cpu", id=f"{v}-cpu") for v in VARIANTS] + \
     [pytest.param(v, "gpu", id=f"{v}-gpu", marks=pytest.mark.gpu) for v in VARIANTS]
 # The CPU twins do not take grids or chunks: a few variants cover them.
-CPU_VARIANTS = ["harish", "near-far", "near-far-small", "strips", "strips-small", "strips-chain-0", "best"]
+CPU_VARIANTS = ["harish", "near-far", "near-far-small", "strips", "strips-small", "best"]
 SEARCHES = ["sssp.harish", "sssp.near-far", "sssp.strips", "sssp.best"]
 
 
@@ -187,18 +187,13 @@ def test_near_far_gpu_steps_and_blocks(wg):
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def test_strips_hops_inside_a_strip_cost_steps_not_barriers(backend, wg):
-    """One strip and one bucket: the corner-to-corner grid search is a single epoch that mails
-    nothing; without followed paths it takes >= 118 block steps (a step advances a path one hop),
-    with them fewer (a thread follows its path); five strips mail across their edges."""
+    """One strip and one bucket: the corner-to-corner grid search is a single epoch of >= 118 block
+    steps (a step advances a path one hop) and mails nothing; five strips mail across their edges."""
     g = wg.grid2d(rows=60, cols=60)
     data, expected = wg.dataset(g), wg.reference(g, 0)[0]
-    res = run("sssp.strips", data, backend, root=0, blocks=1, delta=10**6, threads=64, chain=0)
-    np.testing.assert_array_equal(res.output["dist"], expected)
-    assert res.stats["iterations"] == 1 and res.stats["mails"] == 0 and res.stats["steps"] >= 118
-    assert res.stats["chained"] == 0
     res = run("sssp.strips", data, backend, root=0, blocks=1, delta=10**6, threads=64)
     np.testing.assert_array_equal(res.output["dist"], expected)
-    assert res.stats["steps"] < 118 and res.stats["chained"] > 0
+    assert res.stats["iterations"] == 1 and res.stats["mails"] == 0 and res.stats["steps"] >= 118
     res = run("sssp.strips", data, backend, root=0, blocks=5, delta=40, threads=64)
     np.testing.assert_array_equal(res.output["dist"], expected)
     assert res.stats["mails"] > 0 and res.stats["iterations"] > 1 and res.stats["strip"] == 720
