@@ -6,8 +6,8 @@ The grid is graphsweep's ``grid`` generator: 4096 x 4096 vertices (16M), a fifth
 removed (keep = 0.8), integer weights 1-300, generated in memory on the GPU.  On it: sssp.near-far
 (near-far Δ-stepping, a grid barrier per iteration) at its default Δ and at each Δ of
 ``--deltas`` (the hand tuning), sssp.strips (a block per strip of ids, a grid barrier per bucket)
-at its default Δ, at each of ``--strips-deltas``, of ``--strips-prefetch`` (how far ahead it
-prefetches; 2 by default) and of ``--strips-threads`` (threads a block; 512 by default), and sssp.best.  Then
+at its default Δ, at each of ``--strips-deltas`` and of ``--strips-threads`` (threads a
+block; 512 by default), and sssp.best.  Then
 R-MAT scale 22 (edge factor 16, weights 1-255) and uniform 2^24 of degree 6 (weights 1-10):
 sssp.near-far, sssp.strips and sssp.best at their defaults.  Per run: the median time per root
 over ``--roots`` seeded roots, the kernel's statistics (near-far iterations and strips' buckets
@@ -17,7 +17,7 @@ barriers and idle), every root's last rep verified.  The table: each run against
 hand-tuned near-far (the grid) or sssp.near-far (the others).
 
     python3 benchmarks/sssp_road.py --out $OUT/sssp-road [--side 4096] [--roots 4] [--no-others]
-        [--deltas 2048,4096] [--strips-deltas 2048,8192] [--strips-prefetch 1,0] [--strips-threads 1024,256]
+        [--deltas 2048,4096] [--strips-deltas 2048,8192] [--strips-threads 1024,256]
 """
 
 import argparse
@@ -33,10 +33,9 @@ SEED = 0x5EED
 TARGET_MS = 30.0
 DELTAS = (2048, 4096, 8192, 16384)
 STRIPS_DELTAS = (2048, 8192)
-STRIPS_PREFETCH = (1, 0)
 STRIPS_THREADS = (1024, 256)
 STATS = ("chose", "locality", "layout_ms", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step", "expand_us",
-         "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "blocks")
+         "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "entries", "blocks")
 
 
 def per_root(result) -> list[float]:
@@ -93,8 +92,6 @@ def main():
     ap.add_argument("--deltas", default=",".join(map(str, DELTAS)), help="hand-tuned near-far Δ, comma-separated")
     ap.add_argument("--strips-deltas", default=",".join(map(str, STRIPS_DELTAS)),
                     help="sssp.strips Δ, comma-separated")
-    ap.add_argument("--strips-prefetch", default=",".join(map(str, STRIPS_PREFETCH)),
-                    help="sssp.strips prefetch settings besides the default, comma-separated")
     ap.add_argument("--strips-threads", default=",".join(map(str, STRIPS_THREADS)),
                     help="sssp.strips threads a block besides the default, comma-separated")
     ap.add_argument("--no-others", action="store_true", help="the grid only (no R-MAT, no uniform)")
@@ -107,7 +104,6 @@ def main():
           f"{time.perf_counter() - t0:.1f} s", flush=True)
     runs = ([("sssp.near-far", {})] + [("sssp.near-far", {"delta": d}) for d in ints(args.deltas)]
             + [("sssp.strips", {})] + [("sssp.strips", {"delta": d}) for d in ints(args.strips_deltas)]
-            + [("sssp.strips", {"prefetch": p}) for p in ints(args.strips_prefetch)]
             + [("sssp.strips", {"threads": t}) for t in ints(args.strips_threads)] + [("sssp.best", {})])
     rows = measure("grid", data, runs, args.roots)
     del data

@@ -40,9 +40,6 @@
 #ifndef ST_MIN_BLOCKS
 #define ST_MIN_BLOCKS 1
 #endif
-#ifndef ST_PREFETCH
-#define ST_PREFETCH 2
-#endif
 #define ST_ELL 4              // entries of a vertex's row (strips.py's ELL_WIDTH)
 #define ST_NONE 0xFFFFFFFFu   // an empty row entry (low word)
 #define ST_WIDE 0xFFFFFFFEu   // entry 0 of a vertex of more than ST_ELL edges: entries 1, 2 are its CSR range
@@ -208,25 +205,13 @@ __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StSt
     }
 }
 
-// The row of v (its ST_ELL entries) into L2: the step that expands v finds it there.
-__device__ __forceinline__ void st_prefetch_row(const StArgs& a, sp_u32 v)
-{
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(a.ell + (sp_u64)ST_ELL * v));
-}
-
 // u's row, read with its word: relax its (up to ST_ELL) edges, the atomics independent, so the
-// step costs two memory round trips (row and word, then the atomics).  ST_PREFETCH 1: each
-// neighbour's row is prefetched to L2 before its atomic; 2: each neighbour's row is loaded beside
-// its atomic and, for the improved ones, the words and rows of their neighbours are prefetched, so
-// both round trips of the next two steps find their lines in L2.
+// step costs two memory round trips (row and word, then the atomics) where the CSR needs three.
 __device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du,
                               const sp_u64 (&e)[ST_ELL], sp_u64& edges, sp_u64& mails)
 {
     sp_u32 v[ST_ELL], nd[ST_ELL];
     bool ok[ST_ELL];
-#if ST_PREFETCH == 2
-    sp_u32 next[ST_ELL][ST_ELL];        // the neighbours' neighbours (the low words of their rows)
-#endif
 #pragma unroll
     for (int j = 0; j < ST_ELL; ++j) {
         v[j] = (sp_u32)e[j];
@@ -240,13 +225,6 @@ __device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u
                 ok[j] = false;
             }
             nd[j] = (sp_u32)cand;
-#if ST_PREFETCH == 2
-            const sp_u32* row = (const sp_u32*)(a.ell + (sp_u64)ST_ELL * v[j]);
-#pragma unroll
-            for (int h = 0; h < ST_ELL; ++h) next[j][h] = __ldg(row + 2 * h);
-#elif ST_PREFETCH == 1
-            st_prefetch_row(a, v[j]);
-#endif
         }
     }
 #pragma unroll
@@ -256,21 +234,8 @@ __device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u
                            : sp_relax(a.word, v[j], nd[j], u);
     }
 #pragma unroll
-    for (int j = 0; j < ST_ELL; ++j) {
-        if (!ok[j]) continue;
-        st_route(a, s, c, v[j], nd[j], mails);
-#if ST_PREFETCH == 2
-        if (next[j][0] == ST_WIDE) continue;
-#pragma unroll
-        for (int h = 0; h < ST_ELL; ++h) {
-            const sp_u32 x = next[j][h];
-            if (x < ST_WIDE) {
-                asm volatile("prefetch.global.L2 [%0];" ::"l"(a.word + x));
-                st_prefetch_row(a, x);
-            }
-        }
-#endif
-    }
+    for (int j = 0; j < ST_ELL; ++j)
+        if (ok[j]) st_route(a, s, c, v[j], nd[j], mails);
 }
 
 // Relax u's edges e, e + stride, ... < end, four at a time: their loads, then their atomics, are
@@ -289,7 +254,6 @@ __device__ void st_expand(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u
             nd[j] = 0;
             if (ok[j]) {
                 v[j] = (sp_u32)__ldg(a.idx + f);
-                st_prefetch_row(a, v[j]);       // if v improves, the next step reads its row from L2
                 const sp_u64 cand = (sp_u64)du + (sp_u32)__ldg(a.wt + f);
                 if (cand >= SP_INF) {
                     a.ctl[ST_OVERFLOW] = 1;

@@ -70,8 +70,6 @@ PARAMS = {
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
-    "prefetch": Param(2, int, choices=(0, 1, 2), help="into L2 ahead of the steps: 0 nothing, 1 each improved "
-                                                      "vertex's row, 2 also its neighbours' rows and words"),
 }
 
 CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
@@ -156,10 +154,9 @@ def shared_bytes(n: int, blocks: int, shared_list: int) -> int:
 
 # --- GPU --------------------------------------------------------------------------------------
 
-def _module(threads: int, prefetch: int = 2):
+def _module(threads: int):
     # registers capped so that 1024 threads fit on an SM whatever the block size
-    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}",
-                                             f"-DST_PREFETCH={prefetch}"))
+    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}"))
 
 
 def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
@@ -194,7 +191,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
     n, threads, shared_list = csr.n, params["threads"], params["shared_list"]
     grid, shared = grid_for(n, threads, params["blocks"], shared_list)
     size = strip_size(n, grid)
-    mod = _module(threads, params["prefetch"])
+    mod = _module(threads)
     search = mod.get_function("graphsweep_sssp_strips")
     search.max_dynamic_shared_size_bytes = shared
     word = cupy.empty(n, dtype=np.uint64)
