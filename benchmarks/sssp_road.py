@@ -34,7 +34,6 @@ TARGET_MS = 30.0
 DELTAS = (2048, 4096, 8192, 16384)
 STRIPS_DELTAS = (2048, 8192)
 STRIPS_THREADS = (1024, 256)
-STRIPS_SCHEDULES = ("queue",)
 STATS = ("chose", "locality", "layout_ms", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step", "expand_us",
          "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "entries", "blocks")
 
@@ -95,9 +94,6 @@ def main():
                     help="sssp.strips Δ, comma-separated")
     ap.add_argument("--strips-threads", default=",".join(map(str, STRIPS_THREADS)),
                     help="sssp.strips threads a block besides the default, comma-separated")
-    ap.add_argument("--strips-schedules", default=",".join(STRIPS_SCHEDULES),
-                    help="sssp.strips schedules besides the default, comma-separated")
-    ap.add_argument("--queue-deltas", default="", help="sssp.strips Δ with the queue schedule, comma-separated")
     ap.add_argument("--no-others", action="store_true", help="the grid only (no R-MAT, no uniform)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -108,10 +104,7 @@ def main():
           f"{time.perf_counter() - t0:.1f} s", flush=True)
     runs = ([("sssp.near-far", {})] + [("sssp.near-far", {"delta": d}) for d in ints(args.deltas)]
             + [("sssp.strips", {})] + [("sssp.strips", {"delta": d}) for d in ints(args.strips_deltas)]
-            + [("sssp.strips", {"threads": t}) for t in ints(args.strips_threads)]
-            + [("sssp.strips", {"schedule": k}) for k in args.strips_schedules.split(",") if k]
-            + [("sssp.strips", {"schedule": "queue", "delta": d}) for d in ints(args.queue_deltas)]
-            + [("sssp.best", {})])
+            + [("sssp.strips", {"threads": t}) for t in ints(args.strips_threads)] + [("sssp.best", {})])
     rows = measure("grid", data, runs, args.roots)
     del data
     if not args.no_others:

@@ -40,9 +40,6 @@
 #ifndef ST_MIN_BLOCKS
 #define ST_MIN_BLOCKS 1
 #endif
-#ifndef ST_QUEUE
-#define ST_QUEUE 0            // 1: the block's warps take vertices from a shared queue as they come, no steps
-#endif
 #define ST_ELL 4              // entries of a vertex's row (strips.py's ELL_WIDTH)
 #define ST_NONE 0xFFFFFFFFu   // an empty row entry (low word)
 #define ST_WIDE 0xFFFFFFFEu   // entry 0 of a vertex of more than ST_ELL edges: entries 1, 2 are its CSR range
@@ -103,9 +100,6 @@ struct StBlock {
     sp_u32 held;          // work units this block holds
     sp_u32 surplus;       // +1s sent for mail that was already pending (given back when idle)
     sp_u32 state;         // outcome of an idle wait
-    sp_u32 qhead, qtail;  // ST_QUEUE: the queue's positions (from 0 each round)
-    sp_u32 pending;       // ST_QUEUE: vertices queued and not yet expanded, +1 while the receiver runs
-    sp_u32 deferred;      // ST_QUEUE: vertices the full queue sent to the block's spill list
     sp_u64 head;          // ring slots claimed
     sp_u64 busy, barrier, wakes;            // thread 0's clock: ns stepping, ns in barriers; wake-ups
     sp_u64 expand, post;  // ns to the expansion's and to the post's end, summed over steps
@@ -126,7 +120,6 @@ struct StStep {
     long long lo, hi;
     sp_u64 T;
     int next;
-    sp_u64* ring;         // ST_QUEUE: the queue's slots, (sequence << 32) | vertex
 };
 
 __device__ __forceinline__ sp_u64 st_clock()
@@ -196,93 +189,19 @@ __device__ void st_send(const StArgs& a, StBlock& s, const sp_u32* out, sp_u32 c
     for (sp_u32 i = threadIdx.x & 31; i < count; i += 32) st_post(a, s, out[i], mails);
 }
 
-// ST_QUEUE: a bounded queue of a block's vertices in shared memory (Vyukov's: slot k of `cap`
-// holds sequence 2i while free for position i, 2i + 1 once position i's vertex is in it), so
-// threads put and take vertices with one CAS each, without a barrier.  Positions restart at 0
-// each round (st_queue_reset).
-__device__ bool st_enqueue(StBlock& s, sp_u64* ring, sp_u32 cap, sp_u32 v)
-{
-    sp_u32 pos = *(volatile sp_u32*)&s.qtail;
-    while (true) {
-        const sp_u32 seq = (sp_u32)(*(volatile sp_u64*)(ring + pos % cap) >> 32);
-        if (seq == 2 * pos) {
-            const sp_u32 seen = atomicCAS(&s.qtail, pos, pos + 1);
-            if (seen == pos) {
-                *(volatile sp_u64*)(ring + pos % cap) = ((sp_u64)(2 * pos + 1) << 32) | v;
-                return true;
-            }
-            pos = seen;
-        } else if ((int)(seq - 2 * pos) < 0) {
-            return false;                       // the slot still holds (or awaits) position pos - cap: full
-        } else {
-            pos = *(volatile sp_u32*)&s.qtail;
-        }
-    }
-}
-
-__device__ bool st_dequeue(StBlock& s, sp_u64* ring, sp_u32 cap, sp_u32& v)
-{
-    sp_u32 pos = *(volatile sp_u32*)&s.qhead;
-    while (true) {
-        const sp_u64 slot = *(volatile sp_u64*)(ring + pos % cap);
-        const sp_u32 seq = (sp_u32)(slot >> 32);
-        if (seq == 2 * pos + 1) {
-            const sp_u32 seen = atomicCAS(&s.qhead, pos, pos + 1);
-            if (seen == pos) {
-                v = (sp_u32)slot;
-                *(volatile sp_u64*)(ring + pos % cap) = (sp_u64)(2 * (pos + cap)) << 32;
-                return true;
-            }
-            pos = seen;
-        } else if ((int)(seq - (2 * pos + 1)) < 0) {
-            return false;                       // empty, or its vertex not yet written
-        } else {
-            pos = *(volatile sp_u32*)&s.qhead;
-        }
-    }
-}
-
-// Every slot free for its own position (all threads; a __syncthreads before anyone uses it).
-__device__ void st_queue_reset(StBlock& s, sp_u64* ring, sp_u32 cap)
-{
-    for (sp_u32 k = threadIdx.x; k < cap; k += blockDim.x) ring[k] = (sp_u64)(2 * k) << 32;
-    if (threadIdx.x == 0) s.qhead = s.qtail = 0;
-}
-
-// v (of this strip, below T) into the queue, once (its queued bit); where the queue is full, into
-// the block's spill list, which the next round loads (deferred vertices are not pending: the round
-// ends without them).
-__device__ void st_push(const StArgs& a, StBlock& s, const StStep& c, sp_u32 v)
-{
-    if (!st_set_bit(c.bits_next, (sp_u32)(v - c.lo))) return;
-    atomicAdd(&s.pending, 1u);
-    if (!st_enqueue(s, c.ring, (sp_u32)a.list_cap, v)) {
-        atomicSub(&s.pending, 1u);
-        a.spill[c.lo + atomicAdd(&s.deferred, 1u)] = v;
-    }
-}
-
 __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StStep& c, sp_u32 v, sp_u32 nd,
                                          sp_u64& mails)
 {
     if (v >= c.lo && v < c.hi) {
         if (nd < c.T) {
-#if ST_QUEUE
-            st_push(a, s, c, v);
-#else
             if (st_set_bit(c.bits_next, (sp_u32)(v - c.lo))) st_append(a, s, c.list_next, c.next, c.lo, v);
-#endif
         } else {
             st_file(s, c, v, nd);
         }
     } else {
-#if ST_QUEUE
-        st_mail(a, s, v, mails);                // its thread mails it: no step for a sender warp to wait for
-#else
         const sp_u32 i = atomicAdd(c.nout, 1u);
         if (i < ST_OUTBOX) c.out[i] = v;
         else st_mail(a, s, v, mails);
-#endif
     }
 }
 
@@ -382,134 +301,6 @@ __device__ void st_claim(const StArgs& a, StBlock& s, const StStep& c, sp_u64 he
     __threadfence();                            // the bits are clear before any thread reads these words
 }
 
-#if ST_QUEUE
-// A vertex taken from the queue: its bit cleared before its word is read (an improvement after the
-// read finds the bit clear and queues it again), then expanded by this thread alone.
-__device__ void st_visit(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u64& edges, sp_u64& mails)
-{
-    atomicAnd(c.bits_next + ((u - c.lo) >> 5), ~(1u << ((u - c.lo) & 31)));
-    __threadfence_block();
-    sp_u64 row[ST_ELL];
-    const ulonglong2* at = (const ulonglong2*)(a.ell + (sp_u64)ST_ELL * u);
-#pragma unroll
-    for (int h = 0; h < ST_ELL / 2; ++h) {
-        const ulonglong2 pair = __ldg(at + h);
-        row[2 * h] = pair.x;
-        row[2 * h + 1] = pair.y;
-    }
-    const sp_u32 du = sp_dist(__ldcg(a.word + u));
-    if (du >= c.T) {                            // mailed at or past T
-        st_file(s, c, u, du);
-        return;
-    }
-    if ((sp_u32)row[0] != ST_WIDE) {
-        st_expand_row(a, s, c, u, du, row, edges, mails);
-        return;
-    }
-    edges += row[2] - row[1];
-    st_expand(a, s, c, u, du, (long long)row[1], (long long)row[2], 1, mails);
-}
-
-// The block's mail (slots [head, tail) of its ring) into the queue, by one warp: each bit is
-// cleared before a worker can read the vertex's word.
-__device__ void st_claim_queue(const StArgs& a, StBlock& s, const StStep& c, sp_u64 head, sp_u64 tail)
-{
-    const int lane = threadIdx.x & 31;
-    const sp_u64 ring = 2 * (sp_u64)(c.hi - c.lo);
-    for (sp_u64 i = head + lane; i < tail; i += 32) {
-        volatile sp_u64* slot = a.mailbox + 2 * c.lo + i % ring;
-        const sp_u64 want = i / ring + 1;
-        sp_u64 x = *slot;
-        const long long start = clock64();
-        while ((x >> 32) != want) {             // reserved, not yet written
-            if (clock64() - start > ST_SPIN_LIMIT) break;
-            x = *slot;
-        }
-        if ((x >> 32) != want) {
-            atomicExch(a.ctl + ST_ABORT, 1u);
-            continue;
-        }
-        const sp_u32 v = (sp_u32)x;
-        atomicAnd(a.mailed + (v >> 5), ~(1u << (v & 31)));
-        __threadfence();
-        st_push(a, s, c, v);
-    }
-    __syncwarp();
-    if (lane == 31) {
-        s.held += (sp_u32)(tail - head);
-        s.head = tail;
-    }
-    __syncwarp();
-}
-
-// A round, by one warp: take queued vertices and expand them until none is queued or being
-// expanded.  The last warp (`claims`) also claims the block's mail as it comes, holding one
-// pending unit meanwhile so the other warps wait for what it claims; it gives the unit back once
-// only that unit is left and no mail waits (later mail wakes the idle block).
-__device__ void st_round(const StArgs& a, StBlock& s, const StStep& c, bool claims, sp_u64& edges, sp_u64& entries,
-                         sp_u64& mails)
-{
-    const long long start = clock64();
-    while (true) {
-        bool busy = false;
-        if (claims) {
-            sp_u64 t = 0;
-            if ((threadIdx.x & 31) == 0) t = *(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE);
-            t = __shfl_sync(SP_FULL, t, 0);
-            const sp_u64 head = s.head;
-            if (t != head) {
-                st_claim_queue(a, s, c, head, t);
-                busy = true;
-            }
-        }
-        sp_u32 u = 0;
-        const bool got = st_dequeue(s, c.ring, (sp_u32)a.list_cap, u);
-        if (got) {
-            st_visit(a, s, c, u, edges, mails);
-            ++entries;
-            atomicSub(&s.pending, 1u);
-        }
-        if (__any_sync(SP_FULL, got) || busy) continue;
-        int verdict = 0;                        // 1: the round is over, 2: timed out (lane 0 decides for the warp)
-        if ((threadIdx.x & 31) == 0) {
-            if (claims ? atomicCAS(&s.pending, 1u, 0u) == 1u : *(volatile sp_u32*)&s.pending == 0) verdict = 1;
-            else if (clock64() - start > ST_SPIN_LIMIT) verdict = 2;
-        }
-        verdict = __shfl_sync(SP_FULL, verdict, 0);
-        if (verdict == 1) return;
-        if (verdict == 2) {
-            if ((threadIdx.x & 31) == 0) atomicExch(a.ctl + ST_ABORT, 1u);
-            return;
-        }
-        __nanosleep(32);
-    }
-}
-#endif
-
-// Thread 0 of an idle block (its mail and counts performed): gives back the units it holds, then
-// waits for mail (1), the bucket's end everywhere (0) or an abort (2).
-__device__ sp_u32 st_idle_wait(const StArgs& a, StBlock& s, sp_u32 epoch)
-{
-    const sp_u32 given = s.held + s.surplus;
-    sp_u32 state = 3;
-    if (given && atomicSub(a.ctl + ST_WORK, given) == given) {   // the last units anywhere
-        atomicExch(a.ctl + ST_DONE, epoch + 1);
-        state = 0;
-    }
-    s.held = 0;
-    s.surplus = 0;
-    const long long start = clock64();
-    for (sp_u32 spins = 1; state == 3; ++spins) {
-        if (*(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE) != s.head) state = 1;   // mail
-        else if (*(volatile sp_u32*)(a.ctl + ST_DONE) > epoch) state = 0;                   // bucket done
-        else if ((spins % 64 == 0 && *(volatile sp_u32*)(a.ctl + ST_ABORT)) || clock64() - start > ST_SPIN_LIMIT) {
-            atomicExch(a.ctl + ST_ABORT, 1u);
-            state = 2;
-        }
-    }
-    return state;
-}
-
 // Grid barrier between buckets; the last block in resets the work counter (every block holds one
 // unit at a bucket's start) and the next bucket's pile-minimum slot (last read at this one's start).
 // Returns whether some block aborted (the same answer in every thread).
@@ -557,8 +348,6 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
     sp_u32* inpile = st_dyn + 2 * words;
 #define ST_BITS(j) (st_dyn + (j) * words)
 #define ST_LIST(j) (st_dyn + 3 * words + (j) * list_cap)
-    // ST_QUEUE: list_cap 8-byte slots over the two lists' space (8 bytes of slack for the alignment)
-    sp_u64* const ring = (sp_u64*)(((size_t)ST_LIST(0) + 7) & ~(size_t)7);
     const long long lo = min(n, (long long)blockIdx.x * size), hi = min(n, lo + size);
     const int tid = threadIdx.x, warp = tid >> 5, warps = blockDim.x >> 5;
     // the post: the last warps, which seldom have list entries (one warp does both in a 32-thread block)
@@ -572,7 +361,6 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         s.nhubs = 0;
         s.surplus = 0;
         s.head = 0;
-        s.pending = s.deferred = 0;
         s.busy = s.barrier = s.wakes = s.expand = s.post = 0;
         s.expand_ns = s.post_ns = 0;
     }
@@ -603,72 +391,16 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         __syncthreads();
         const sp_u32* pile_in = a.pile + (epoch & 1) * n + lo;
         StStep c = {ST_BITS(p), ST_LIST(p), s.out[p], &s.nout[p], inpile, a.pile + ((epoch + 1) & 1) * n + lo, lo,
-                    hi, T, p, ring};
-#if ST_QUEUE
-        st_queue_reset(s, ring, (sp_u32)list_cap);
-        __syncthreads();
-#endif
+                    hi, T, p};
         for (sp_u32 i = tid; i < piled; i += blockDim.x) {
             const sp_u32 v = __ldcg(pile_in + i);
             const sp_u32 d = sp_dist(__ldcg(a.word + v));
             if (d >= T) st_file(s, c, v, d);
-#if ST_QUEUE
-            else if (d >= L) st_push(a, s, c, v);
-#else
             else if (d >= L && st_set_bit(ST_BITS(p), (sp_u32)(v - lo))) st_append(a, s, ST_LIST(p), p, lo, v);
-#endif
         }
         __syncthreads();
         // --- steps until no block has anything below T
         bool aborted = false;
-#if ST_QUEUE
-        // rounds: every warp takes queued vertices until none is left, the last also claims mail; a
-        // round ends when nothing is queued or being expanded; vertices the full queue deferred
-        // start the next round, else the block is idle until mail or the bucket's end
-        while (true) {
-            const sp_u64 stepped = st_clock();
-            if (tid == 0) atomicAdd(&s.pending, 1u);   // the claiming warp's unit
-            __syncthreads();
-            st_round(a, s, c, receiver, edges, entries, mails);
-            ++steps;
-            __syncthreads();
-            if (tid == 0) {
-                s.busy += st_clock() - stepped;
-                if (steps > (sp_u64)a.max_steps) atomicExch(a.ctl + ST_ABORT, 1u);
-                s.state = *(volatile sp_u32*)(a.ctl + ST_ABORT) ? 2 : 3;
-            }
-            __syncthreads();
-            if (s.state == 2) {
-                aborted = true;
-                break;
-            }
-            const sp_u32 deferred = s.deferred;
-            if (deferred) {                     // the last `cap` deferred vertices fill the queue
-                const sp_u32 k = min(deferred, (sp_u32)list_cap);
-                st_queue_reset(s, ring, (sp_u32)list_cap);
-                __syncthreads();
-                for (sp_u32 i = tid; i < k; i += blockDim.x)
-                    ring[i] = ((sp_u64)(2 * i + 1) << 32) | __ldcg(a.spill + lo + deferred - k + i);
-                __syncthreads();
-                if (tid == 0) {
-                    s.qtail = k;
-                    s.pending = k;
-                    s.deferred = deferred - k;
-                }
-                continue;
-            }
-            __threadfence();                    // this block's mail and its counts are performed
-            __syncthreads();
-            if (tid == 0) s.state = st_idle_wait(a, s, epoch);
-            __syncthreads();
-            if (tid == 0) s.wakes += s.state == 1;
-            if (s.state == 0) break;
-            if (s.state == 2) {
-                aborted = true;
-                break;
-            }
-        }
-#else
         while (true) {
             const sp_u64 stepped = st_clock();  // every thread's own: the step starts as the barrier releases
             const int q = p ^ 1;
@@ -762,7 +494,27 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
             // idle: give back the units held, then wait for mail or for the bucket's end everywhere
             __threadfence();                    // this block's mail and its counts are performed
             __syncthreads();
-            if (tid == 0) s.state = st_idle_wait(a, s, epoch);
+            if (tid == 0) {
+                const sp_u32 given = s.held + s.surplus;
+                sp_u32 state = 3;
+                if (given && atomicSub(a.ctl + ST_WORK, given) == given) {   // the last units anywhere
+                    atomicExch(a.ctl + ST_DONE, epoch + 1);
+                    state = 0;
+                }
+                s.held = 0;
+                s.surplus = 0;
+                const long long start = clock64();
+                for (sp_u32 spins = 1; state == 3; ++spins) {
+                    if (*(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE) != s.head) state = 1;   // mail
+                    else if (*(volatile sp_u32*)(a.ctl + ST_DONE) > epoch) state = 0;                   // bucket done
+                    else if ((spins % 64 == 0 && *(volatile sp_u32*)(a.ctl + ST_ABORT)) ||
+                             clock64() - start > ST_SPIN_LIMIT) {
+                        atomicExch(a.ctl + ST_ABORT, 1u);
+                        state = 2;
+                    }
+                }
+                s.state = state;
+            }
             __syncthreads();
             if (tid == 0) s.wakes += s.state == 1;
             if (s.state == 0) break;
@@ -771,7 +523,6 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 break;
             }
         }
-#endif
         if (aborted) break;
         if (tid == 0 && s.fmin != SP_INF) atomicMin(a.ctl + ST_FMIN + epoch % 2, s.fmin);
         const sp_u64 arrived = st_clock();
@@ -784,8 +535,8 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         if (failed) break;
     }
     if (edges) atomicAdd((sp_u64*)(a.ctl + ST_EDGES), edges);
-    if (entries) atomicAdd((sp_u64*)(a.ctl + ST_ENTRIES), entries);
     if (tid == 0) {
+        atomicAdd((sp_u64*)(a.ctl + ST_ENTRIES), entries);
         atomicAdd((sp_u64*)(a.ctl + ST_STEPS), steps);
         atomicMax(a.ctl + ST_MAX_STEPS, (sp_u32)steps);
         atomicAdd((sp_u64*)(a.ctl + ST_BUSY), s.busy);

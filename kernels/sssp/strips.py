@@ -69,10 +69,7 @@ PARAMS = {
                                                "the CPU twin: 264)"),
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
-    "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block (steps)"),
-    "schedule": Param("steps", str, choices=("steps", "queue"),
-                      help="inside a block: steps (the frontier a thread per vertex, a block barrier a step) or "
-                           "queue (warps take vertices from a shared queue as they come, no barrier)"),
+    "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
 }
 
 CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
@@ -151,17 +148,15 @@ def strip_size(n: int, blocks: int) -> int:
 
 
 def shared_bytes(n: int, blocks: int, shared_list: int) -> int:
-    """Dynamic shared memory of a block: three bitmaps over its strip and two frontier lists (the
-    queue's 8-byte slots over the lists, 8 bytes for their alignment)."""
-    return 4 * (3 * -(-strip_size(n, blocks) // 32) + 2 * shared_list) + 8
+    """Dynamic shared memory of a block: three bitmaps over its strip and two frontier lists."""
+    return 4 * (3 * -(-strip_size(n, blocks) // 32) + 2 * shared_list)
 
 
 # --- GPU --------------------------------------------------------------------------------------
 
-def _module(threads: int, schedule: str = "steps"):
+def _module(threads: int):
     # registers capped so that 1024 threads fit on an SM whatever the block size
-    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}",
-                                             f"-DST_QUEUE={int(schedule == 'queue')}"))
+    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}"))
 
 
 def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
@@ -196,7 +191,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
     n, threads, shared_list = csr.n, params["threads"], params["shared_list"]
     grid, shared = grid_for(n, threads, params["blocks"], shared_list)
     size = strip_size(n, grid)
-    mod = _module(threads, params["schedule"])
+    mod = _module(threads)
     search = mod.get_function("graphsweep_sssp_strips")
     search.max_dynamic_shared_size_bytes = shared
     word = cupy.empty(n, dtype=np.uint64)

@@ -20,11 +20,6 @@ VARIANTS = {
     "strips": ("sssp.strips", {}),
     "strips-small": ("sssp.strips", {"threads": 64, "blocks": 5, "shared_list": 4, "hub": 3, "delta": 3}),
     "strips-wide": ("sssp.strips", {"threads": 32, "blocks": 2, "shared_list": 1, "hub": 1, "delta": 1000}),
-    "strips-queue": ("sssp.strips", {"schedule": "queue"}),
-    "strips-queue-small": ("sssp.strips", {"schedule": "queue", "threads": 64, "blocks": 5, "shared_list": 4,
-                                           "delta": 3}),
-    "strips-queue-wide": ("sssp.strips", {"schedule": "queue", "threads": 32, "blocks": 2, "shared_list": 1,
-                                          "delta": 1000}),
     "best": ("sssp.best", {}),
 }
 CASES = [pytest.param(v, "cpu", id=f"{v}-cpu") for v in VARIANTS] + \
