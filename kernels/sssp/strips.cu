@@ -4,13 +4,14 @@
 // Block b owns the vertices [lo, hi) = [b size, (b + 1) size).  A bucket [L, T):
 //   start  — the block splits its own far pile: vertices now in [L, T) form its frontier, those
 //            at or past T stay (vertices below L were settled by an earlier bucket: dropped);
-//   steps  — expand the frontier list a thread per vertex (vertices of more than `hub` edges go
-//            to the whole block after the others), relaxing each edge on the packed word; an
-//            improved vertex of the strip joins the next list (below T, once: a "queued" bit) or
-//            the block's far pile (once per bucket: an "in pile" bit), one of another strip goes
-//            to the block's outbox.  Meanwhile two warps work the post: the last claims the
+//   steps  — expand the frontier list a thread per vertex, its word and its row (ST_ELL packed
+//            (neighbour, weight) entries, or a wider vertex's CSR range) read together (vertices
+//            of more than `hub` edges go to the whole block after the others), relaxing each edge
+//            on the packed word; an improved vertex of the strip joins the next list (below T,
+//            once: a "queued" bit) or the block's far pile (once per bucket: an "in pile" bit),
+//            one of another strip goes to the block's outbox.  Meanwhile two warps work the post: the last claims the
 //            block's incoming mail into the next list, the one before it mails the outbox the
-//            previous step left, so the expansion's chain of three memory round trips is not
+//            previous step left, so the expansion's chain of two memory round trips is not
 //            lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
 //   idle   — the next list and the outbox are empty: the block gives back the work units it
 //            holds and spins on its ring's tail and on the done word; mail sends it back to step,
@@ -335,9 +336,9 @@ __device__ bool st_barrier(sp_u32* ctl, sp_u32 epoch, sp_u32* flag)
 
 extern "C" __global__ void __launch_bounds__(ST_THREADS, ST_MIN_BLOCKS)
 graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict__ idx, const int* __restrict__ wt,
-                       const sp_u64* __restrict__ ell, sp_u64* word, sp_u32* spill, sp_u32* pile, sp_u64* mailbox, sp_u64* tail, sp_u32* mailed,
-                       sp_u32* ctl, sp_u64* log, long long n, long long size, int log_cap, int list_cap, int hub,
-                       int positive, sp_u32 delta, int root, long long max_steps)
+                       const sp_u64* __restrict__ ell, sp_u64* word, sp_u32* spill, sp_u32* pile, sp_u64* mailbox,
+                       sp_u64* tail, sp_u32* mailed, sp_u32* ctl, sp_u64* log, long long n, long long size,
+                       int log_cap, int list_cap, int hub, int positive, sp_u32 delta, int root, long long max_steps)
 {
     const StArgs a = {off, idx, wt, ell, word, spill, pile, mailbox, tail, mailed, ctl, log, n, size, log_cap, list_cap,
                       hub, positive, delta, max_steps};

@@ -15,10 +15,12 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
   - bucket (epoch) [L, T): each block splits its own far pile (vertices of its strip at or above
     the old T): those now below T form its frontier, the rest stay; then it steps without any
     grid-wide synchronisation: expand the frontier a thread per vertex (a vertex of more than
-    ``hub`` edges by the whole block), relaxing by a 64-bit atomicMin on the packed (dist, parent)
-    word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved vertex of the
-    strip goes to the next frontier (below T) or the block's far pile (at or above T), one of
-    another strip to the block's outbox;
+    ``hub`` edges by the whole block), reading the vertex's word and its 32-byte row (``ell_rows``,
+    made once per graph in the untimed setup: up to 4 (neighbour, weight) entries, or a wider
+    vertex's CSR range) in one memory round trip, relaxing by a 64-bit atomicMin on the packed
+    (dist, parent) word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved
+    vertex of the strip goes to the next frontier (below T) or the block's far pile (at or above
+    T), one of another strip to the block's outbox;
   - mail: two warps beside the expansion, the sender mails the outbox the previous step left (a
     per-vertex "mailed" bit: one message per vertex in flight; a ring per owner), the receiver
     claims the block's ring into its next frontier, clearing the bits before any thread reads
@@ -31,22 +33,30 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
   - a block's frontier lists and its "queued" and "in pile" bitmaps (a bit per vertex of the
     strip) live in shared memory, lists past ``shared_list`` entries spill to global memory.
 Zero weights: parents are set by strict improvement only, so they form a tree (sssp.cuh).
-``delta`` defaults to 2x near-far's rule: buckets cost a grid barrier each, a little more
-re-relaxation costs less (H100, the 4096^2 grid, 4 roots: delta 2048 / 4096 / 8192 took 56.3 /
-54.3 / 58.6 ms per root; 1024 / 512 / 256 threads a block 57.2 / 54.3 / 54.8 ms).
-Measured (benchmarks/sssp_road.py, H100): the 4096^2 road-like grid 54.3 ms per root against 99.8
-ms for near-far at its best hand-tuned delta (1.84x), the issue's target 30 ms missed by 1.8x.
-The critical path is ~9000 dependent block steps (the twin's lock-step ticks: 7486-10234 for the 4
-roots, whose shortest-path trees are 6000-8200 hops deep); a step took 4.6 us, 4.3 of them the
-expansion's three dependent memory round trips (offsets and word, then index and weight, then
-the head's atomicMin), ~1.4 us each because the wave always reaches lines not yet in L2.  On
-graphs whose ids carry no locality every edge is a message: R-MAT 22 181 ms against near-far's
-7.8, uniform 2^24 96 against 14.5 (sssp.best then runs near-far: select.py).
+``delta`` defaults to its own rule (default_delta: twice near-far's as it stood when tuned):
+buckets cost a grid barrier each, a little more re-relaxation costs less (H100, the 4096^2 grid,
+4 roots, the CSR kernel: delta 2048 / 4096 / 8192 took 56.3 / 54.3 / 58.6 ms per root; 1024 / 512
+/ 256 threads a block 57.2 / 54.3 / 54.8 ms).
+Measured (benchmarks/sssp_road.py, H100, docs/results.md §14): the 4096^2 road-like grid 43.9 ms
+per root (the CSR kernel 54.4 in the same run) against 97.3 for near-far at its best hand-tuned
+delta (2.21x); the issue's target 30 ms missed by 1.46x.  The critical path is ~9000 dependent
+block steps (the twin's lock-step ticks: 7486-10234 for the 4 roots, whose shortest-path trees
+are 6000-8200 hops deep); a step takes 3.6 us, 3.4 of them the expansion's two dependent memory
+round trips (word and row, then the neighbours' atomicMin), where the CSR's three took 4.3.
+Tried and measured in the same runs, slower: prefetching each relaxed neighbour's row into L2
+(44.5 ms: the row was not what the step waited for), loading the neighbours' rows beside the
+atomics to prefetch the next step's words and rows (62.9), a thread following the nearest
+vertex it improved for up to 1 / 2 / 4 hops before the next step (59.1 / 70.7 / 86.6: a step
+waits for its block's longest path, and the vertices left behind wait for that step), and warps
+taking vertices from a shared queue without steps (1143).  On graphs whose ids carry no locality
+every edge is a message: R-MAT 22 181 ms against near-far's 7.8, uniform 2^24 96 against 14.5 (the
+CSR kernel; sssp.best then runs near-far: select.py).
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
 """
 
+import math
 import time
 
 import numba
@@ -58,12 +68,12 @@ from graphsweep.datasets.gpu import array_module
 from ..contract import Kernel, Param
 from ..cuda import check_threads, module, resident_blocks_of
 from . import ROOT_PARAM, SSSP
-from . import near_far
 from .gpu import check_gpu_graph, unpack_words
 
 PARAMS = {
     **ROOT_PARAM,
-    "delta": Param(None, int, minimum=1, help="bucket width (default: 2 x sssp.near-far's default)"),
+    "delta": Param(None, int, minimum=1, help="bucket width (default: 320 x mean weight / mean degree^2, "
+                                              "rounded to a power of two)"),
     "threads": Param(512, int, minimum=32, help="threads per block (a multiple of 32; 512: two blocks per SM)"),
     "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: as many as are co-resident; "
                                                "the CPU twin: 264)"),
@@ -129,18 +139,32 @@ def _positive(csr) -> bool:
     return bool(array_module(csr.weights).min(csr.weights) > 0)
 
 
+def default_delta(csr) -> int:
+    """320 x mean weight / mean degree^2, rounded to a power of two: twice sssp.near-far's rule as
+    it stood when strips was tuned (a bucket costs a grid barrier, a little more re-relaxation
+    costs less; the 4096^2 grid: 4096), kept here so near-far's rule can move for skewed graphs
+    without moving the strips'."""
+    if csr.nnz == 0 or csr.weights is None:
+        return 1
+    xp = array_module(csr.weights)
+    fit = 320 * float(xp.mean(csr.weights, dtype=xp.float64)) / (csr.nnz / csr.n) ** 2
+    return 1 if fit <= 1 else 1 << round(math.log2(fit))
+
+
 def setup(inp, params) -> None:
-    """The default delta (near-far's, kept in the same cache), the weights' sign and the rows need
-    passes over the graph: made once per input, untimed."""
-    near_far.setup(inp, params)
+    """The default delta, the weights' sign and the rows need passes over the graph: made once per
+    input, untimed."""
+    csr = inp.csr()
+    if params.get("delta") is None and "sssp.strips.delta" not in inp.cache:
+        inp.cache["sssp.strips.delta"] = default_delta(csr)
     if "sssp.positive" not in inp.cache:
-        inp.cache["sssp.positive"] = _positive(inp.csr())
+        inp.cache["sssp.positive"] = _positive(csr)
     layout(inp)
 
 
 def delta_for(inp, params) -> int:
     setup(inp, params)
-    return int(params["delta"]) if params.get("delta") is not None else 2 * near_far.delta_for(inp, params)
+    return int(params["delta"]) if params.get("delta") is not None else inp.cache["sssp.strips.delta"]
 
 
 def strip_size(n: int, blocks: int) -> int:
@@ -211,9 +235,10 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
             (init_blocks,), (threads,), (mailbox, tails, mailed, piles, ctl, np.int64(n), np.int64(size),
                                          np.int32(root), np.int32(grid)))
     with timer.phase("search") as traffic:
-        search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails, mailed,
-                                     ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP), np.int32(shared_list),
-                                     np.int32(params["hub"]), np.int32(positive), np.uint32(min(delta, 2**32 - 1)),
+        search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails,
+                                     mailed, ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP),
+                                     np.int32(shared_list), np.int32(params["hub"]), np.int32(positive),
+                                     np.uint32(min(delta, 2**32 - 1)),
                                      np.int32(root), np.int64(4 * n + 64)),
                shared_mem=shared)
     unpack_words(mod, timer, word, dist, parent, threads)

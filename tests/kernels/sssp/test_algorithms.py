@@ -184,6 +184,17 @@ def test_near_far_gpu_steps_and_blocks(wg):
 
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_strips_default_delta_is_its_own(backend, wg):
+    """320 x mean weight / mean degree^2 as a power of two, whatever near-far's rule says."""
+    g = wg.grid2d(rows=40, cols=40)
+    res = run("sssp.strips", wg.dataset(g), backend, root=0)
+    n, src, dst, w = g
+    nnz = 2 * int((src != dst).sum())
+    fit = 320 * w[src != dst].mean() / (nnz / n) ** 2
+    assert res.stats["delta"] == (1 if fit <= 1 else 2 ** round(np.log2(fit))) > 1
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def test_strips_hops_inside_a_strip_cost_steps_not_barriers(backend, wg):
     """One strip and one bucket: the corner-to-corner grid search is a single epoch of >= 118 block
     steps (a step advances a path one hop) and mails nothing; five strips mail across their edges."""
