@@ -35,7 +35,8 @@ DELTAS = (2048, 4096, 8192, 16384)
 STRIPS_DELTAS = (2048, 8192)
 STRIPS_THREADS = (1024, 256)
 STATS = ("chose", "locality", "layout_ms", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step",
-         "expand_us", "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "entries", "blocks")
+         "expand_us", "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "entries",
+         "blocks")
 
 
 def per_root(result) -> list[float]:

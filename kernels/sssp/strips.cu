@@ -9,10 +9,10 @@
 //            of more than `hub` edges go to the whole block after the others), relaxing each edge
 //            on the packed word; an improved vertex of the strip joins the next list (below T,
 //            once: a "queued" bit) or the block's far pile (once per bucket: an "in pile" bit),
-//            one of another strip goes to the block's outbox.  Meanwhile two warps work the post: the last claims the
-//            block's incoming mail into the next list, the one before it mails the outbox the
-//            previous step left, so the expansion's chain of two memory round trips is not
-//            lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
+//            one of another strip goes to the block's outbox.  Meanwhile two warps work the
+//            post: the last claims the block's incoming mail into the next list, the one before
+//            it mails the outbox the previous step left, so the expansion's chain of two memory
+//            round trips is not lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
 //   idle   — the next list and the outbox are empty: the block gives back the work units it
 //            holds and spins on its ring's tail and on the done word; mail sends it back to step,
 //            the done word means no block has anything left below T: the block files its pile
