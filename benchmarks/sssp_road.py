@@ -6,8 +6,8 @@ The grid is graphsweep's ``grid`` generator: 4096 x 4096 vertices (16M), a fifth
 removed (keep = 0.8), integer weights 1-300, generated in memory on the GPU.  On it: sssp.near-far
 (near-far Δ-stepping, a grid barrier per iteration) at its default Δ and at each Δ of
 ``--deltas`` (the hand tuning), sssp.strips (a block per strip of ids, a grid barrier per bucket)
-at its default Δ, at each of ``--strips-deltas`` and at 1024 and 256 threads a block (512 by
-default), and sssp.best.  Then
+at its default Δ, at each of ``--strips-deltas`` and of ``--strips-threads`` (threads a
+block; 512 by default), and sssp.best.  Then
 R-MAT scale 22 (edge factor 16, weights 1-255) and uniform 2^24 of degree 6 (weights 1-10):
 sssp.near-far, sssp.strips and sssp.best at their defaults.  Per run: the median time per root
 over ``--roots`` seeded roots, the kernel's statistics (near-far iterations and strips' buckets
@@ -17,6 +17,7 @@ barriers and idle), every root's last rep verified.  The table: each run against
 hand-tuned near-far (the grid) or sssp.near-far (the others).
 
     python3 benchmarks/sssp_road.py --out $OUT/sssp-road [--side 4096] [--roots 4] [--no-others]
+        [--deltas 2048,4096] [--strips-deltas 2048,8192] [--strips-threads 1024,256]
 """
 
 import argparse
@@ -32,8 +33,10 @@ SEED = 0x5EED
 TARGET_MS = 30.0
 DELTAS = (2048, 4096, 8192, 16384)
 STRIPS_DELTAS = (2048, 8192)
-STATS = ("chose", "locality", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step", "expand_us",
-         "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "blocks")
+STRIPS_THREADS = (1024, 256)
+STATS = ("chose", "locality", "layout_ms", "delta", "iterations", "epochs", "steps", "steps_mean", "us_per_step",
+         "expand_us", "post_us", "busy_ms", "barrier_ms", "idle_ms", "wakes_mean", "mails", "relaxations", "entries",
+         "blocks")
 
 
 def per_root(result) -> list[float]:
@@ -77,6 +80,11 @@ def table(rows: list[dict]) -> None:
                   f"{tuned['ms_per_root']:.2f} ms, over the run's; above 1 is faster)")
 
 
+def ints(text: str) -> list[int]:
+    """A comma-separated list of integers; empty for ''."""
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -85,6 +93,8 @@ def main():
     ap.add_argument("--deltas", default=",".join(map(str, DELTAS)), help="hand-tuned near-far Δ, comma-separated")
     ap.add_argument("--strips-deltas", default=",".join(map(str, STRIPS_DELTAS)),
                     help="sssp.strips Δ, comma-separated")
+    ap.add_argument("--strips-threads", default=",".join(map(str, STRIPS_THREADS)),
+                    help="sssp.strips threads a block besides the default, comma-separated")
     ap.add_argument("--no-others", action="store_true", help="the grid only (no R-MAT, no uniform)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -93,9 +103,9 @@ def main():
                            params={"rows": args.side, "cols": args.side, "keep": 0.8, "weights": "1:300"})
     print(f"grid {args.side}^2 keep 0.8 weights 1:300: n {data.n}, m {data.m}, made in "
           f"{time.perf_counter() - t0:.1f} s", flush=True)
-    runs = ([("sssp.near-far", {})] + [("sssp.near-far", {"delta": int(d)}) for d in args.deltas.split(",")]
-            + [("sssp.strips", {})] + [("sssp.strips", {"delta": int(d)}) for d in args.strips_deltas.split(",")]
-            + [("sssp.strips", {"threads": 1024}), ("sssp.strips", {"threads": 256}), ("sssp.best", {})])
+    runs = ([("sssp.near-far", {})] + [("sssp.near-far", {"delta": d}) for d in ints(args.deltas)]
+            + [("sssp.strips", {})] + [("sssp.strips", {"delta": d}) for d in ints(args.strips_deltas)]
+            + [("sssp.strips", {"threads": t}) for t in ints(args.strips_threads)] + [("sssp.best", {})])
     rows = measure("grid", data, runs, args.roots)
     del data
     if not args.no_others:

@@ -11,8 +11,8 @@ scale-free) nearly every edge is a message between blocks.  ``locality`` is the 
 (sssp.strips' strips on this device); ``LOCAL_FROM`` and above runs sssp.strips, below it (or
 where strips do not fit in shared memory, or the CSR is in host memory) sssp.near-far.  Measured
 (benchmarks/sssp_road.py, H100, 4 roots each): the 4096^2 road-like grid, locality 0.969:
-sssp.strips 54.3 ms per root, near-far 99.8 at its best hand-tuned delta; R-MAT 22 (0.004):
-near-far 7.8 ms, strips 181; uniform 2^24 degree 6 (0.004): near-far 14.5 ms, strips 96.  The
+sssp.strips 43.9 ms per root, near-far 97.3 at its best hand-tuned delta; R-MAT 22 (0.004):
+near-far 7.8 ms, strips 181; uniform 2^24 degree 6 (0.004): near-far 14.5 ms, strips 96 (the CSR kernel).  The
 sweep's scale-free graph has 0.003 (2^22 vertices, this host), R-MAT 20 0.004: near-far on every
 family of sweeps/sssp-best.yaml.  No graph between 0.01 and 0.97 was measured: the bound is the
 middle of that gap.

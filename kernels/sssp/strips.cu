@@ -4,14 +4,15 @@
 // Block b owns the vertices [lo, hi) = [b size, (b + 1) size).  A bucket [L, T):
 //   start  — the block splits its own far pile: vertices now in [L, T) form its frontier, those
 //            at or past T stay (vertices below L were settled by an earlier bucket: dropped);
-//   steps  — expand the frontier list a thread per vertex (vertices of more than `hub` edges go
-//            to the whole block after the others), relaxing each edge on the packed word; an
-//            improved vertex of the strip joins the next list (below T, once: a "queued" bit) or
-//            the block's far pile (once per bucket: an "in pile" bit), one of another strip goes
-//            to the block's outbox.  Meanwhile two warps work the post: the last claims the
-//            block's incoming mail into the next list, the one before it mails the outbox the
-//            previous step left, so the expansion's chain of three memory round trips is not
-//            lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
+//   steps  — expand the frontier list a thread per vertex, its word and its row (ST_ELL packed
+//            (neighbour, weight) entries, or a wider vertex's CSR range) read together (vertices
+//            of more than `hub` edges go to the whole block after the others), relaxing each edge
+//            on the packed word; an improved vertex of the strip joins the next list (below T,
+//            once: a "queued" bit) or the block's far pile (once per bucket: an "in pile" bit),
+//            one of another strip goes to the block's outbox.  Meanwhile two warps work the
+//            post: the last claims the block's incoming mail into the next list, the one before
+//            it mails the outbox the previous step left, so the expansion's chain of two memory
+//            round trips is not lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
 //   idle   — the next list and the outbox are empty: the block gives back the work units it
 //            holds and spins on its ring's tail and on the done word; mail sends it back to step,
 //            the done word means no block has anything left below T: the block files its pile
@@ -40,6 +41,9 @@
 #ifndef ST_MIN_BLOCKS
 #define ST_MIN_BLOCKS 1
 #endif
+#define ST_ELL 4              // entries of a vertex's row (strips.py's ELL_WIDTH)
+#define ST_NONE 0xFFFFFFFFu   // an empty row entry (low word)
+#define ST_WIDE 0xFFFFFFFEu   // entry 0 of a vertex of more than ST_ELL edges: entries 1, 2 are its CSR range
 #define ST_HUBS 64            // hubs one step defers to the whole block; more are expanded by their thread
 #define ST_OUTBOX 256         // remote vertices one step leaves to the sender warp; more are mailed by their thread
 #define ST_TAIL_STRIDE 16     // a block's ring tail is alone in its 128-byte line
@@ -72,6 +76,7 @@ struct StArgs {
     const long long* __restrict__ off;
     const int* __restrict__ idx;
     const int* __restrict__ wt;
+    const sp_u64* __restrict__ ell;     // ST_ELL entries a vertex: (weight << 32) | neighbour
     sp_u64* word;
     sp_u32* spill;        // 2n: list j of block b at j n + lo, past the shared entries
     sp_u32* pile;         // 2n: pile j of block b at j n + lo
@@ -201,6 +206,39 @@ __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StSt
     }
 }
 
+// u's row, read with its word: relax its (up to ST_ELL) edges, the atomics independent, so the
+// step costs two memory round trips (row and word, then the atomics) where the CSR needs three.
+__device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du,
+                              const sp_u64 (&e)[ST_ELL], sp_u64& edges, sp_u64& mails)
+{
+    sp_u32 v[ST_ELL], nd[ST_ELL];
+    bool ok[ST_ELL];
+#pragma unroll
+    for (int j = 0; j < ST_ELL; ++j) {
+        v[j] = (sp_u32)e[j];
+        ok[j] = v[j] != ST_NONE;
+        nd[j] = 0;
+        if (ok[j]) {
+            ++edges;
+            const sp_u64 cand = (sp_u64)du + (e[j] >> 32);
+            if (cand >= SP_INF) {
+                a.ctl[ST_OVERFLOW] = 1;
+                ok[j] = false;
+            }
+            nd[j] = (sp_u32)cand;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < ST_ELL; ++j) {
+        if (!ok[j]) continue;
+        ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
+                           : sp_relax(a.word, v[j], nd[j], u);
+    }
+#pragma unroll
+    for (int j = 0; j < ST_ELL; ++j)
+        if (ok[j]) st_route(a, s, c, v[j], nd[j], mails);
+}
+
 // Relax u's edges e, e + stride, ... < end, four at a time: their loads, then their atomics, are
 // independent, so each group costs two memory round trips.
 __device__ void st_expand(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du, long long e,
@@ -217,8 +255,6 @@ __device__ void st_expand(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u
             nd[j] = 0;
             if (ok[j]) {
                 v[j] = (sp_u32)__ldg(a.idx + f);
-                // v's offsets into L2 now: if v improves, the next step reads them without a DRAM trip
-                asm volatile("prefetch.global.L2 [%0];" ::"l"(a.off + v[j]));
                 const sp_u64 cand = (sp_u64)du + (sp_u32)__ldg(a.wt + f);
                 if (cand >= SP_INF) {
                     a.ctl[ST_OVERFLOW] = 1;
@@ -300,11 +336,11 @@ __device__ bool st_barrier(sp_u32* ctl, sp_u32 epoch, sp_u32* flag)
 
 extern "C" __global__ void __launch_bounds__(ST_THREADS, ST_MIN_BLOCKS)
 graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict__ idx, const int* __restrict__ wt,
-                       sp_u64* word, sp_u32* spill, sp_u32* pile, sp_u64* mailbox, sp_u64* tail, sp_u32* mailed,
-                       sp_u32* ctl, sp_u64* log, long long n, long long size, int log_cap, int list_cap, int hub,
-                       int positive, sp_u32 delta, int root, long long max_steps)
+                       const sp_u64* __restrict__ ell, sp_u64* word, sp_u32* spill, sp_u32* pile, sp_u64* mailbox,
+                       sp_u64* tail, sp_u32* mailed, sp_u32* ctl, sp_u64* log, long long n, long long size,
+                       int log_cap, int list_cap, int hub, int positive, sp_u32 delta, int root, long long max_steps)
 {
-    const StArgs a = {off, idx, wt, word, spill, pile, mailbox, tail, mailed, ctl, log, n, size, log_cap, list_cap,
+    const StArgs a = {off, idx, wt, ell, word, spill, pile, mailbox, tail, mailed, ctl, log, n, size, log_cap, list_cap,
                       hub, positive, delta, max_steps};
     extern __shared__ sp_u32 st_dyn[];
     __shared__ StBlock s;
@@ -394,12 +430,25 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
             for (sp_u32 i = tid; i < k; i += blockDim.x) {
                 const sp_u32 u = st_entry(a, ST_LIST(p), p, lo, i);
                 atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
+                // u's word and row together: one memory round trip (neighbours, weights, or its CSR range)
+                sp_u64 row[ST_ELL];
+                const ulonglong2* at = (const ulonglong2*)(a.ell + (sp_u64)ST_ELL * u);
+#pragma unroll
+                for (int h = 0; h < ST_ELL / 2; ++h) {
+                    const ulonglong2 pair = __ldg(at + h);
+                    row[2 * h] = pair.x;
+                    row[2 * h + 1] = pair.y;
+                }
                 const sp_u32 du = sp_dist(__ldcg(a.word + u));
-                const long long start = __ldg(a.off + u), end = __ldg(a.off + u + 1);
                 if (du >= T) {                  // mailed at or past T
                     st_file(s, c, u, du);
                     continue;
                 }
+                if ((sp_u32)row[0] != ST_WIDE) {
+                    st_expand_row(a, s, c, u, du, row, edges, mails);
+                    continue;
+                }
+                const long long start = (long long)row[1], end = (long long)row[2];
                 if (end - start > a.hub) {
                     const sp_u32 h = atomicAdd(&s.nhubs, 1u);
                     if (h < ST_HUBS) {

@@ -15,10 +15,12 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
   - bucket (epoch) [L, T): each block splits its own far pile (vertices of its strip at or above
     the old T): those now below T form its frontier, the rest stay; then it steps without any
     grid-wide synchronisation: expand the frontier a thread per vertex (a vertex of more than
-    ``hub`` edges by the whole block), relaxing by a 64-bit atomicMin on the packed (dist, parent)
-    word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved vertex of the
-    strip goes to the next frontier (below T) or the block's far pile (at or above T), one of
-    another strip to the block's outbox;
+    ``hub`` edges by the whole block), reading the vertex's word and its 32-byte row (``ell_rows``,
+    made once per graph in the untimed setup: up to 4 (neighbour, weight) entries, or a wider
+    vertex's CSR range) in one memory round trip, relaxing by a 64-bit atomicMin on the packed
+    (dist, parent) word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved
+    vertex of the strip goes to the next frontier (below T) or the block's far pile (at or above
+    T), one of another strip to the block's outbox;
   - mail: two warps beside the expansion, the sender mails the outbox the previous step left (a
     per-vertex "mailed" bit: one message per vertex in flight; a ring per owner), the receiver
     claims the block's ring into its next frontier, clearing the bits before any thread reads
@@ -31,21 +33,31 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
   - a block's frontier lists and its "queued" and "in pile" bitmaps (a bit per vertex of the
     strip) live in shared memory, lists past ``shared_list`` entries spill to global memory.
 Zero weights: parents are set by strict improvement only, so they form a tree (sssp.cuh).
-``delta`` defaults to 2x near-far's rule: buckets cost a grid barrier each, a little more
-re-relaxation costs less (H100, the 4096^2 grid, 4 roots: delta 2048 / 4096 / 8192 took 56.3 /
-54.3 / 58.6 ms per root; 1024 / 512 / 256 threads a block 57.2 / 54.3 / 54.8 ms).
-Measured (benchmarks/sssp_road.py, H100): the 4096^2 road-like grid 54.3 ms per root against 99.8
-ms for near-far at its best hand-tuned delta (1.84x), the issue's target 30 ms missed by 1.8x.
-The critical path is ~9000 dependent block steps (the twin's lock-step ticks: 7486-10234 for the 4
-roots, whose shortest-path trees are 6000-8200 hops deep); a step took 4.6 us, 4.3 of them the
-expansion's three dependent memory round trips (offsets and word, then index and weight, then
-the head's atomicMin), ~1.4 us each because the wave always reaches lines not yet in L2.  On
-graphs whose ids carry no locality every edge is a message: R-MAT 22 181 ms against near-far's
-7.8, uniform 2^24 96 against 14.5 (sssp.best then runs near-far: select.py).
+``delta`` defaults to its own rule (default_delta: twice near-far's as it stood when tuned):
+buckets cost a grid barrier each, a little more re-relaxation costs less (H100, the 4096^2 grid,
+4 roots, the CSR kernel: delta 2048 / 4096 / 8192 took 56.3 / 54.3 / 58.6 ms per root; 1024 / 512
+/ 256 threads a block 57.2 / 54.3 / 54.8 ms).
+Measured (benchmarks/sssp_road.py, H100, docs/results.md §14): the 4096^2 road-like grid 43.9 ms
+per root (the CSR kernel 54.4 in the same run) against 97.3 for near-far at its best hand-tuned
+delta (2.21x); the issue's target 30 ms missed by 1.46x.  The critical path is ~9000 dependent
+block steps (the twin's lock-step ticks: 7486-10234 for the 4 roots, whose shortest-path trees
+are 6000-8200 hops deep); a step takes 3.6 us, 3.4 of them the expansion's two dependent memory
+round trips (word and row, then the neighbours' atomicMin), where the CSR's three took 4.3.
+Tried and measured in the same runs, slower: prefetching each relaxed neighbour's row into L2
+(44.5 ms: the row was not what the step waited for), loading the neighbours' rows beside the
+atomics to prefetch the next step's words and rows (62.9), a thread following the nearest
+vertex it improved for up to 1 / 2 / 4 hops before the next step (59.1 / 70.7 / 86.6: a step
+waits for its block's longest path, and the vertices left behind wait for that step), and warps
+taking vertices from a shared queue without steps (1143).  On graphs whose ids carry no locality
+every edge is a message: R-MAT 22 181 ms against near-far's 7.8, uniform 2^24 96 against 14.5 (the
+CSR kernel; sssp.best then runs near-far: select.py).
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
 """
+
+import math
+import time
 
 import numba
 import numpy as np
@@ -56,12 +68,12 @@ from graphsweep.datasets.gpu import array_module
 from ..contract import Kernel, Param
 from ..cuda import check_threads, module, resident_blocks_of
 from . import ROOT_PARAM, SSSP
-from . import near_far
 from .gpu import check_gpu_graph, unpack_words
 
 PARAMS = {
     **ROOT_PARAM,
-    "delta": Param(None, int, minimum=1, help="bucket width (default: 2 x sssp.near-far's default)"),
+    "delta": Param(None, int, minimum=1, help="bucket width (default: 320 x mean weight / mean degree^2, "
+                                              "rounded to a power of two)"),
     "threads": Param(512, int, minimum=32, help="threads per block (a multiple of 32; 512: two blocks per SM)"),
     "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: as many as are co-resident; "
                                                "the CPU twin: 264)"),
@@ -76,6 +88,48 @@ ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
 EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28
 TAIL_STRIDE = 16            # ST_TAIL_STRIDE: a ring tail per 128-byte line
 LOG_CAP = 1 << 16
+ELL_WIDTH = 4               # ST_ELL: entries of a vertex's row, 32 bytes (one DRAM sector)
+NONE = np.uint64(2**64 - 1)  # an empty entry (its low word ST_NONE)
+WIDE = np.uint64(2**32 - 2)  # ST_WIDE: entry 0 of a vertex of more edges; entries 1 and 2 its CSR range
+
+
+def ell_rows(csr, xp):
+    """The strips' layout of the graph: ELL_WIDTH uint64 entries a vertex, (weight << 32) | neighbour
+    in CSR order then NONE; a vertex of more edges has (WIDE, offsets[v], offsets[v + 1], NONE).
+    A step reads a vertex's word and its row together, one memory round trip where the CSR needs
+    two (offsets, then indices and weights).  32 bytes a vertex (the 4096^2 grid: 537 MB)."""
+    n = csr.n
+    rows = xp.full(ELL_WIDTH * n, NONE, dtype=xp.uint64)
+    off = xp.asarray(csr.offsets).astype(xp.int64)
+    deg = off[1:] - off[:-1]
+    if csr.nnz:
+        e = xp.arange(csr.nnz, dtype=xp.int64)
+        owner = xp.searchsorted(off, e, side="right") - 1
+        narrow = deg[owner] <= ELL_WIDTH
+        at = owner[narrow] * ELL_WIDTH + (e - off[owner])[narrow]
+        rows[at] = (xp.asarray(csr.indices)[narrow].astype(xp.uint64)
+                    | (xp.asarray(csr.weights)[narrow].astype(xp.uint64) << xp.uint64(32)))
+    wide = xp.flatnonzero(deg > ELL_WIDTH) * ELL_WIDTH
+    rows[wide] = WIDE
+    rows[wide + 1] = off[:-1][deg > ELL_WIDTH].astype(xp.uint64)
+    rows[wide + 2] = off[1:][deg > ELL_WIDTH].astype(xp.uint64)
+    return rows
+
+
+def layout(inp):
+    """(rows, ms): ell_rows on the kernel's backend (on the device even where the CSR is in host
+    memory), made once per input in the untimed setup; its ms is a statistic of every row."""
+    if "sssp.strips.ell" not in inp.cache:
+        if inp.backend == "gpu":
+            import cupy as xp
+        else:
+            xp = np
+        t0 = time.perf_counter()
+        rows = ell_rows(inp.csr(), xp)
+        if xp is not np:
+            xp.cuda.get_current_stream().synchronize()
+        inp.cache["sssp.strips.ell"] = (rows, (time.perf_counter() - t0) * 1e3)
+    return inp.cache["sssp.strips.ell"]
 
 
 def _positive(csr) -> bool:
@@ -85,17 +139,32 @@ def _positive(csr) -> bool:
     return bool(array_module(csr.weights).min(csr.weights) > 0)
 
 
+def default_delta(csr) -> int:
+    """320 x mean weight / mean degree^2, rounded to a power of two: twice sssp.near-far's rule as
+    it stood when strips was tuned (a bucket costs a grid barrier, a little more re-relaxation
+    costs less; the 4096^2 grid: 4096), kept here so near-far's rule can move for skewed graphs
+    without moving the strips'."""
+    if csr.nnz == 0 or csr.weights is None:
+        return 1
+    xp = array_module(csr.weights)
+    fit = 320 * float(xp.mean(csr.weights, dtype=xp.float64)) / (csr.nnz / csr.n) ** 2
+    return 1 if fit <= 1 else 1 << round(math.log2(fit))
+
+
 def setup(inp, params) -> None:
-    """The default delta (near-far's, kept in the same cache) and the weights' sign need a pass over
-    the weights: made once per input, untimed."""
-    near_far.setup(inp, params)
+    """The default delta, the weights' sign and the rows need passes over the graph: made once per
+    input, untimed."""
+    csr = inp.csr()
+    if params.get("delta") is None and "sssp.strips.delta" not in inp.cache:
+        inp.cache["sssp.strips.delta"] = default_delta(csr)
     if "sssp.positive" not in inp.cache:
-        inp.cache["sssp.positive"] = _positive(inp.csr())
+        inp.cache["sssp.positive"] = _positive(csr)
+    layout(inp)
 
 
 def delta_for(inp, params) -> int:
     setup(inp, params)
-    return int(params["delta"]) if params.get("delta") is not None else 2 * near_far.delta_for(inp, params)
+    return int(params["delta"]) if params.get("delta") is not None else inp.cache["sssp.strips.delta"]
 
 
 def strip_size(n: int, blocks: int) -> int:
@@ -139,8 +208,8 @@ def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
         grid = most
 
 
-def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
-    """(dist, parent, facts, epoch rows) from ``root`` on the device CSR ``csr``."""
+def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
+    """(dist, parent, facts, epoch rows) from ``root`` on the device CSR ``csr`` and its ``rows``."""
     import cupy
     check_gpu_graph(csr)
     n, threads, shared_list = csr.n, params["threads"], params["shared_list"]
@@ -166,9 +235,10 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
             (init_blocks,), (threads,), (mailbox, tails, mailed, piles, ctl, np.int64(n), np.int64(size),
                                          np.int32(root), np.int32(grid)))
     with timer.phase("search") as traffic:
-        search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, word, spill, piles, mailbox, tails, mailed,
-                                     ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP), np.int32(shared_list),
-                                     np.int32(params["hub"]), np.int32(positive), np.uint32(min(delta, 2**32 - 1)),
+        search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails,
+                                     mailed, ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP),
+                                     np.int32(shared_list), np.int32(params["hub"]), np.int32(positive),
+                                     np.uint32(min(delta, 2**32 - 1)),
                                      np.int32(root), np.int64(4 * n + 64)),
                shared_mem=shared)
     unpack_words(mod, timer, word, dist, parent, threads)
@@ -181,9 +251,10 @@ def search_gpu(csr, root: int, delta: int, positive: bool, params, timer):
                              "(use --backend cpu)")
     wide = lambda at: int(counters[at:at + 2].view(np.uint64)[0])  # noqa: E731
     edges, entries, mails = wide(EDGES), wide(ENTRIES), wide(MAILS)
-    # entries: 4 B list entry + 8 B word + 16 B offsets; edges: 8 B (index, weight) + an 8 B word
-    # atomic at random; mails: a mailed bit, the work count, a ring slot written and read.
-    traffic.add(read=28 * entries + 16 * edges + 8 * mails, written=4 * entries + 24 * mails,
+    # entries: 4 B list entry + 8 B word + a 32 B row; edges: an 8 B word atomic at random (the
+    # wide vertices' 8 B (index, weight) are not told apart); mails: a mailed bit, the work count, a
+    # ring slot written and read.
+    traffic.add(read=44 * entries + 8 * edges + 8 * mails, written=4 * entries + 24 * mails,
                 random=entries + edges + 3 * mails)
     epochs, steps = int(counters[EPOCHS]), wide(STEPS)
     # Where a block's time went (means over blocks): stepping, the bucket barriers, and the rest
@@ -213,8 +284,23 @@ def epoch_rows(log: np.ndarray, epochs: int) -> list[dict]:
 # --- CPU twin: the same buckets, strips and mail, every block one step per tick -----------------
 
 @numba.njit(cache=True)
-def _strips(off, idx, wt, root, delta, blocks):
-    n = off.shape[0] - 1
+def _row_edge(rows, idx, wt, u, j):
+    """u's j-th edge (neighbour, weight) as the GPU reads it: from u's row, or from the CSR range a
+    wide vertex's row holds; neighbour -1 past the last."""
+    at = u * ELL_WIDTH
+    if rows[at] & 0xFFFFFFFF == 0xFFFFFFFE:
+        e = rows[at + 1] + j
+        if e >= rows[at + 2]:
+            return -1, 0
+        return idx[e], wt[e]
+    if j >= ELL_WIDTH or rows[at + j] == -1:
+        return -1, 0
+    return rows[at + j] & 0xFFFFFFFF, rows[at + j] >> 32
+
+
+@numba.njit(cache=True)
+def _strips(rows, idx, wt, root, delta, blocks):
+    n = rows.shape[0] // ELL_WIDTH
     size = max(1, (n + blocks - 1) // blocks)
     inf = np.iinfo(np.int64).max
     dist = np.full(n, inf, np.int64)
@@ -320,10 +406,14 @@ def _strips(off, idx, wt, root, delta, blocks):
                             pile_out[lo + npile[b]] = u
                             npile[b] += 1
                         continue
-                    for e in range(off[u], off[u + 1]):
+                    j = 0
+                    while True:
+                        v, w = _row_edge(rows, idx, wt, u, j)
+                        if v < 0:
+                            break
+                        j += 1
                         edges += 1
-                        v = idx[e]
-                        nd = du + wt[e]
+                        nd = du + w
                         if nd >= dist[v]:
                             continue
                         dist[v] = nd
@@ -357,12 +447,12 @@ def _strips(off, idx, wt, root, delta, blocks):
     return dist, parent, epochs, ticks, steps.max(), steps.mean(), edges, entries, mails
 
 
-def search_cpu(csr, root: int, delta: int, blocks: int, timer):
+def search_cpu(csr, rows, root: int, delta: int, blocks: int, timer):
     n = csr.n
     with timer.phase("search") as traffic:
         dist, parent, epochs, ticks, steps, steps_mean, edges, entries, mails = _strips(
-            csr.offsets, csr.indices, csr.weights, root, delta, blocks)
-    traffic.add(read=28 * entries + 16 * edges + 8 * mails, written=16 * n + 24 * mails, random=entries + edges)
+            rows.view(np.int64), csr.indices, csr.weights, root, delta, blocks)
+    traffic.add(read=44 * entries + 8 * edges + 8 * mails, written=16 * n + 24 * mails, random=entries + edges)
     # ticks: lock-step rounds in which every block takes a step, the critical path in block steps
     return dist, parent, {"iterations": epochs, "ticks": ticks, "steps": int(steps),
                           "steps_mean": round(float(steps_mean), 1),
@@ -374,8 +464,10 @@ def search_cpu(csr, root: int, delta: int, blocks: int, timer):
 
 def run_gpu(inp, params, timer):
     delta = delta_for(inp, params)
-    dist, parent, facts, epochs = search_gpu(inp.csr(), params["root"], delta, inp.cache["sssp.positive"], params,
-                                             timer)
+    rows, layout_ms = layout(inp)
+    dist, parent, facts, epochs = search_gpu(inp.csr(), rows, params["root"], delta, inp.cache["sssp.positive"],
+                                             params, timer)
+    timer.stat("layout_ms", round(layout_ms, 2))
     for name, value in facts.items():
         timer.stat(name, value)
     # One step row per bucket, read from the launch's own log after timing.
@@ -386,8 +478,10 @@ def run_gpu(inp, params, timer):
 
 def run_cpu(inp, params, timer):
     check_threads(params["threads"])
-    dist, parent, facts = search_cpu(inp.csr(), params["root"], delta_for(inp, params),
+    rows, layout_ms = layout(inp)
+    dist, parent, facts = search_cpu(inp.csr(), rows, params["root"], delta_for(inp, params),
                                      params["blocks"] or CPU_BLOCKS, timer)
+    timer.stat("layout_ms", round(layout_ms, 2))
     for name, value in facts.items():
         timer.stat(name, value)
     return {"dist": dist, "parent": parent}

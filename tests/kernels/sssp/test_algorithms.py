@@ -233,6 +233,17 @@ def test_near_far_gpu_steps_and_blocks(wg):
 
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_strips_default_delta_is_its_own(backend, wg):
+    """320 x mean weight / mean degree^2 as a power of two, whatever near-far's rule says."""
+    g = wg.grid2d(rows=40, cols=40)
+    res = run("sssp.strips", wg.dataset(g), backend, root=0)
+    n, src, dst, w = g
+    nnz = 2 * int((src != dst).sum())
+    fit = 320 * w[src != dst].mean() / (nnz / n) ** 2
+    assert res.stats["delta"] == (1 if fit <= 1 else 2 ** round(np.log2(fit))) > 1
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def test_strips_hops_inside_a_strip_cost_steps_not_barriers(backend, wg):
     """One strip and one bucket: the corner-to-corner grid search is a single epoch of >= 118 block
     steps (a step advances a path one hop) and mails nothing; five strips mail across their edges."""
@@ -244,6 +255,27 @@ def test_strips_hops_inside_a_strip_cost_steps_not_barriers(backend, wg):
     res = run("sssp.strips", data, backend, root=0, blocks=5, delta=40, threads=64)
     np.testing.assert_array_equal(res.output["dist"], expected)
     assert res.stats["mails"] > 0 and res.stats["iterations"] > 1 and res.stats["strip"] == 720
+
+
+def test_strips_rows_hold_each_vertex_s_edges():
+    """The strips' layout: a vertex of at most ELL_WIDTH edges has them in CSR order (self-loops and
+    duplicates kept), then empty entries; a wider one its CSR range."""
+    from types import SimpleNamespace
+
+    from graphsweep.kernels.sssp import strips
+    offsets = np.array([0, 0, 1, 5, 10, 10], np.int64)      # degrees 0, 1, 4, 5, 0
+    indices = np.array([2, 1, 2, 2, 0, 0, 1, 2, 3, 4], np.int32)
+    weights = np.arange(10, dtype=np.int32) * 7
+    csr = SimpleNamespace(n=5, nnz=10, offsets=offsets, indices=indices, weights=weights)
+    rows = strips.ell_rows(csr, np).reshape(5, strips.ELL_WIDTH)
+    pack = lambda e: int(indices[e]) | int(weights[e]) << 32  # noqa: E731
+    none = int(strips.NONE)
+    assert rows[0].tolist() == [none] * 4 and rows[4].tolist() == [none] * 4
+    assert rows[1].tolist() == [pack(0), none, none, none]
+    assert rows[2].tolist() == [pack(e) for e in range(1, 5)]
+    assert rows[3].tolist() == [int(strips.WIDE), 5, 10, none]
+    empty = SimpleNamespace(n=0, nnz=0, offsets=np.zeros(1, np.int64), indices=indices[:0], weights=weights[:0])
+    assert strips.ell_rows(empty, np).shape == (0,)
 
 
 @pytest.mark.gpu
