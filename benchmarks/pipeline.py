@@ -48,9 +48,12 @@ def shares(results) -> dict:
            # task_s: from the task's start to its rows (loading, harness, ceilings); the rest of the
            # wall time is scheduling, storing results and the client's bookkeeping
            "in tasks s": tasks["task_s"].sum(), "loading s": tasks["load_s"].sum()}
-    for stage in ("prepare", "warmup", "timed", "verify"):  # where the harness's time goes
-        out[f"  harness {stage} s"] = tasks[f"{stage}_s"].sum()
+    for stage in ("prepare", "warmup", "timed", "stats", "verify"):  # where the harness's time goes
+        if f"{stage}_s" in tasks:   # stats: results from before it was a stage of its own count it in timed
+            out[f"  harness {stage} s"] = tasks[f"{stage}_s"].sum()
     out["timed reps s (CUDA events)"] = timed["ms"].sum() / 1e3
+    # host time in the timed stage around the reps' events: queuing them and the one sync after them
+    out["  timed stage less events s"] = out["  harness timed s"] - out["timed reps s (CUDA events)"]
     out["timed-rep share"] = out["timed reps s (CUDA events)"] / wall
     out["outside-kernel share"] = 1 - out["inside harness s"] / (wall * workers)
     loads = tasks[tasks["load_s"] > 0]

@@ -54,8 +54,9 @@ class KernelResult:
     output: object = field(default=None, repr=False)
     placement: str = "device"   # where the graph's representation lived (kernels.placement)
     # Wall seconds of the harness's stages: prepare (input checks, cached per dataset; graph
-    # builds), warmup, timed (the reps, timer sync included) and verify — where a run's time goes
-    # besides kernels.
+    # builds), warmup, timed (queuing the reps and the one sync after them: nothing else), stats
+    # (the reps' rows and the kernel's statistics, evaluated after timing) and verify — where a
+    # run's time goes besides kernels.
     seconds: dict = field(default_factory=dict)
 
     @property
@@ -208,6 +209,7 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
             output, timer = _run_once(impl, inp, run_params, backend)
             timers.append(timer)
         timer.finish()  # one synchronisation for all reps of this instance
+        clock = _lap(result, "timed", clock)
         for rep, timer in enumerate(timers):
             rows = timer.rows()
             total = next(r for r in rows if r["phase"] == "total")
@@ -216,7 +218,7 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
             result.rows += [{"rep": rep, **tags, **r} for r in rows]
         result.step_rows += [{"rep": reps - 1, **tags, **r} for r in timer.step_rows()]
         stats = timer.stats()
-        clock = _lap(result, "timed", clock)
+        clock = _lap(result, "stats", clock)
         output = problem.named(output)
         if verify:
             try:

@@ -31,7 +31,7 @@ def test_rows_per_rep_and_phase(dataset):
     assert result.stats["sublists"]["sublists"] == 50
     summary = {s["phase"]: s for s in result.summary()}
     assert summary["RS3"]["reps"] == 3 and summary["RS3"]["min_ms"] <= summary["RS3"]["mean_ms"]
-    assert list(result.seconds) == ["prepare", "warmup", "timed", "verify"]
+    assert list(result.seconds) == ["prepare", "warmup", "timed", "stats", "verify"]
     assert all(s >= 0 for s in result.seconds.values())
     assert result.seconds["timed"] >= sum(r["ms"] for r in result.rows if r["phase"] == "total") / 1e3
 
