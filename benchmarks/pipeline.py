@@ -14,6 +14,7 @@ time).  Prints, against their targets:
 - load GB/s: the largest list's load by its task (target >= 2 GB/s);
 - two-GPU speed-up: the first run's wall time over the second's, the same sweep on a cluster of
   two GPU workers (target >= 1.8x).
+``--tasks`` adds one line per task: its seconds per stage and its reps' CUDA-event seconds.
 """
 
 import argparse
@@ -63,10 +64,22 @@ def shares(results) -> dict:
     return out
 
 
+def per_task(results):
+    """One row per task, in the order they finished: where its seconds went, and its reps' events."""
+    rows = reduce.rows_of(results)
+    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    tasks = rows.drop_duplicates("task").set_index("task")
+    tasks["events_s"] = timed.groupby("task")["ms"].sum() / 1e3
+    stages = [c for c in ("load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s") if c in tasks]
+    return tasks.sort_values(["finished", "n"], ascending=[True, False])[["kernel", "n", *stages, "events_s",
+                                                                           "task_s"]]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="a results folder of sweeps/pipeline-shares.yaml (one GPU worker)")
     ap.add_argument("two", nargs="?", help="the same sweep's results on a cluster of two GPU workers")
+    ap.add_argument("--tasks", action="store_true", help="also print where each task's seconds went")
     args = ap.parse_args()
     out = shares(args.results)
     if args.two:
@@ -84,6 +97,8 @@ def main():
             ok = value <= bound if op == "<=" else value >= bound
             verdict = f"target {op} {bound:g}: {'ok' if ok else 'MISSED'}"
         print(f"  {name:<32} {value:>12.4g}   {verdict}")
+    if args.tasks:
+        print(per_task(args.results).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
 
 if __name__ == "__main__":
