@@ -15,9 +15,8 @@ Instances come from the problem (``Problem.instances``: e.g. BFS roots, the ``ro
 ``instances`` roots drawn from ``instance_seed``); a problem without them has one.  Warm-up runs
 (NVRTC compilation, allocator growth) use the first instance (or the problem's small sample,
 ``warmup_sample``) and are not recorded; on the GPU a first timed rep that still paid such a cost
-is run again (``first_run_marks``).  The last rep
-of each instance is verified (every rep computes the same thing; verifying each would double a
-GPU sweep's time).
+is run again (``first_run_marks``).  The last rep of each instance is verified (every rep computes
+the same thing; verifying each would double a GPU sweep's time).
 """
 
 import gc
@@ -56,9 +55,9 @@ class KernelResult:
     output: object = field(default=None, repr=False)
     placement: str = "device"   # where the graph's representation lived (kernels.placement)
     # Wall seconds of the harness's stages: prepare (input checks, cached per dataset; graph
-    # builds), warmup (with a first timed rep that paid first-run costs), timed (queuing the reps and the one sync after them: nothing else), stats
-    # (the reps' rows and the kernel's statistics, evaluated after timing) and verify — where a
-    # run's time goes besides kernels.
+    # builds), warmup (and a first timed rep that paid first-run costs), timed (queuing the reps
+    # and the one sync after them: nothing else), stats (the reps' rows and the kernel's
+    # statistics, evaluated after timing) and verify — where a run's time goes besides kernels.
     seconds: dict = field(default_factory=dict)
 
     @property
@@ -145,8 +144,8 @@ def first_run_marks(backend: str):
         return None
     import cupy
 
-    from .cuda import _module
-    return cupy.get_default_memory_pool().total_bytes(), _module.cache_info().misses
+    from .cuda import modules_made
+    return cupy.get_default_memory_pool().total_bytes(), modules_made()
 
 
 def warmup_input(kernel, data, inp, params):

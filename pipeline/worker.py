@@ -51,8 +51,8 @@ ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "datas
        "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls", "elements",
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
-       "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s", "task_s",
-       "finished")
+       "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
+       "task_s", "finished")
 
 
 class WorkerState(WorkerPlugin):
@@ -185,7 +185,7 @@ def grow_pool(nbytes: int) -> None:
     starts) or another allocator."""
     import cupy
     pool = cupy.get_default_memory_pool()
-    if cupy.cuda.get_allocator() != pool.malloc:
+    if cupy.cuda.memory.get_allocator() != pool.malloc:
         return
     want = min(nbytes - pool.total_bytes(), cupy.cuda.runtime.memGetInfo()[0] // 2)
     if want <= 0:
@@ -358,8 +358,9 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         warmup, on_sample = state.warmup(task, kernel, data, backend, where.placement)
         with partition.driving() if "partitions" in kernel.params else contextlib.nullcontext():
             result = harness.run(task.runs, data, backend=backend, reps=task.reps, warmup=warmup,
-                                 warmup_sample=on_sample, placement=task.placement, verify=task.verify, keep_output=False,
-                                 instances=task.roots, instance_seed=task.roots_seed, **task.params)
+                                 warmup_sample=on_sample, placement=task.placement, verify=task.verify,
+                                 keep_output=False, instances=task.roots, instance_seed=task.roots_seed,
+                                 **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0

@@ -238,7 +238,8 @@ def exit_spread(ns) -> dict:
     xp = array_module(ns)
     wide = ns.astype(xp.int64)
     t = (wide - wide.min()).astype(xp.float64) / 1e3
-    return dict(zip((q for q, _ in QUANTILES), (float(v) for v in to_host(xp.percentile(t, [v for _, v in QUANTILES])))))
+    at = to_host(xp.percentile(t, [v for _, v in QUANTILES]))
+    return {q: float(v) for (q, _), v in zip(QUANTILES, at)}
 
 
 # --- CPU twin: the same chunked random splitters and levels (cpu.rank_by_levels); its records
