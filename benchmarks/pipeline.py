@@ -14,6 +14,7 @@ time).  Prints, against their targets:
 - load GB/s: the largest list's load by its task (target >= 2 GB/s);
 - two-GPU speed-up: the first run's wall time over the second's, the same sweep on a cluster of
   two GPU workers (target >= 1.8x).
+``--tasks`` adds one line per task: its seconds per stage and its reps' CUDA-event seconds.
 """
 
 import argparse
@@ -24,7 +25,8 @@ from graphsweep.pipeline import reduce, store
 
 TARGETS = {"timed-rep share": (">=", 0.80), "outside-kernel share": ("<=", 0.10), "load GB/s": (">=", 2.0),
            "2-GPU speed-up": (">=", 1.8)}
-FINISHED = re.compile(r"run \S+ finished in ([0-9.]+) s")
+# The run's closing line: "finished in 4.6 s: {..., 'seconds': 4.5720...}" (the exact figure, where logged).
+FINISHED = re.compile(r"run \S+ finished in ([0-9.]+) s(?:.*'seconds': ([0-9.]+))?")
 
 
 def wall_seconds(results) -> float:
@@ -33,7 +35,8 @@ def wall_seconds(results) -> float:
     for log in reversed(logs):
         found = FINISHED.findall(log.read_text())
         if found:
-            return float(found[-1])
+            rounded, exact = found[-1]
+            return float(exact or rounded)
     raise SystemExit(f"{results}: no finished run in {results}/{store.LOGS}/ (the wall time comes from the run's log)")
 
 
@@ -48,9 +51,12 @@ def shares(results) -> dict:
            # task_s: from the task's start to its rows (loading, harness, ceilings); the rest of the
            # wall time is scheduling, storing results and the client's bookkeeping
            "in tasks s": tasks["task_s"].sum(), "loading s": tasks["load_s"].sum()}
-    for stage in ("prepare", "warmup", "timed", "verify"):  # where the harness's time goes
-        out[f"  harness {stage} s"] = tasks[f"{stage}_s"].sum()
+    for stage in ("prepare", "warmup", "timed", "stats", "verify"):  # where the harness's time goes
+        if f"{stage}_s" in tasks:   # stats: results from before it was a stage of its own count it in timed
+            out[f"  harness {stage} s"] = tasks[f"{stage}_s"].sum()
     out["timed reps s (CUDA events)"] = timed["ms"].sum() / 1e3
+    # host time in the timed stage around the reps' events: queuing them and the one sync after them
+    out["  timed stage less events s"] = out["  harness timed s"] - out["timed reps s (CUDA events)"]
     out["timed-rep share"] = out["timed reps s (CUDA events)"] / wall
     out["outside-kernel share"] = 1 - out["inside harness s"] / (wall * workers)
     loads = tasks[tasks["load_s"] > 0]
@@ -60,10 +66,22 @@ def shares(results) -> dict:
     return out
 
 
+def per_task(results):
+    """One row per task, in the order they finished: where its seconds went, and its reps' events."""
+    rows = reduce.rows_of(results)
+    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    tasks = rows.drop_duplicates("task").set_index("task")
+    tasks["events_s"] = timed.groupby("task")["ms"].sum() / 1e3
+    stages = [c for c in ("load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s") if c in tasks]
+    return tasks.sort_values(["finished", "n"], ascending=[True, False])[["kernel", "n", *stages, "events_s",
+                                                                           "task_s"]]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="a results folder of sweeps/pipeline-shares.yaml (one GPU worker)")
     ap.add_argument("two", nargs="?", help="the same sweep's results on a cluster of two GPU workers")
+    ap.add_argument("--tasks", action="store_true", help="also print where each task's seconds went")
     args = ap.parse_args()
     out = shares(args.results)
     if args.two:
@@ -81,6 +99,8 @@ def main():
             ok = value <= bound if op == "<=" else value >= bound
             verdict = f"target {op} {bound:g}: {'ok' if ok else 'MISSED'}"
         print(f"  {name:<32} {value:>12.4g}   {verdict}")
+    if args.tasks:
+        print(per_task(args.results).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
 
 if __name__ == "__main__":

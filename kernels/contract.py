@@ -39,6 +39,10 @@ class Problem:
     - ``element``/``elements(inp)``: what a run's rate counts (list nodes, or input edges: GTEPS).
     - ``instances(inp, params, count, seed) -> [dict]``: per-run instances, e.g. BFS roots; each
       is timed ``reps`` times, merged into the params of the run and of the verifier, and recorded.
+    - ``sample(inp) -> inp``: a small input of the same kind, index type and device that takes
+      the code paths the kernels take on ``inp`` (None when ``inp`` is itself small): what a
+      worker's first warm-up of a kernel runs on, paying compilation and module loading without a
+      full run (``harness.warmup_input``).
     - ``columns(out) -> dict``: what ``--save-output`` writes (default: ``out``, primary first);
       ``save(out, path)`` replaces the column writer for outputs that are not columns.
     """
@@ -51,6 +55,7 @@ class Problem:
     element: str = "node"
     elements: Callable = _count_nodes
     instances: Callable | None = None
+    sample: Callable | None = None
     columns: Callable | None = None
     save: Callable | None = None
     # The kernel the others are compared with (speed-up figures): the papers' first algorithm.

@@ -35,6 +35,11 @@ def module(source: str, options: tuple = (), name_expressions: tuple = ()):
     return _module(cupy.cuda.Device().id, source, tuple(options), tuple(name_expressions))
 
 
+def modules_made() -> int:
+    """Modules this process has compiled or loaded so far (a first run's cost: harness.first_run_marks)."""
+    return _module.cache_info().misses
+
+
 @cache
 def _properties(device_id: int) -> dict:
     import cupy

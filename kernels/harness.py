@@ -13,9 +13,10 @@
 
 Instances come from the problem (``Problem.instances``: e.g. BFS roots, the ``root`` parameter or
 ``instances`` roots drawn from ``instance_seed``); a problem without them has one.  Warm-up runs
-(NVRTC compilation, allocator growth) use the first instance and are not recorded.  The last rep
-of each instance is verified (every rep computes the same thing; verifying each would double a
-GPU sweep's time).
+(NVRTC compilation, allocator growth) use the first instance (or the problem's small sample,
+``warmup_sample``) and are not recorded; on the GPU a first timed rep that still paid such a cost
+is run again (``first_run_marks``).  The last rep of each instance is verified (every rep computes
+the same thing; verifying each would double a GPU sweep's time).
 """
 
 import gc
@@ -54,8 +55,9 @@ class KernelResult:
     output: object = field(default=None, repr=False)
     placement: str = "device"   # where the graph's representation lived (kernels.placement)
     # Wall seconds of the harness's stages: prepare (input checks, cached per dataset; graph
-    # builds), warmup, timed (the reps, timer sync included) and verify — where a run's time goes
-    # besides kernels.
+    # builds), warmup (and a first timed rep that paid first-run costs), timed (queuing the reps
+    # and the one sync after them: nothing else), stats (the reps' rows and the kernel's
+    # statistics, evaluated after timing) and verify — where a run's time goes besides kernels.
     seconds: dict = field(default_factory=dict)
 
     @property
@@ -134,15 +136,51 @@ def _run_once(impl, inp, params, backend):
     return output, timer
 
 
+def first_run_marks(backend: str):
+    """What grows when a GPU kernel runs for the first time in a process: the bytes CuPy's memory
+    pool holds (a cudaMalloc) and the modules compiled or loaded (``kernels.cuda``); None on the
+    CPU.  A rep during which they changed paid allocation or compilation inside its events."""
+    if backend != "gpu":
+        return None
+    import cupy
+
+    from .cuda import modules_made
+    return cupy.get_default_memory_pool().total_bytes(), modules_made()
+
+
+def warmup_input(kernel, data, inp, params):
+    """The problem's small sample of ``inp`` (``Problem.sample``), set up for ``kernel``, or
+    ``inp`` itself where the problem has none or ``inp`` is small: what a warm-up that is to pay
+    compilation and module loading, not a full run, runs on.  Made once per loaded dataset."""
+    problem = kernel.problem
+    if problem.sample is None or problem.instances is not None or kernel.requires:
+        return inp     # instances (roots) belong to the input; a sample has no capabilities beyond its kind
+    key = ("sample", problem.name, data.cache.get("placement"))
+    if key not in data.cache:
+        data.cache[key] = problem.sample(inp)
+    sample = data.cache[key]
+    if sample is None:
+        return inp
+    if kernel.setup is not None:
+        kernel.setup(sample, params)
+    return sample
+
+
 def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
-        verify: bool = True, keep_output: bool = True, instances: int | None = None, instance_seed: int = 0,
-        placement: str | None = None, **params) -> KernelResult:
+        warmup_sample: bool = False, verify: bool = True, keep_output: bool = True, instances: int | None = None,
+        instance_seed: int = 0, placement: str | None = None, **params) -> KernelResult:
     """Run kernel ``name`` on ``dataset`` (a path or a loaded ``Dataset``); see the module doc.
 
     ``instances``: how many instances (roots) a problem with instances draws from ``instance_seed``
     when its parameters do not fix one.  ``keep_output`` copies the last instance's output to the
     host as ``result.output`` (a dict of named arrays).  ``placement``: 'device' or 'host' forces
-    where a graph lives (``kernels.placement`` decides otherwise).
+    where a graph lives (``kernels.placement`` decides otherwise).  ``warmup_sample``: the warm-ups
+    run on the problem's small sample of the input (``warmup_input``): they pay compilation and
+    module loading, and the memory pool's growth is left to the first-run check of the timed reps.
+
+    On the GPU the first timed rep of each instance is checked for first-run costs
+    (``first_run_marks``): one that grew the memory pool or compiled a module counts as a warm-up
+    and is run again, so no timed rep holds a cudaMalloc or a compilation.
     """
     backend = resolve_backend(backend, registry.get(name))
     manifest = read_manifest(dataset) if isinstance(dataset, (str, Path)) else dataset.manifest
@@ -176,8 +214,9 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     impl = getattr(kernel, backend)
     clock = _lap(result, "prepare", clock)
 
+    warm = warmup_input(kernel, data, inp, params) if warmup and warmup_sample else inp
     for _ in range(warmup):
-        _run_once(impl, inp, {**params, **result.instances[0]}, backend)[1].finish()
+        _run_once(impl, warm, {**params, **result.instances[0]}, backend)[1].finish()
     clock = _lap(result, "warmup", clock)
     errors = []
     # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
@@ -203,11 +242,21 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         run_params = {**params, **instance}
         tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
         timers = []
-        for rep in range(reps):
+        output = None  # let the previous instance's output go before the next one allocates
+        marks = first_run_marks(backend)
+        output, timer = _run_once(impl, inp, run_params, backend)
+        if marks != first_run_marks(backend):   # it grew the pool or compiled: a warm-up after all
+            timer.finish()
+            clock = _lap(result, "warmup", clock)
+            output = None
+            output, timer = _run_once(impl, inp, run_params, backend)
+        timers.append(timer)
+        for rep in range(1, reps):
             output = None  # let the previous rep's output go before the next one allocates
             output, timer = _run_once(impl, inp, run_params, backend)
             timers.append(timer)
         timer.finish()  # one synchronisation for all reps of this instance
+        clock = _lap(result, "timed", clock)
         for rep, timer in enumerate(timers):
             rows = timer.rows()
             total = next(r for r in rows if r["phase"] == "total")
@@ -216,7 +265,7 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
             result.rows += [{"rep": rep, **tags, **r} for r in rows]
         result.step_rows += [{"rep": reps - 1, **tags, **r} for r in timer.step_rows()]
         stats = timer.stats()
-        clock = _lap(result, "timed", clock)
+        clock = _lap(result, "stats", clock)
         output = problem.named(output)
         if verify:
             try:

@@ -65,7 +65,8 @@ def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
         return False
 
 
-def _task_bytes(kind: str, n: int, m: int) -> int:
+def task_memory(kind: str, n: int, m: int) -> int:
+    """Bytes one kernel task holds for a dataset of ``kind`` with n nodes and m edges (see the module doc)."""
     if kind == "list":
         return n * LIST_BYTES_PER_NODE
     return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
@@ -119,7 +120,7 @@ def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCo
             runs = (task.warmup + task.reps) * (task.roots or 1)
             seconds += (load_seconds + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
                         + (elements * VERIFY_NS_PER_ELEMENT * 1e-9 if task.verify else 0) + TASK_OVERHEAD_SECONDS)
-        task_bytes, placements, host_bytes = _task_bytes(kind, n, m) if tasks else 0, (), 0
+        task_bytes, placements, host_bytes = task_memory(kind, n, m) if tasks else 0, (), 0
         gpu_graph_tasks = [t for t in tasks if kind == "graph" and _on_gpu(plan, t.kernel, has_gpu)]
         if gpu_graph_tasks:
             placements, task_bytes, host_bytes = _placed(ref, size, gpu_graph_tasks,
@@ -197,7 +198,7 @@ def check_kernel(manifest: dict, *, on_gpu: bool, subject: str, graph: bool = Fa
         placement.decide(placement.GraphSize.of(manifest), backend="gpu", device_bytes=device, host_bytes=host,
                          forced=forced, what=subject)
         return
-    need = _task_bytes(manifest["kind"], manifest["n"], manifest.get("m") or 0)
+    need = task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0)
     have = capacity.device_memory() if on_gpu else capacity.available_memory()
     capacity.check(subject, [("GPU memory for a kernel task" if on_gpu else "memory for a CPU kernel task",
                               need, have)])

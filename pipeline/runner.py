@@ -1,8 +1,9 @@
 """Sending a plan's tasks to a Dask cluster: ``run_plan`` / ``execute`` (wait, with progress) and
 ``submit_plan`` / ``submit``.
 
-Datasets to generate become one task each (which fans out into one task per part); every kernel
-task waits for all of them, so no generation shares a GPU with a timed kernel.  Kernel tasks hold
+Datasets to generate become one task each (which fans out into one task per part; one the client
+sees made already needs none); every kernel task waits for all of them, so no generation shares a
+GPU with a timed kernel.  Kernel tasks hold
 ``GPU=1`` on a GPU cluster (one kernel at a time per GPU) and ``HOST=1`` on a CPU cluster (one
 timed CPU twin per host, with every core), carry readable keys and a Dask span per sweep and
 kernel, and are prioritised dataset by dataset (largest first once sizes are known).  Placement is
@@ -115,9 +116,12 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
     with span(plan.name, "generate"):
         for ref in plan.datasets:
             if ref.generated and not ref.in_memory and ref.id in needed:
-                generated.append(client.submit(worker.generate_dataset, ref, plan.part_rows,
-                                               "gpu" if use_gpu else "cpu", key=f"generate-{ref.id}",
-                                               priority=len(plan.tasks) + 1, pure=False))
+                # A dataset this client sees made already needs no task (a round trip each, 5-10 ms
+                # before the first kernel task); one it cannot see is the workers' to check.
+                made = worker.made_already(ref)
+                generated.append(made if made is not None else client.submit(
+                    worker.generate_dataset, ref, plan.part_rows, "gpu" if use_gpu else "cpu",
+                    key=f"generate-{ref.id}", priority=len(plan.tasks) + 1, pure=False))
     if wait:
         generated = client.gather(generated)
     priority = _priorities(todo, wait)

@@ -5,6 +5,8 @@ either backend's passes (``gpu.GpuLevels`` or ``CpuLevels``)."""
 import numba
 import numpy as np
 
+from graphsweep.datasets.gpu import array_module, to_host
+
 from .gpu import jump_rounds
 
 
@@ -41,11 +43,18 @@ def nodes_at(succ, head, positions):
 
 
 def sublist_stats(lengths) -> dict:
-    """Sub-list length statistics as in 000 Table 3 (lengths count nodes, splitter included)."""
-    lengths = np.asarray(lengths)
-    return {"sublists": int(lengths.size), "sublist_min": int(lengths.min()), "sublist_max": int(lengths.max()),
-            "sublist_mean": float(lengths.mean()), "sublist_std": float(lengths.std()),
-            "singletons": int(np.count_nonzero(lengths == 1))}
+    """Sub-list length statistics as in 000 Table 3 (lengths count nodes, splitter included).
+
+    Device lengths are reduced on the device and only the six figures copied back: copying
+    millions of lengths to the host and reducing them there took 0.1-0.2 s a task at 2^28."""
+    xp = array_module(lengths)
+    lengths = xp.asarray(lengths)
+    wide = lengths.astype(xp.float64)
+    figures = xp.stack([wide.min(), wide.max(), wide.mean(), wide.std(),
+                        xp.count_nonzero(lengths == 1).astype(xp.float64)])
+    low, high, mean, std, singletons = (float(v) for v in to_host(figures))
+    return {"sublists": int(lengths.size), "sublist_min": int(low), "sublist_max": int(high),
+            "sublist_mean": mean, "sublist_std": std, "singletons": int(singletons)}
 
 
 # --- The recursion of reduced lists (003 Alg. 3) of Helman-JáJá and the recursive splitter.

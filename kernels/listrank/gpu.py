@@ -117,8 +117,8 @@ class GpuLevels:
         return self.rank
 
     def sublist_lengths(self):
-        """Level 0's sub-list lengths (the weights of the first reduced list), on the host."""
-        return self.node[0].view(np.uint32)[::2].get()
+        """Level 0's sub-list lengths (the weights of the first reduced list), on the device."""
+        return self.node[0].view(np.uint32)[::2]
 
 
 def cupy_empty(shape, dtype):

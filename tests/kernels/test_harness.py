@@ -7,7 +7,7 @@ from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import harness, registry
 from graphsweep.kernels.contract import Kernel
-from graphsweep.kernels.listrank import LISTRANK, sequential
+from graphsweep.kernels.listrank import LISTRANK, ListInput, sequential
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_rows_per_rep_and_phase(dataset):
     assert result.stats["sublists"]["sublists"] == 50
     summary = {s["phase"]: s for s in result.summary()}
     assert summary["RS3"]["reps"] == 3 and summary["RS3"]["min_ms"] <= summary["RS3"]["mean_ms"]
-    assert list(result.seconds) == ["prepare", "warmup", "timed", "verify"]
+    assert list(result.seconds) == ["prepare", "warmup", "timed", "stats", "verify"]
     assert all(s >= 0 for s in result.seconds.values())
     assert result.seconds["timed"] >= sum(r["ms"] for r in result.rows if r["phase"] == "total") / 1e3
 
@@ -64,3 +64,35 @@ def test_scan_on_ordered_dataset(tmp_path):
                         generator={"name": "ordered_list", "params": {"n": n}, "seed": 0})
     result = harness.run("listrank.scan", path, backend="cpu", reps=2, warmup=1)
     assert result.verified and (result.output["rank"] == n - 1 - np.arange(n)).all()
+
+
+def test_warmup_on_the_problems_sample(dataset, monkeypatch):
+    from graphsweep.kernels import listrank
+    monkeypatch.setattr(listrank, "SAMPLE_NODES", 1000)
+    seen = []
+
+    def ranked(inp, params, timer):
+        seen.append(inp.n)
+        return sequential.run_cpu(inp, params, timer)
+    kernel = Kernel(name="listrank.seen", problem=LISTRANK, summary="test", cpu=ranked)
+    monkeypatch.setattr(registry, "get", lambda name: kernel)
+    result = harness.run("listrank.seen", dataset, backend="cpu", reps=2, warmup=2, warmup_sample=True)
+    assert seen == [1000, 1000, 5000, 5000] and result.verified is True
+    seen.clear()
+    harness.run("listrank.seen", dataset, backend="cpu", reps=1, warmup=1)
+    assert seen == [5000, 5000]
+
+
+@pytest.mark.gpu
+def test_first_timed_rep_that_paid_first_run_costs_is_run_again(dataset, monkeypatch):
+    import cupy
+    runs = []
+
+    def allocating(inp, params, timer):     # each run holds a new, larger block: the pool grows every run
+        runs.append(cupy.empty(len(runs) * (64 << 20) + (64 << 20), dtype=np.uint8))
+        return sequential.run_cpu(ListInput(inp.succ.get(), inp.head, inp.tail), params, timer)
+    kernel = Kernel(name="listrank.growing", problem=LISTRANK, summary="test", gpu=allocating)
+    monkeypatch.setattr(registry, "get", lambda name: kernel)
+    result = harness.run("listrank.growing", dataset, backend="gpu", reps=2, warmup=0, verify=False)
+    assert len(runs) == 3 and {r["rep"] for r in result.rows} == {0, 1}      # rep 0 once more, rep 1
+    assert result.seconds["warmup"] > 0

@@ -1,6 +1,8 @@
-"""Task order: grouped by dataset, the largest dataset first once sizes are known."""
+"""Task order: grouped by dataset, the largest dataset first once sizes are known; a worker's memory
+pool grown for a dataset as it loads."""
 
 import numpy as np
+import pytest
 
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.pipeline import runner, sweep
@@ -119,3 +121,31 @@ def test_warm_start_imports_every_kernel(monkeypatch):
     state = worker.WorkerState()
     state.warm_start()
     assert imported == [True] and state.ceilings == {}
+
+
+@pytest.mark.gpu
+def test_grown_pool_serves_a_tasks_allocations_without_growing():
+    import cupy
+
+    from graphsweep.pipeline import worker
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    worker.grow_pool(pool.total_bytes() + (256 << 20))
+    held = pool.total_bytes()
+    arrays = [cupy.empty(100 << 20, np.uint8), cupy.empty(25 << 20, np.int32)]   # 200 of the 256 MB grown
+    assert pool.total_bytes() == held and arrays[1].size == 25 << 20
+    worker.grow_pool(held // 2)                     # it holds that already: nothing more
+    assert pool.total_bytes() == held
+
+
+@pytest.mark.gpu
+def test_warm_start_compiles_what_list_kernels_load(tmp_path):
+    from graphsweep.generators import memory
+    from graphsweep.kernels import cuda, harness
+    from graphsweep.pipeline import worker
+    worker.warm_up_list_kernels()
+    made = cuda.modules_made()
+    data = memory.generate("list", seed=5, params={"n": 3 << 20}, backend="gpu")
+    for name in ("listrank.wyllie", "listrank.helman-jaja", "listrank.random-splitter", "listrank.best"):
+        assert harness.run(name, data, backend="gpu", reps=1, warmup=0, keep_output=False).verified
+    assert cuda.modules_made() == made

@@ -173,3 +173,20 @@ def test_recursive_splitter_default_sublist_keeps_ranks_in_l2():
         assert 1 << log_chunk({"sublist": None}, n) == c
         assert -(-n // c) <= max(L2_SUBLISTS, n // 32)
     assert log_chunk({"sublist": 8}, 2**30) == 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_warmup_sample_is_one_list_of_the_input_kind(backend, dtype, make_list, monkeypatch):
+    from graphsweep.datasets.structure import check_list
+    from graphsweep.kernels import listrank
+    monkeypatch.setattr(listrank, "SAMPLE_NODES", 1000)
+    succ = make_list(4001, seed=3).astype(dtype)
+    if backend == "gpu":
+        import cupy
+        succ = cupy.asarray(succ)
+    inp = listrank.ListInput(succ, *check_list(succ))
+    sample = listrank.sample(inp)
+    assert type(sample.succ) is type(succ) and sample.succ.dtype == dtype and sample.n == 1000
+    assert (sample.head, sample.tail) == check_list(sample.succ)
+    assert listrank.sample(listrank.ListInput(succ[:4000], 0, 0)) is None     # not much longer: warm up on it
