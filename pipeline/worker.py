@@ -88,14 +88,12 @@ class WorkerState(WorkerPlugin):
 
     def warm_start(self) -> None:
         """What every worker pays once: importing the kernels and, with a usable GPU, the CUDA
-        context, the device's ceilings, the compilation of the graph builds and of the list
-        kernels, their statistics and their verifier (CPU ceilings are left to the first CPU task: a
-        GPU worker may never run one)."""
+        context, the device's ceilings and the compilation of the graph builds (CPU ceilings are
+        left to the first CPU task: a GPU worker may never run one)."""
         registry.names()  # imports every kernel module
         if gpu.available():
             self.device_ceilings("gpu")
             graph.warm_up_builds()
-            warm_up_list_kernels()
 
     def warmup(self, task: Task, kernel, data, backend: str, placement: str = "device") -> tuple[int, bool]:
         """(warm-up runs ``task`` needs here, whether they may run on the problem's small sample).
@@ -176,32 +174,6 @@ class WorkerState(WorkerPlugin):
 
 # Inputs smaller than this many L2 caches can be cache-resident between reps: they warm up per task.
 CACHE_RESIDENT = 4
-
-
-# The list a GPU worker's warm start ranks with every list kernel.
-WARM_LIST_NODES = 1 << 20
-
-
-def warm_up_list_kernels() -> None:
-    """Rank a random list of ``WARM_LIST_NODES`` nodes, made in device memory, once with every GPU
-    list kernel through the harness (default parameters, verified, statistics evaluated): their
-    modules, the CuPy kernels their statistics use and the verifier's are compiled and loaded at
-    worker start, not in a sweep's first tasks (where they cost 50-70 ms).  Kernels that need
-    more than a list (an ordered one) are left to their first task; one that fails here fails
-    there, with its error in its row."""
-    try:
-        data = memory.generate("list", seed=1, params={"n": WARM_LIST_NODES}, backend="gpu")
-    except Exception:  # a warm start that cannot warm leaves it to the first tasks
-        log.warning("warm start: no list in device memory to warm the list kernels on: %s", traceback.format_exc())
-        return
-    for name in registry.names():
-        kernel = registry.get(name)
-        if name != kernel.name or kernel.problem.dataset_kind != "list" or kernel.gpu is None or kernel.requires:
-            continue   # an alias, another problem's, CPU only, or needing more than a list
-        try:
-            harness.run(name, data, backend="gpu", reps=1, warmup=0, keep_output=False)
-        except Exception:  # the kernel's own tasks report it
-            log.warning("warm start: %s failed on a %d-node list: %s", name, WARM_LIST_NODES, traceback.format_exc())
 
 
 def grow_pool(nbytes: int) -> None:

@@ -136,16 +136,3 @@ def test_grown_pool_serves_a_tasks_allocations_without_growing():
     assert pool.total_bytes() == held and arrays[1].size == 25 << 20
     worker.grow_pool(held // 2)                     # it holds that already: nothing more
     assert pool.total_bytes() == held
-
-
-@pytest.mark.gpu
-def test_warm_start_compiles_what_list_kernels_load(tmp_path):
-    from graphsweep.generators import memory
-    from graphsweep.kernels import cuda, harness
-    from graphsweep.pipeline import worker
-    worker.warm_up_list_kernels()
-    made = cuda.modules_made()
-    data = memory.generate("list", seed=5, params={"n": 3 << 20}, backend="gpu")
-    for name in ("listrank.wyllie", "listrank.helman-jaja", "listrank.random-splitter", "listrank.best"):
-        assert harness.run(name, data, backend="gpu", reps=1, warmup=0, keep_output=False).verified
-    assert cuda.modules_made() == made
