@@ -14,11 +14,18 @@ written, random accesses); ``step=i`` keeps one row per iteration besides the ph
 output is the problem's primary array, or a dict keyed by the problem's ``outputs``.
 """
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.params import Param, resolve  # noqa: F401  (Param is part of the contract)
+
+
+def nearest_power_of_two(x: float) -> int:
+    """``x`` rounded to the nearest power of two on a log scale, 1 for x <= 1: the form of the
+    defaults kernels read from a graph's statistics (a bucket width, threads per edge)."""
+    return 1 if x <= 1 else 1 << round(math.log2(x))
 
 
 def _count_nodes(inp) -> int:

@@ -75,6 +75,14 @@ class CSR:
     def degree(self):
         return self.offsets[1:] - self.offsets[:-1]
 
+    def spread_entries(self, count: int):
+        """(rows, columns), int64 on the CSR's device, of min(count, nnz) entries spread evenly
+        over it (nnz > 0): a sample of the edges as stored, for statistics read in a setup."""
+        xp = array_module(self.indices)
+        count = min(count, self.nnz)
+        at = (xp.arange(count, dtype=xp.int64) * self.nnz) // count
+        return xp.searchsorted(self.offsets, at, side="right") - 1, self.indices[at].astype(xp.int64)
+
 
 class GraphInput:
     """One loaded graph, computed on by ``xp`` (see the module doc).  ``src``/``dst``/``weight``:

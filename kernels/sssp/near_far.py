@@ -44,7 +44,6 @@ delta 1024 / 2048 / 4096; 2048 is kept for sssp.strips, which runs there).
 The CPU twin runs the same near-far iterations sequentially (Numba).
 """
 
-import math
 
 import numba
 import numpy as np
@@ -52,7 +51,7 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.gpu import array_module
 
-from ..contract import Kernel, Param
+from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, persistent_blocks
 from . import ROOT_PARAM, SSSP
 from .gpu import check_gpu_graph, unpack_words
@@ -83,13 +82,11 @@ def delta_statistics(csr) -> dict:
     of SAMPLE evenly spaced CSR entries whose ends are nearby ids."""
     if csr.nnz == 0 or csr.weights is None:
         return {"mean_weight": 0.0, "mean_degree": 0.0, "nearby": 0.0}
-    xp = array_module(csr.indices)
-    count = min(SAMPLE, csr.nnz)
-    at = (xp.arange(count, dtype=xp.int64) * csr.nnz) // count
-    rows = xp.searchsorted(csr.offsets, at, side="right") - 1
-    near = xp.abs(rows - csr.indices[at].astype(xp.int64)) <= csr.n // NEARBY_SPAN
+    rows, cols = csr.spread_entries(SAMPLE)
+    xp = array_module(rows)
+    near = xp.abs(rows - cols) <= csr.n // NEARBY_SPAN
     return {"mean_weight": float(xp.mean(csr.weights, dtype=xp.float64)), "mean_degree": csr.nnz / csr.n,
-            "nearby": float(xp.count_nonzero(near)) / count}
+            "nearby": float(xp.count_nonzero(near)) / rows.size}
 
 
 def delta_rule(stats: dict) -> int:
@@ -97,8 +94,7 @@ def delta_rule(stats: dict) -> int:
     w, d = stats["mean_weight"], stats["mean_degree"]
     if w <= 0:
         return 1
-    fit = 160 * w / d ** 2 if stats["nearby"] >= LOCAL_FROM else 5 * w ** 0.75 / d ** 0.5
-    return 1 if fit <= 1 else 1 << round(math.log2(fit))
+    return nearest_power_of_two(160 * w / d ** 2 if stats["nearby"] >= LOCAL_FROM else 5 * w ** 0.75 / d ** 0.5)
 
 
 def default_delta(csr) -> int:

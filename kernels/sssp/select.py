@@ -46,12 +46,9 @@ def locality(csr, blocks: int) -> float:
     """Fraction of SAMPLE evenly spaced CSR entries (u, v) with u and v in the same strip."""
     if csr.nnz == 0:
         return 1.0
-    xp = array_module(csr.indices)
-    count = min(SAMPLE, csr.nnz)
-    at = (xp.arange(count, dtype=xp.int64) * csr.nnz) // count
-    rows = xp.searchsorted(csr.offsets, at, side="right") - 1
+    rows, cols = csr.spread_entries(SAMPLE)
     size = strips.strip_size(csr.n, blocks)
-    return float(xp.count_nonzero(rows // size == csr.indices[at].astype(xp.int64) // size)) / count
+    return float(array_module(rows).count_nonzero(rows // size == cols // size)) / rows.size
 
 
 def choose(inp):

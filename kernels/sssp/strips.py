@@ -56,7 +56,6 @@ block takes one step per tick, a remote vertex is mailed at the next tick and cl
 owner's step in that tick or the next.
 """
 
-import math
 import time
 
 import numba
@@ -65,9 +64,9 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.gpu import array_module
 
-from ..contract import Kernel, Param
+from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, resident_blocks_of
-from . import ROOT_PARAM, SSSP
+from . import ROOT_PARAM, SSSP, near_far
 from .gpu import check_gpu_graph, unpack_words
 
 PARAMS = {
@@ -143,12 +142,11 @@ def default_delta(csr) -> int:
     """320 x mean weight / mean degree^2, rounded to a power of two: twice sssp.near-far's rule as
     it stood when strips was tuned (a bucket costs a grid barrier, a little more re-relaxation
     costs less; the 4096^2 grid: 4096), kept here so near-far's rule can move for skewed graphs
-    without moving the strips'."""
-    if csr.nnz == 0 or csr.weights is None:
+    without moving the strips' (the statistics are near-far's)."""
+    stats = near_far.delta_statistics(csr)
+    if stats["mean_weight"] <= 0:
         return 1
-    xp = array_module(csr.weights)
-    fit = 320 * float(xp.mean(csr.weights, dtype=xp.float64)) / (csr.nnz / csr.n) ** 2
-    return 1 if fit <= 1 else 1 << round(math.log2(fit))
+    return nearest_power_of_two(320 * stats["mean_weight"] / stats["mean_degree"] ** 2)
 
 
 def setup(inp, params) -> None:

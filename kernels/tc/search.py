@@ -23,8 +23,6 @@ wins only on the 4096^2 grid (0.30 ms, 2 lanes 0.44).
 CPU twin: Numba prange over the edges, a merge of the two sorted lists, atomic adds (CAS).
 """
 
-import math
-
 import numba
 import numpy as np
 
@@ -32,7 +30,7 @@ from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.params import Param
 
 from ..cc.cpu import cas, load
-from ..contract import Kernel
+from ..contract import Kernel, nearest_power_of_two
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
 from . import TC
 
@@ -51,9 +49,7 @@ def lanes_statistics(oriented) -> dict:
 
 def lanes_rule(stats: dict) -> int:
     """Threads per edge from ``lanes_statistics`` (see the module doc)."""
-    fit = stats["out_degree_edge_mean"] / LANES_PER
-    lanes = 1 if fit <= 1 else 1 << round(math.log2(fit))
-    return min(MOST_LANES, max(FEWEST_LANES, lanes))
+    return min(MOST_LANES, max(FEWEST_LANES, nearest_power_of_two(stats["out_degree_edge_mean"] / LANES_PER)))
 
 
 def setup(inp, params) -> None:
