@@ -45,6 +45,12 @@ def _deliver(run=None, tag=None, sender=None, receiver=None, piece=None):
             _COND.notify_all()
 
 
+def listen(dask_worker) -> None:
+    """Give the worker the mailbox's handler; a slice's build calls it, before any peer may send
+    there (a piece sent to a worker without it is lost).  Named for ``Client.run``."""
+    dask_worker.handlers.setdefault(HANDLER, _deliver)
+
+
 def cancel(run) -> None:
     """Make every wait of ``run`` on this worker end (the driver calls it on a failed run)."""
     with _COND:
@@ -58,11 +64,15 @@ class Peers:
     """The workers of one run, seen from the task on worker ``index`` (see the module doc)."""
 
     def __init__(self, run: str, index: int, addresses: list):
-        from distributed import get_worker
+        from distributed import get_worker, secede
+        # The task leaves its worker's thread pool for good (its thread ends with it): it waits for
+        # its peers, and a peer task of another run queued behind it on a worker of one thread
+        # would otherwise never start, each run waiting the other out for WAIT_S.
+        secede()
         self.run, self.index, self.addresses = run, index, list(addresses)
         self.k = len(self.addresses)
         self.worker = get_worker()
-        self.worker.handlers.setdefault(HANDLER, _deliver)
+        listen(self.worker)
         self.received = 0          # bytes received from other workers, all rounds
         self.rounds = 0
         self.waited = 0.0          # seconds blocked waiting for pieces

@@ -217,7 +217,7 @@ def _build_slice(key, source, index: int, bounds: np.ndarray, n: int, m: int, ba
         part = csr.indices[start:start + CUT_CHUNK]
         cut += int(xp.count_nonzero((part < lo) | (part >= hi)))
     from distributed import get_worker
-    get_worker().handlers.setdefault(exchange.HANDLER, exchange._deliver)   # before any peer sends here
+    exchange.listen(get_worker())   # before any peer sends here
     _SLICES[_slot(key)] = Slice(index, lo, hi, n, bounds, csr, backend, threads)
     synchronize(backend)
     return {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0}

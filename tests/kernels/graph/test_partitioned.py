@@ -240,3 +240,33 @@ def test_directed_graphs_are_refused_in_one_line():
     with pytest.raises(ParameterError, match="undirected"):
         harness.run("bfs.distributed", dataset((n, src, dst), directed=True), backend="cpu", reps=1, warmup=0,
                     partitions=2)
+
+
+def _exchanging_slice(run, index, addresses):
+    from graphsweep.kernels.graph.exchange import Peers
+    return Peers(run, index, addresses).exchange("round", {1 - index: f"{run} from {index}"})
+
+
+def test_two_runs_crossed_on_workers_of_one_thread_both_finish(monkeypatch):
+    """Run A's slice 0 and run B's slice 1 start first; A's slice 1 and B's slice 0 queue behind them
+    on workers of one thread.  A waiting slice leaves its worker's thread slot, so the queued ones
+    start and both runs finish (they used to wait each other out for WAIT_S, then fail)."""
+    import time
+
+    from distributed import Client, LocalCluster
+    from graphsweep.kernels.graph import exchange
+    monkeypatch.setattr(exchange, "WAIT_S", 20.0)       # in-process workers: a deadlock fails, not hangs
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        client.run(exchange.listen)             # as a slice's build does, before any peer sends
+
+        def start(run, index):
+            return client.submit(_exchanging_slice, run, index, addresses, workers=[addresses[index]],
+                                 allow_other_workers=False, pure=False)
+        first = [start("A", 0), start("B", 1)]
+        time.sleep(0.5)
+        queued = [start("A", 1), start("B", 0)]
+        a0, b1, a1, b0 = client.gather(first + queued)
+    assert (a0, a1) == ({1: "A from 1"}, {0: "A from 0"})
+    assert (b0, b1) == ({1: "B from 1"}, {0: "B from 0"})
