@@ -89,6 +89,13 @@ def _dataset_rows(path: str) -> int:
     return manifest["n"] + (manifest.get("m") or 0)
 
 
+def _dask_key(task, run_id: str) -> str:
+    """The task's Dask key in this run: two sweeps sharing a long-lived cluster may hold the same
+    task (same hash) for different results folders, and a key the scheduler still holds hands
+    back the other sweep's outcome without running the task."""
+    return f"{task.key}-{run_id}"
+
+
 def _priorities(todo: list, wait: bool) -> dict:
     """Task key -> Dask priority (higher runs first).
 
@@ -121,7 +128,7 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
                 made = worker.made_already(ref)
                 generated.append(made if made is not None else client.submit(
                     worker.generate_dataset, ref, plan.part_rows, "gpu" if use_gpu else "cpu",
-                    key=f"generate-{ref.id}", priority=len(plan.tasks) + 1, pure=False))
+                    key=f"generate-{ref.id}-{run_id}", priority=len(plan.tasks) + 1, pure=False))
     if wait:
         generated = client.gather(generated)
     priority = _priorities(todo, wait)
@@ -131,7 +138,7 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
         # task may be stolen by an idle worker and still runs if that worker leaves.
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
-                                 generated, key=task.key, priority=priority[task.key],
+                                 generated, key=_dask_key(task, run_id), priority=priority[task.key],
                                  resources=resources, pure=False,
                                  **({"workers": [to], "allow_other_workers": True} if to else {}))
 
@@ -211,7 +218,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
     ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
-    by_key = {t.key: t for t in todo}
+    by_key = {_dask_key(t, run_id): t for t in todo}
     members.update(client.scheduler_info(n_workers=-1)["workers"])
     running = as_completed(_send_all(client, ordered, send, seconds))
     bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
@@ -407,20 +414,20 @@ def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = Non
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
-    store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: t.key for t in ordered})
+    store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: _dask_key(t, run_id) for t in ordered})
     futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources))
     fire_and_forget(futures)
-    _taken(plan, client, ordered)
+    _taken(plan, client, ordered, run_id)
     log.info("submitted %d tasks (fire and forget)", len(futures))
     return len(futures)
 
 
-def _taken(plan: SweepPlan, client, tasks: list, poll: float = 0.05) -> None:
+def _taken(plan: SweepPlan, client, tasks: list, run_id: str, poll: float = 0.05) -> None:
     """Wait until the scheduler knows every task just sent (or it already stored its result), so
     that a ``status`` right after ``submit`` never calls a task in flight to the scheduler lost."""
     timeout = config.get("cluster.worker-timeout")
     deadline = time.monotonic() + dask.utils.parse_timedelta(timeout)
-    waiting = {t.key: t for t in tasks}
+    waiting = {_dask_key(t, run_id): t for t in tasks}
     while True:
         states = launched.task_states(client, list(waiting))
         waiting = {k: t for k, t in waiting.items()

@@ -5,6 +5,7 @@ throws; wrong returns ranks that fail verification.  ``sleep_ms`` stretches each
 kill a worker or interrupt the client mid-task.  Loaded through GRAPHSWEEP_KERNEL_MODULES.
 """
 
+import threading
 import time
 
 import numpy as np
@@ -13,13 +14,30 @@ from graphsweep.kernels.contract import Kernel, Param
 from graphsweep.kernels.listrank import LISTRANK
 
 
+# How many runs of this process are inside their walk now, and the most at once: a test with an
+# in-process cluster reads MOST to see whether tasks that should hold the host alone overlapped.
+_held = threading.Lock()
+RUNNING = MOST = 0
+
+
+def _enter(step: int) -> None:
+    global RUNNING, MOST
+    with _held:
+        RUNNING += step
+        MOST = max(MOST, RUNNING)
+
+
 def run_cpu(inp, params, timer):
     if params["mode"] == "raise":
         raise RuntimeError("boom: test.flaky was asked to fail")
     with timer.phase("setup", written=inp.n * 4):
         rank = np.empty(inp.n, dtype=inp.rank_dtype)
     with timer.phase("walk", read=inp.n * 4, written=inp.n * 4, random=inp.n):
-        time.sleep(params["sleep_ms"] / 1e3)
+        _enter(1)
+        try:
+            time.sleep(params["sleep_ms"] / 1e3)
+        finally:
+            _enter(-1)
         x, r = inp.head, inp.n - 1
         succ = inp.succ.tolist()
         out = [0] * inp.n
