@@ -10,7 +10,7 @@ each step's node (what a list walk does: follow ``succ``, write the node's rank 
 list ranking is judged against); ``clock_khz`` (read, with ``sm_count`` the compute peaks); and the
 host link's floors (``_measure_link``): ``h2d_gbps``, ``d2h_gbps``,
 ``mapped_sequential_gbps``, ``mapped_lines_gbps``, ``mapped_naive_gbps``.  ``measure("cpu")`` does
-the same with NumPy (copy, gather) and one Numba thread (the chases).  Each figure is the best of a few
+the same with NumPy (copy, gather) and one Numba thread (the chases, on the GPU's cycle).  Each figure is the best of a few
 repetitions.  ``ceilings(backend)`` measures once per process and remembers.
 """
 
@@ -28,11 +28,10 @@ CPU_TABLE = 1 << 24             # 64 MB, far beyond any L3 this runs on
 REPS = 5
 
 
-def _random_table(xp, n: int, size: int, seed: int):
-    """``size`` random int32 indices into [0, n)."""
-    if xp is np:
-        return np.random.default_rng(seed).integers(0, n, size=size, dtype=np.int32)
-    return xp.random.RandomState(seed).randint(0, n, size=size, dtype=np.int32)
+def _random_table(n: int, size: int, seed: int):
+    """``size`` random int32 indices into [0, n), on the device."""
+    import cupy
+    return cupy.random.RandomState(seed).randint(0, n, size=size, dtype=np.int32)
 
 
 def best_gpu_seconds(fn, reps: int = REPS) -> float:
@@ -63,8 +62,8 @@ def _measure_gpu() -> dict:
         return best(lambda: dst.data.copy_from_device_async(src.data, src.nbytes))
 
     copy_s = copy_seconds()
-    table = _random_table(cupy, TABLE, TABLE, 1)
-    idx = _random_table(cupy, TABLE, TABLE, 2)
+    table = _random_table(TABLE, TABLE, 1)
+    idx = _random_table(TABLE, TABLE, 2)
     out = cupy.empty(TABLE, dtype=np.int32)
     gather_s = best(lambda: cupy.take(table, idx, out=out))
     del idx, out
@@ -110,6 +109,52 @@ def chase_gsteps(table, bits: int, chains: int, kind: str = "chase", seed: int =
     return chains * steps / best_gpu_seconds(lambda: fn(((chains + 255) // 256,), (256,), args)) / 1e9
 
 
+# ceilings.cu's keyed permutation on b bits, whose rounds (xor a key, multiply by an odd constant,
+# xor-shift by half the bits) each invert; on the CPU the table is a power of two, so there is no
+# cycle walking and the inverse is the rounds undone in reverse.
+_MULTIPLIER = 0x9E3779B97F4A7C15
+_ROUNDS = 4
+
+
+def _perm_constants(bits: int, seed: int) -> tuple:
+    mask = (1 << bits) - 1
+    keys = np.array([(seed * (2 * r + 1)) & mask for r in range(_ROUNDS)], dtype=np.uint64)
+    return (np.uint64(mask), np.uint64((bits + 1) // 2), keys, np.uint64(_MULTIPLIER),
+            np.uint64(pow(_MULTIPLIER, -1, 1 << 64)))
+
+
+@numba.njit(cache=True, nogil=True)
+def _perm(x, mask, half, keys, mul):
+    for r in range(keys.shape[0]):
+        x = ((x ^ keys[r]) * mul) & mask
+        x ^= x >> half
+    return x
+
+
+@numba.njit(cache=True, nogil=True)
+def _cycle(nxt, mask, half, keys, mul, inverse):
+    # nxt[perm(i)] = perm(i + 1) as the GPU's cycle, written in index order: nxt[x] =
+    # perm(perm^-1(x) + 1), so making it is a sequential pass instead of n scattered stores
+    one = np.uint64(1)
+    for i in range(nxt.shape[0]):
+        x = np.uint64(i)
+        for r in range(keys.shape[0] - 1, -1, -1):
+            x ^= x >> half
+            x = ((x * inverse) & mask) ^ keys[r]
+        nxt[i] = _perm((x + one) & mask, mask, half, keys, mul)
+
+
+def make_cpu_cycle(entries: int, seed: int = CYCLE_SEED) -> np.ndarray:
+    """An int32 table of ``entries`` (a power of two) made one random cycle: the GPU's cycle
+    (``make_cycle``) for the same size and seed."""
+    bits = entries.bit_length() - 1
+    if entries != 1 << bits:
+        raise ParameterError(f"the CPU cycle needs a power of two entries, got {entries}")
+    table = np.empty(entries, dtype=np.int32)
+    _cycle(table, *_perm_constants(bits, seed))
+    return table
+
+
 @numba.njit(cache=True, nogil=True)
 def _chase(table, steps):
     x = 0
@@ -129,6 +174,8 @@ def _chase_store(table, records, steps):
 
 
 def _measure_cpu() -> dict:
+    # Sized to take about half a second (every CPU worker pays it once, before its first task's
+    # rows): 64 MB tables, beyond the L3 a core's copy or chase can use, each timing 20-100 ms.
     def best(fn):
         times = []
         for _ in range(3):
@@ -137,28 +184,27 @@ def _measure_cpu() -> dict:
             times.append(time.perf_counter() - t)
         return min(times)
 
-    src = np.ones(1 << 25, dtype=np.int32)          # 128 MB
-    dst = np.empty_like(src)
-    copy_s = best(lambda: np.copyto(dst, src))
-    table = _random_table(np, CPU_TABLE, CPU_TABLE, 1)
-    idx = _random_table(np, CPU_TABLE, 1 << 22, 2)
+    table = make_cpu_cycle(CPU_TABLE)
+    records4 = np.empty_like(table)             # the copy's target, then the 4-byte chase's records
+    copy_s = best(lambda: np.copyto(records4, table))
+    # 4M indices: with fewer, more of the table stays in the L3 beside them and the rate rises (1M: +30%)
+    idx = np.random.default_rng(2).integers(0, CPU_TABLE, size=1 << 22, dtype=np.int32)
     out = np.empty(idx.size, dtype=np.int32)
     gather_s = best(lambda: np.take(table, idx, out=out, mode="clip"))
-    order = np.random.default_rng(3).permutation(CPU_TABLE).astype(np.int32)
-    table[order] = np.roll(order, -1)               # one random cycle through the whole table
-    steps = 1 << 21
+    steps = 1 << 19
     _chase(table, 16)
     chase_s = best(lambda: _chase(table, steps))
-    def chase_store_gsteps(dtype) -> float:             # fewer steps: each measure is paid per CPU worker
-        records = np.empty(CPU_TABLE, dtype=dtype)
-        _chase_store(table, records, 16)
-        return (steps >> 3) / best(lambda: _chase_store(table, records, steps >> 3)) / 1e9
 
-    store = {4: chase_store_gsteps(np.int32), 8: chase_store_gsteps(np.uint64)}
+    def chase_store_gsteps(records) -> float:
+        _chase_store(table, records, 16)
+        return (steps >> 1) / best(lambda: _chase_store(table, records, steps >> 1)) / 1e9
+
     return {"backend": "cpu", "device": platform.processor() or platform.machine() or "cpu",
-            "copy_gbps": 2 * src.nbytes / copy_s / 1e9, "gather_gelems": idx.size / gather_s / 1e9,
-            "chase_gsteps": steps / chase_s / 1e9, "chase_store4_gsteps": store[4],
-            "chase_store8_gsteps": store[8], "table_bytes": CPU_TABLE * 4}
+            "copy_gbps": 2 * table.nbytes / copy_s / 1e9, "gather_gelems": idx.size / gather_s / 1e9,
+            "chase_gsteps": steps / chase_s / 1e9,
+            "chase_store4_gsteps": chase_store_gsteps(records4),
+            "chase_store8_gsteps": chase_store_gsteps(np.empty(CPU_TABLE, dtype=np.uint64)),
+            "table_bytes": CPU_TABLE * 4}
 
 
 LINK_BYTES = 1 << 30            # pinned host buffer of the link measurements: 1 GiB

@@ -1,5 +1,6 @@
 """The device ceilings: one call measures copy, gather and chase rates."""
 
+import numpy as np
 import pytest
 
 from graphsweep.datasets.errors import ParameterError
@@ -36,6 +37,36 @@ def test_gpu():
     # and nothing read through mapped memory outruns the bulk copy engine by much
     assert c["mapped_lines_gbps"] > c["mapped_naive_gbps"] > 0
     assert 0 < c["mapped_sequential_gbps"] < 1.5 * c["h2d_gbps"] and c["d2h_gbps"] > 0
+
+
+@pytest.mark.parametrize("bits", [1, 2, 5, 10, 16])
+def test_the_cpu_cycle_is_the_gpu_cycle_and_one_cycle(bits):
+    n = 1 << bits
+    table = ceilings.make_cpu_cycle(n, seed=0x5EED)
+    # ceilings.cu: next[perm(i)] = perm(i + 1 mod n), perm a bijection
+    constants = ceilings._perm_constants(bits, 0x5EED)
+    perm = np.array([ceilings._perm(np.uint64(i), *constants[:4]) for i in range(n)], dtype=np.int64)
+    assert np.array_equal(np.sort(perm), np.arange(n))
+    assert np.array_equal(table[perm], np.roll(perm, -1))
+    # one cycle through every entry: the walk from 0 first comes back after n steps
+    x, seen = 0, np.zeros(n, dtype=bool)
+    for _ in range(n):
+        assert not seen[x]
+        seen[x], x = True, table[x]
+    assert x == 0 and seen.all()
+
+
+@pytest.mark.gpu
+def test_the_gpu_makes_the_cpu_cycle():
+    import cupy
+    table = cupy.empty(1 << 16, dtype=np.int32)
+    assert ceilings.make_cycle(table) == 16
+    assert np.array_equal(table.get(), ceilings.make_cpu_cycle(1 << 16))
+
+
+def test_the_cpu_cycle_wants_a_power_of_two():
+    with pytest.raises(ParameterError, match="power of two entries, got 1000"):
+        ceilings.make_cpu_cycle(1000)
 
 
 def test_unknown_backend():
