@@ -10,8 +10,8 @@ each step's node (what a list walk does: follow ``succ``, write the node's rank 
 list ranking is judged against); ``clock_khz`` (read, with ``sm_count`` the compute peaks); and the
 host link's floors (``_measure_link``): ``h2d_gbps``, ``d2h_gbps``,
 ``mapped_sequential_gbps``, ``mapped_lines_gbps``, ``mapped_naive_gbps``.  ``measure("cpu")`` does
-the same with NumPy (copy, gather) and one Numba thread (the chases, on the GPU's cycle).  Each figure is the best of a few
-repetitions.  ``ceilings(backend)`` measures once per process and remembers.
+the same with NumPy (copy, gather) and one Numba thread (the chases, on the GPU's cycle).  Each
+figure is the best of a few repetitions.  ``ceilings(backend)`` measures once per process and remembers.
 """
 
 import platform

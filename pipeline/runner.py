@@ -414,7 +414,8 @@ def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = Non
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
-    store.record_submission(plan.results, run_id, client.scheduler.address, {t.hash: _dask_key(t, run_id) for t in ordered})
+    store.record_submission(plan.results, run_id, client.scheduler.address,
+                            {t.hash: _dask_key(t, run_id) for t in ordered})
     futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources))
     fire_and_forget(futures)
     _taken(plan, client, ordered, run_id)

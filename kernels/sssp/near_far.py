@@ -44,7 +44,6 @@ delta 1024 / 2048 / 4096; 2048 is kept for sssp.strips, which runs there).
 The CPU twin runs the same near-far iterations sequentially (Numba).
 """
 
-
 import numba
 import numpy as np
 
