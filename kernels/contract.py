@@ -99,9 +99,30 @@ class Kernel:
     # (where n times that passes the L2, the walk leaves the cache).
     walk_phase: str | None = None
     walk_bytes: Callable | None = None
+    # A kernel that drives other workers (a partitioned kernel: ``kernels/dist``): a task running
+    # it leaves its worker's thread pool while it waits for them (``dist.driving``).
+    drives_workers: bool = False
+    # collect(output) -> output: an output left where it was computed while the runs were timed
+    # (a partitioned run's slices, on their workers) brought to the caller, after timing.
+    collect: Callable | None = None
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))
+
+    def call(self, inp, backend: str, timer=None, **params):
+        """Run the kernel on ``inp`` outside the harness (another kernel's building block): its
+        parameters resolved, its setup run, its output named; ``timer`` (default: one thrown
+        away after the run) receives its phases."""
+        from .timing import timer_for
+        resolved = self.resolve_params(params)
+        if self.setup is not None:
+            self.setup(inp, resolved)
+        own = timer is None
+        timer = timer_for(backend) if own else timer
+        output = getattr(self, backend)(inp, resolved, timer)
+        if own:
+            timer.finish()
+        return self.problem.named(output)
 
     @property
     def all_requires(self) -> frozenset:

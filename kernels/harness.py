@@ -223,7 +223,8 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     # milliseconds inside the rep's event window: it waits until the reps are done.
     gc.disable()
     try:
-        output = _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock)
+        output = _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock,
+                                 kernel.collect)
     finally:
         gc.enable()
     if verify:
@@ -234,9 +235,10 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     return result
 
 
-def _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock) -> dict:
+def _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock, collect) -> dict:
     """Time ``reps`` runs of each instance and verify its last (failures appended to ``errors``);
-    returns the last instance's output, named."""
+    returns the last instance's output, named.  ``collect``: the kernel's, for an output left on
+    the workers that computed it (gathered after timing, stage ``collect``)."""
     output = None
     for index, instance in enumerate(result.instances):
         run_params = {**params, **instance}
@@ -266,6 +268,9 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         result.step_rows += [{"rep": reps - 1, **tags, **r} for r in timer.step_rows()]
         stats = timer.stats()
         clock = _lap(result, "stats", clock)
+        if collect is not None:
+            output = collect(output)
+            clock = _lap(result, "collect", clock)
         output = problem.named(output)
         if verify:
             try:

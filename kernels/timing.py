@@ -48,6 +48,8 @@ class Timer:
 
     def __init__(self):
         self._marks = []
+        self._measured = []     # phases timed elsewhere: (name, step, info, traffic, ms)
+        self._total = None      # the run's time measured elsewhere, replacing the total's bracket
         self._stats = {}
         self._steps = []
 
@@ -80,6 +82,18 @@ class Timer:
     def total(self):
         with self.phase("total"):
             yield
+
+    def measured(self, name, ms, *, read=0, written=0, random=0, link=0, step=None, info=None):
+        """A phase timed elsewhere — on the workers of a partitioned run, with their own clocks —
+        given its milliseconds (a number or a callable evaluated after timing)."""
+        self._measured.append((name, None if step is None else int(step), info, _Traffic(read, written, random, link),
+                               ms))
+
+    def total_measured(self, ms):
+        """The run's time as measured elsewhere (a partitioned run's workers, from the barrier
+        that starts it to its last rank's end): the ``total`` row carries it instead of the
+        caller's bracket, which the kernel keeps as a phase of its own (its dispatch)."""
+        self._total = ms
 
     def rows(self) -> list[dict]:
         """One row per phase name, in first-seen order: ms, bytes, random accesses, calls."""
@@ -117,7 +131,9 @@ class Timer:
         return out
 
     def _elapsed(self):
-        return [(name, step, info, traffic, self._ms(a, b)) for name, step, info, traffic, a, b in self._marks]
+        out = [(name, step, info, traffic, self._ms(a, b) if name != "total" or self._total is None
+                else float(_value(self._total))) for name, step, info, traffic, a, b in self._marks]
+        return out + [(name, step, info, traffic, float(_value(ms))) for name, step, info, traffic, ms in self._measured]
 
 
 class CpuTimer(Timer):

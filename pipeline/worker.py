@@ -36,7 +36,7 @@ from graphsweep.datasets import reader
 from graphsweep.datasets.errors import DatasetError
 from graphsweep.generators import memory
 from graphsweep.kernels import ceilings, cuda, graph, harness, registry, throughput
-from graphsweep.kernels.graph import partition
+from graphsweep.kernels import dist
 
 from . import config, estimate, store
 from .sweep import DatasetRef, Task
@@ -369,7 +369,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         data, timing["load_s"] = state.dataset(task.dataset, where.load)
         t1 = time.perf_counter()
         warmup, on_sample = state.warmup(task, kernel, data, backend, where.placement)
-        with partition.driving() if "partitions" in kernel.params else contextlib.nullcontext():
+        with dist.driving() if kernel.drives_workers else contextlib.nullcontext():
             result = harness.run(task.runs, data, backend=backend, reps=task.reps, warmup=warmup,
                                  warmup_sample=on_sample, placement=task.placement, verify=task.verify,
                                  keep_output=False, instances=task.roots, instance_seed=task.roots_seed,

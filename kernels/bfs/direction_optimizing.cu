@@ -45,6 +45,30 @@ __device__ __forceinline__ longlong2 gs_entry(int v, long long first, long long 
 __device__ __forceinline__ int gs_entry_vertex(longlong2 e) { return (int)(unsigned)(e.y & 0xffffffffLL); }
 __device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >> 32; }
 
+// One slice of a graph partitioned over K ranks (kernels/bfs/distributed.py): this rank's rows are
+// the vertices [lo, hi); `offsets` and `lp` are passed moved back by lo, so they are indexed by
+// vertex id like the whole graph's; `visited` is a bitmap of every vertex (for a vertex of another
+// slice: sent to its owner already).  A claim of another slice's vertex becomes a (vertex, parent)
+// pair in the outbox region of its owner j, outbox[region[j] + out_count[j]++] (the region holds
+// every distinct vertex of slice j this slice's rows name, so it never overflows).  The whole-graph
+// kernel passes SLICED = false and none of this is compiled in.
+struct gs_slice {
+    long long lo, hi;
+    const long long* bounds;     // the K + 1 bounds of the slices
+    int k;
+    int2* outbox;
+    gs_u64* out_count;
+    const long long* region;     // K starts of the owners' outbox regions
+};
+
+__device__ __forceinline__ int gs_owner(const gs_slice& sl, int v)
+{
+    int j = 0;      // the last slice starting at or before v
+    for (int step = 32; step > 0; step >>= 1)
+        if (j + step < sl.k && __ldg(sl.bounds + j + step) <= v) j += step;
+    return j;
+}
+
 // ---- one run's set-up: visited empty, the root alone in queue0 (lp is written as vertices are reached) --
 
 extern "C" __global__ void graphsweep_bfs_init(int2* __restrict__ lp, unsigned* __restrict__ visited,
@@ -95,19 +119,23 @@ __device__ __forceinline__ void gs_prefetch_l2(const void* p)
 // (`speculate`) every neighbour's row is read beside its claim, not after it: one round trip less
 // per level for 16 bytes a lost claim, which only small levels can afford; and a claimed vertex's
 // edges are prefetched into L2, so the next level's read of them is an L2 hit, not a DRAM trip.
+template <bool SLICED>
 __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const int (&w)[GS_BFS_UNROLL],
                                             const bool (&valid)[GS_BFS_UNROLL], bool precheck, bool speculate,
                                             int next_depth, unsigned* visited, int2* lp,
                                             const long long* __restrict__ offsets, const int* indices, long long& scout,
-                                            longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane)
+                                            longlong2* buf, int& fill, longlong2* qout, gs_u64* count_out, int lane,
+                                            const gs_slice& sl)
 {
-    bool claim[GS_BFS_UNROLL];
+    bool claim[GS_BFS_UNROLL], mine[GS_BFS_UNROLL];
     unsigned seen[GS_BFS_UNROLL];
     long long first[GS_BFS_UNROLL], end[GS_BFS_UNROLL];
 #pragma unroll
+    for (int q = 0; q < GS_BFS_UNROLL; ++q) mine[q] = !SLICED || (w[q] >= sl.lo && w[q] < sl.hi);
+#pragma unroll
     for (int q = 0; q < GS_BFS_UNROLL; ++q) {
         first[q] = end[q] = 0;
-        if (valid[q] && speculate) {
+        if (valid[q] && speculate && mine[q]) {
             first[q] = __ldg(offsets + w[q]);
             end[q] = __ldg(offsets + w[q] + 1);
         }
@@ -119,6 +147,17 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
         const unsigned bit = 1u << (w[q] & 31);
         claim[q] = valid[q] && !(seen[q] & bit);
         if (claim[q]) claim[q] = !(atomicOr(visited + (w[q] >> 5), bit) & bit);
+    }
+    if (SLICED) {
+#pragma unroll
+        for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+            if (claim[q] && !mine[q]) {       // another slice's vertex: to its owner, once
+                const int j = gs_owner(sl, w[q]);
+                const gs_u64 at = atomicAdd(sl.out_count + j, 1ULL);
+                sl.outbox[__ldg(sl.region + j) + (long long)at] = make_int2(w[q], u[q]);
+                claim[q] = false;
+            }
+        }
     }
 #pragma unroll
     for (int q = 0; q < GS_BFS_UNROLL; ++q) {
@@ -155,12 +194,13 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
 // lanes then take one vertex each.  `rank` orders the warps block-minor (see gs_spread_rank);
 // `mine` is the lane's first entry, qin[rank * 32 + lane], read by the caller beside the level's
 // other reads.
+template <bool SLICED>
 __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                             unsigned* visited, int2* lp, const longlong2* qin, longlong2 mine,
                                             gs_u64 count, longlong2* qout, gs_u64* count_out, gs_u64* items,
                                             gs_u64* items_count, int next_depth, bool precheck, bool speculate,
                                             long long& scout, longlong2* buf, int& fill, gs_u64 rank,
-                                            gs_u64 nwarps, int lane)
+                                            gs_u64 nwarps, int lane, const gs_slice& sl)
 {
     for (gs_u64 base = rank * 32; base < count; base += nwarps * 32) {
         const gs_u64 i = base + lane;
@@ -195,8 +235,8 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
                 valid[q] = q < deg;
                 w[q] = valid[q] ? __ldg(indices + off + q) : 0;
             }
-            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout, buf, fill,
-                        qout, count_out, lane);
+            gs_td_claim<SLICED>(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout,
+                                buf, fill, qout, count_out, lane, sl);
             continue;
         }
         const int d = big ? 0 : (int)deg;
@@ -217,18 +257,19 @@ __device__ __forceinline__ void gs_td_queue(const int* __restrict__ indices, con
                 valid[q] = r < total;
                 w[q] = valid[q] ? __ldg(indices + e) : 0;
             }
-            gs_td_claim(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout, buf, fill,
-                        qout, count_out, lane);
+            gs_td_claim<SLICED>(u, w, valid, precheck, speculate, next_depth, visited, lp, offsets, indices, scout,
+                                buf, fill, qout, count_out, lane, sl);
         }
     }
 }
 
 // Expand the work items of big vertices, one warp per item of GS_BFS_CHUNK edges, in `rank` order.
+template <bool SLICED>
 __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                             unsigned* visited, int2* lp, const gs_u64* items,
                                             gs_u64 nitems, longlong2* qout, gs_u64* count_out, int next_depth,
                                             long long& scout, longlong2* buf, int& fill, gs_u64 rank,
-                                            gs_u64 nwarps, int lane)
+                                            gs_u64 nwarps, int lane, const gs_slice& sl)
 {
     for (gs_u64 it = rank; it < nitems; it += nwarps) {
         const gs_u64 item = __ldcg(items + it);
@@ -245,8 +286,8 @@ __device__ __forceinline__ void gs_td_items(const int* __restrict__ indices, con
                 valid[q] = x < end;
                 w[q] = valid[q] ? __ldg(indices + x) : 0;
             }
-            gs_td_claim(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
-                        count_out, lane);
+            gs_td_claim<SLICED>(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill,
+                                qout, count_out, lane, sl);
         }
     }
 }
@@ -356,11 +397,12 @@ __device__ __forceinline__ bool gs_queue_to_bitmap(const longlong2* queue, gs_u6
 }
 
 // The set bits of `bitmap` as queue entries (GAPBS BitmapToQueue): a block scans its words'
-// popcounts and reserves its share of the queue with one atomic on ctl[CTL_SCRATCH] (cleared at
-// the start of the bottom-up level); each entry carries its vertex's row.  The caller waits after.
+// popcounts and reserves its share of the queue with one atomic on `cursor` (ctl[CTL_SCRATCH],
+// cleared at the start of the bottom-up level); each entry carries its vertex's row and id, base +
+// its bit's index (a slice's bitmap starts at its first vertex).  The caller waits after.
 __device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int words,
                                                    const long long* __restrict__ offsets, longlong2* queue,
-                                                   gs_u64* ctl)
+                                                   gs_u64* cursor, int base)
 {
     __shared__ int warp_sums[32];
     __shared__ gs_u64 block_base;
@@ -379,7 +421,7 @@ __device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int w
                 warp_sums[i] = sum;
                 sum += t;
             }
-            block_base = sum ? atomicAdd(ctl + CTL_SCRATCH, (gs_u64)sum) : 0;
+            block_base = sum ? atomicAdd(cursor, (gs_u64)sum) : 0;
         }
         __syncthreads();
         gs_u64 pos = block_base + warp_sums[warp] + incl - c;
@@ -387,7 +429,7 @@ __device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int w
             const int b = __ffs(bits) - 1;
             bits &= bits - 1;
             const int v = (int)(w * 32 + b);
-            queue[pos++] = gs_entry(v, __ldg(offsets + v), __ldg(offsets + v + 1));
+            queue[pos++] = gs_entry(base + v, __ldg(offsets + v), __ldg(offsets + v + 1));
         }
         __syncthreads();
     }
@@ -555,6 +597,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
     const gs_u64 rank = gs_spread_rank();
     const gs_u64 mine = rank * 32 + lane;       // the lane's first queue entry of a top-down level
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const gs_slice whole = {0, n, nullptr, 1, nullptr, nullptr, nullptr};
     if (leader) ctl[CTL_T0] = gs_globaltimer();
     gs_u64 td_frontier = 0, td_edges = 0, td_items = 0, td_claimed = 0;
     gs_u64 bu_levels = 0, bu_unvisited = 0, bu_checked = 0, bu_found = 0;
@@ -609,7 +652,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             bu_found += next_count;
             // GAPBS's bottom-up loop condition: stay while the frontier grows or is above n / beta.
             if (mode == MODE_AUTO && next_count > 0 && next_count < count && (double)next_count <= (double)n / beta) {
-                gs_bitmap_to_queue(next, words, offsets, qout, ctl);
+                gs_bitmap_to_queue(next, words, offsets, qout, ctl + CTL_SCRATCH, 0);
                 if (!gs_wait(count_out, arrivals += gridDim.x, red, ctl)) return;
                 bottom_up = 0;
                 check = 0;
@@ -624,9 +667,9 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             td_edges += scout_now;
             long long scout = 0;      // out-edges of the vertices claimed
             int fill = 0;
-            gs_td_queue(indices, offsets, visited, lp, qin, first, count, qout, count_out, items, items_count, L + 1,
-                        count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank, nwarps,
-                        lane);
+            gs_td_queue<false>(indices, offsets, visited, lp, qin, first, count, qout, count_out, items, items_count,
+                               L + 1, count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank,
+                               nwarps, lane, whole);
             gs_flush(buf, fill, qout, count_out, lane);
             next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr,
                                                       0, red, ctl);
@@ -634,8 +677,8 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             nitems = __ldcg(items_count);
             if (nitems) {
                 scout = 0;
-                gs_td_items(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout, buf, fill,
-                            rank, nwarps, lane);
+                gs_td_items<false>(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout, buf,
+                                   fill, rank, nwarps, lane, whole);
                 gs_flush(buf, fill, qout, count_out, lane);
                 next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout,
                                                           nullptr, 0, red, ctl);
@@ -667,4 +710,156 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
                                  bu_found, to_bitmap, to_bitmap_vertices, to_queue, to_queue_vertices};
         for (int k = 0; k < (int)(sizeof(totals) / sizeof(totals[0])); ++k) ctl[CTL_DEPTH + k] = totals[k];
     }
+}
+
+// ---- one level of one slice: the steps of kernels/bfs/distributed.py ---------------------------
+//
+// A partitioned BFS runs a level per launch, the ranks exchanging between launches; the level's
+// work is the persistent kernel's own device functions over the slice (gs_slice: global ids, the
+// rows' arrays passed moved back by lo).  sctl, the step's control block (uint64, cleared by the
+// host before each level): [0] the next queue's count (low 40 bits) and the top-down launch's
+// barrier arrivals (above), [1] the claimed vertices' out-edges (Beamer's m_f), [2] work items,
+// [3] edges bottom-up examined, [4] the bitmap-to-queue cursor.
+
+enum { GS_SCTL_COUNT = 0, GS_SCTL_SCOUT = 1, GS_SCTL_ITEMS = 2, GS_SCTL_CHECKED = 3, GS_SCTL_CURSOR = 4 };
+
+// A search's start: every visited bit cleared, the root (when this slice holds it) visited, reached
+// at level 0 and alone in queue0.
+extern "C" __global__ void graphsweep_bfs_slice_init(unsigned* __restrict__ visited, int words, int2* lp,
+                                                     longlong2* __restrict__ queue0,
+                                                     const long long* __restrict__ offsets, int root, int mine)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (long long i = tid; i < words; i += stride) visited[i] = mine && i == (root >> 5) ? 1u << (root & 31) : 0u;
+    if (tid == 0 && mine) {
+        lp[root] = make_int2(0, root);
+        queue0[0] = gs_entry(root, offsets[root], offsets[root + 1]);
+    }
+}
+
+// A top-down level over the slice's frontier queue (launched cooperatively, as many blocks as can
+// be resident): its own vertices claimed and queued, other slices' vertices to the outbox; hubs'
+// work items after a grid barrier, as in graphsweep_bfs_levels.
+extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
+graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* __restrict__ indices,
+                              unsigned* visited, int2* lp, const longlong2* qin, long long count, longlong2* qout,
+                              gs_u64* items, gs_u64* sctl, gs_u64* ctl, int next_depth, long long scout_now,
+                              long long lo, long long hi, const long long* __restrict__ bounds, int k, int2* outbox,
+                              gs_u64* out_count, const long long* __restrict__ region)
+{
+    extern __shared__ longlong2 gs_smem[];
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
+    const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
+    const gs_u64 rank = gs_spread_rank();
+    const gs_u64 mine = rank * 32 + lane;
+    const gs_slice sl = {lo, hi, bounds, k, outbox, out_count, region};
+    const longlong2 first = mine < (gs_u64)count ? __ldcg(qin + mine) : make_longlong2(0, 0);
+    gs_u64* count_out = sctl + GS_SCTL_COUNT;
+    long long scout = 0;
+    int fill = 0;
+    gs_td_queue<true>(indices, offsets, visited, lp, qin, first, (gs_u64)count, qout, count_out, items,
+                      sctl + GS_SCTL_ITEMS, next_depth, count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout,
+                      buf, fill, rank, nwarps, lane, sl);
+    gs_flush(buf, fill, qout, count_out, lane);
+    gs_u64 arrivals = gridDim.x;
+    if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals, 0, sctl + GS_SCTL_SCOUT, scout, nullptr, 0, red, ctl)
+        == GS_BFS_ABORT) return;
+    const gs_u64 nitems = __ldcg(sctl + GS_SCTL_ITEMS);
+    if (nitems) {
+        scout = 0;
+        gs_td_items<true>(indices, offsets, visited, lp, items, nitems, qout, count_out, next_depth, scout, buf, fill,
+                          rank, nwarps, lane, sl);
+        gs_flush(buf, fill, qout, count_out, lane);
+        gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals + gridDim.x, 0, sctl + GS_SCTL_SCOUT, scout, nullptr, 0, red,
+                                     ctl);
+    }
+}
+
+// Claim the (vertex, parent) pairs other slices sent here (all this slice's vertices), appending
+// the new ones to the queue as a top-down level does.  Whole warps, GS_BFS_UNROLL pairs a lane.
+extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ pairs, long long npairs,
+                                                      const long long* __restrict__ offsets, const int* indices,
+                                                      unsigned* visited, int2* lp, longlong2* qout, gs_u64* sctl,
+                                                      int next_depth)
+{
+    extern __shared__ longlong2 gs_smem[];
+    const int lane = threadIdx.x & 31;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    const gs_slice whole = {0, 0, nullptr, 1, nullptr, nullptr, nullptr};
+    long long scout = 0;
+    int fill = 0;
+    const long long step = (long long)gridDim.x * blockDim.x * GS_BFS_UNROLL;
+    for (long long base = ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) * GS_BFS_UNROLL; base < npairs;
+         base += step) {
+        int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
+        bool valid[GS_BFS_UNROLL];
+#pragma unroll
+        for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+            const long long i = base + 32 * q + lane;
+            valid[q] = i < npairs;
+            const int2 p = valid[q] ? __ldg(pairs + i) : make_int2(0, 0);
+            w[q] = p.x;
+            u[q] = p.y;
+        }
+        gs_td_claim<false>(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
+                           sctl + GS_SCTL_COUNT, lane, whole);
+    }
+    gs_flush(buf, fill, qout, sctl + GS_SCTL_COUNT, lane);
+    scout = gs_warp_sum(scout);
+    if (lane == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
+}
+
+// A bottom-up level over the slice's `words` words of vertices (ids local here: visited, dead and
+// next are passed at the slice's first word, lp and the offsets are the slice's own) against the
+// frontier bitmap of every vertex; found, their out-edges and the edges examined summed into sctl.
+extern "C" __global__ void graphsweep_bfs_slice_bottom_up(const long long* __restrict__ offsets,
+                                                          const int* __restrict__ indices, unsigned* visited,
+                                                          const unsigned* __restrict__ dead,
+                                                          const unsigned* frontier, unsigned* next, int2* lp,
+                                                          int size, int words, int depth, gs_u64* sctl)
+{
+    const int lane = threadIdx.x & 31;
+    const long long gwarp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    long long awake = 0, scout = 0, checked = 0;
+    gs_bu_level(offsets, offsets, indices, visited, dead, frontier, next, lp, size, words, depth, awake, scout,
+                checked, gwarp, nwarps, lane);
+    scout = gs_warp_sum(scout);
+    checked = gs_warp_sum(checked);
+    awake = gs_warp_sum(awake);   // lane 0 of each word counted it: the sum over the warp is the warp's
+    if (lane == 0) {
+        if (awake) atomicAdd(sctl + GS_SCTL_COUNT, (gs_u64)awake);
+        if (scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
+        if (checked) atomicAdd(sctl + GS_SCTL_CHECKED, (gs_u64)checked);
+    }
+}
+
+// The slice's frontier queue as the bits of its words of the frontier bitmap (cleared by the host).
+extern "C" __global__ void graphsweep_bfs_slice_to_bitmap(const longlong2* __restrict__ queue, long long count,
+                                                          unsigned* bitmap)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const int v = gs_entry_vertex(__ldg(queue + i));
+        atomicOr(bitmap + (v >> 5), 1u << (v & 31));
+    }
+}
+
+// The slice's words of a bitmap as queue entries (global ids base + bit), their rows from the
+// slice's own offsets; sctl[GS_SCTL_CURSOR] counts them.
+extern "C" __global__ void graphsweep_bfs_slice_to_queue(const unsigned* bitmap, int words,
+                                                         const long long* __restrict__ offsets, longlong2* queue,
+                                                         gs_u64* sctl, int base)
+{
+    gs_bitmap_to_queue(bitmap, words, offsets, queue, sctl + GS_SCTL_CURSOR, base);
+}
+
+// level and parent of the slice's vertices (visited passed at the slice's first word; lp local).
+extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited, const int2* lp,
+                                                        int* __restrict__ level, int* __restrict__ parent, int size)
+{
+    gs_write_outputs(visited, lp, level, parent, size);
 }

@@ -1,207 +1,390 @@
-"""bfs.distributed — level-synchronous breadth-first search of one graph sliced over K Dask
-workers (``partitions=K``; the slices, workers and ledger are ``kernels/graph/partition.py``'s).
+"""bfs.distributed — level-synchronous, direction-optimising BFS of one graph sliced over K
+workers (``partitions=K``; the slices, workers, communicator and ledger are ``kernels/dist``'s).
 
 Returns ``{"level", "parent"}`` (see the package doc): the same levels as ``bfs.best`` (a BFS's
 levels are unique), parents valid by the verifier's rules.  Undirected graphs.
 
-Algorithm (1-D, direction-optimising; Buluç & Madduri SC'11 §4 for 1-D top-down, Beamer, Buluç,
-Asanović & Patterson IPDPS'13 for the distributed bottom-up).  One task per worker runs the whole
-search on its slice, in step with the others: the pieces of a level go straight from worker to
-worker (``kernels/graph/exchange.py``: Dask's comms, no scheduler in the loop), so a level costs
-two message hops, not a scheduler round trip per task.  Each worker owns the levels and parents
-of its range and its frontier as local ids.  Every level:
-  top-down   each worker expands its frontier's rows: a neighbour it owns and has not reached is
-             claimed at once (the first candidate wins); the others become (vertex, parent) pairs,
-             one per vertex, sent to their owners (8 bytes a pair; all-to-all), which claim the
-             unreached ones.
-  bottom-up  each worker sends its frontier to every other (all-gather) as a bitmap of its range
-             or as a queue of ids (4 bytes each), whichever is smaller; every unreached vertex
-             then looks for a frontier vertex among its neighbours (the first, in id order, is
-             its parent), with nothing more to send.
-  counts     the new frontier's size and out-edges, summed over the workers (all-reduce), from
-             which every worker takes the same direction for the next level by GAPBS's rule
-             (alpha, beta; ``bfs.direction-optimizing``'s functions, so both switch alike):
-             top-down moves the frontier's cut edges, bottom-up (K - 1) x n / 8 bytes at most,
-             so bottom-up pays on the few wide levels of a scale-free graph.
-The per-worker steps are array operations (NumPy on the CPU, CuPy on the GPU), not the
-single-GPU kernels; bottom-up examines every edge of the unreached rows (no early exit).  A
-worker lost during a search fails the run in one line; the driver tells the others to stop
-waiting (``exchange.cancel``).
+Algorithm (1-D: Buluç & Madduri SC'11 for top-down, Beamer, Buluç, Asanović & Patterson IPDPS'13
+for the distributed bottom-up).  Rank i owns the levels and parents of its range; every level is
+one step of ``bfs.direction-optimizing``'s own device functions over the slice (its .cu's
+``graphsweep_bfs_slice_*``: the same warp-gathered top-down with hub work items, the same
+bottom-up with early exit), then an exchange:
+  top-down   the rank expands its frontier queue: a neighbour in its range is claimed at once
+             (visited bitmap, queued with its row); a neighbour of another slice, the first time
+             this rank names it, becomes a (vertex, parent) pair in its owner's outbox region; the
+             outboxes go to their owners (all-to-all-v), which claim the pairs as a top-down step
+             does.  8 bytes a pair.
+  bottom-up  the frontier, a bitmap of every vertex whose words each rank fills for its range, is
+             all-gathered word for word ((K - 1) / K x n / 8 bytes into each rank); every
+             unvisited vertex of the range looks for a parent among its neighbours in it.
+  counts     the next frontier's size and out-edges, summed over the ranks (all-reduce, read on
+             the host): every rank takes the same direction for the next level by GAPBS's rule
+             (alpha, beta; ``bfs.direction-optimizing``'s functions, so both switch alike).
+A level costs the slowest slice's step, one or two collectives and one or two host reads (the
+single-GPU kernel does every level in one launch; a partitioned level must come back to the host
+to exchange).  The CPU twin runs the same steps with Numba over the same exchanges.
 
-Rows: a step row per level (phase ``level``: the slowest worker's wall time, its compute, the
-least wait, the bytes all workers received, the frontier and direction, 2 rounds); phases
-``search`` and ``gather`` with the ledger's local work, wait, bytes and rounds; ``levels``,
-``bottom_up_levels`` and the partition's facts.
+Rows: ``total`` (the slowest rank, barrier to end), ``dispatch`` (the driver's call), a step row
+per level (phase ``level``: the slowest rank's time and time in collectives, the bytes all ranks
+received, the direction and the frontier); ``levels``, ``bottom_up_levels`` and the ledger's
+statistics.
 """
 
-import time
 from functools import partial
 
+import numba
 import numpy as np
-from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
-from ..graph.exchange import Peers
-from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, answer_on, held, lockstep_rows, partitioned, slice_graph, synchronize
+from ..cuda import blocks_for, launch_cooperative, persistent_blocks
+from ..dist import PARAMS as PARTITION_PARAMS
+from ..dist import Ledger, Remote, collect, partitioned, slice_graph
+from ..dist.slices import shifted
 from . import BFS, ROOT_PARAM
-from .direction_optimizing import stays_bottom_up, wants_bottom_up
+from . import direction_optimizing as do
 
-PHASES = ("search", "gather")
 PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
           "direction": Param("auto", str, choices=("auto", "top-down", "bottom-up"),
                              help="auto: Beamer's switching on global counts; top-down or bottom-up: that at every level"),
           "alpha": Param(15.0, float, minimum=1e-9, help="to bottom-up when the frontier's edges exceed unexplored "
                                                          "edges / alpha"),
-          "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta")}
+          "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
+          "threads": Param(256, minimum=32, help="threads per block of the level steps (a multiple of 32, at most 512)")}
+COUNT_MASK = (1 << 40) - 1     # a step's count slot: the count below, a grid barrier's arrivals above
+SCTL = 8                       # the step's control block (direction_optimizing.cu: GS_SCTL_*)
+UNROLL = 4                     # pairs a lane of the claim kernel takes at once (GS_BFS_UNROLL)
 
 
-
-def _first_claims(xp, level, parent, v, u, depth: int):
-    """Claim each unreached local vertex of ``v`` (parent the first of its ``u``); returns them."""
-    free = level[v] == -1
-    v, u = v[free], u[free]
-    v, first = xp.unique(v, return_index=True)
-    level[v] = depth + 1
-    parent[v] = u[first].astype(parent.dtype)
-    return v
+def _outbox_regions(s, xp) -> np.ndarray:
+    """K + 1 starts of the outbox regions: region j holds every distinct vertex of slice j that
+    this slice's rows name (none for this slice's own), so a top-down level never overflows it."""
+    cols = _host(xp.unique(s.csr.indices)) if s.csr.nnz else np.zeros(0, dtype=np.int64)
+    per = np.diff(np.searchsorted(cols, s.bounds))
+    per[s.index] = 0
+    return np.concatenate([[0], np.cumsum(per)]).astype(np.int64)
 
 
-def _claim(s, pairs, depth: int):
-    """Claim the vertices of ``pairs`` (2 x p: global vertex, parent) not reached yet."""
-    xp = s.xp
-    if pairs.shape[1] == 0:
-        return xp.zeros(0, dtype=np.int64)
-    pairs = xp.asarray(pairs)
-    return _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], pairs[0] - s.lo, pairs[1], depth)
+def _host(x):
+    from graphsweep.datasets.gpu import to_host
+    return to_host(x)
 
 
-def _top_down(s, peers, depth: int):
-    """Expand the frontier's rows: own neighbours claimed at once, the others sent to their
-    owners as (vertex, parent) pairs, one per vertex; returns the next frontier (local ids)."""
-    xp, lo, hi = s.xp, s.lo, s.hi
-    front = s.scratch["bfs-front"]
-    which, entries = s.row_entries(front)
-    v, u = s.csr.indices[entries], front[which] + lo
-    own = (v >= lo) & (v < hi)
-    claimed = _first_claims(xp, s.scratch["bfs-level"], s.scratch["bfs-parent"], v[own] - lo, u[own], depth)
-    away, first = xp.unique(v[~own], return_index=True)       # one candidate parent per vertex
-    pairs = to_host(xp.stack([away, u[~own][first].astype(away.dtype)]))
-    cuts = np.searchsorted(pairs[0], s.bounds)
-    got = peers.exchange(("pairs", depth), {j: pairs[:, cuts[j]:cuts[j + 1]] for j in range(peers.k)})
-    if got:
-        claimed = xp.concatenate([claimed, _claim(s, np.concatenate(list(got.values()), axis=1), depth)])
-    return claimed
+class _GpuSteps:
+    """One slice's level steps on the GPU (direction_optimizing.cu's slice kernels) and the
+    workspace they keep between runs."""
+
+    def __init__(self, rank, params):
+        import cupy
+        s = rank.slice
+        self.rank, self.s, self.xp, self.comm = rank, s, cupy, rank.comm
+        ws = s.scratch.get("bfs")
+        if ws is None:
+            ws = s.scratch["bfs"] = self._workspace(s, params)
+        self.ws = ws
+        self.threads = ws["threads"]
+
+    @staticmethod
+    def _workspace(s, params) -> dict:
+        import cupy
+        csr, n, size = s.csr, s.n, s.size
+        threads = do._threads(params)
+        words, local_words = (n + 31) // 32, (size + 31) // 32
+        registers = 64 if csr.nnz >= do.BOTTOM_UP_DEGREE * max(size, 1) else 128
+        mod = do._module(registers)
+        smem = (threads // 32) * (do.WARP_BUFFER * 16 + 3 * 8)
+        td = mod.get_function("graphsweep_bfs_slice_top_down")
+        empty = cupy.zeros(32 * local_words, dtype=np.uint32)
+        empty[:size] = csr.offsets[1:] == csr.offsets[:-1]
+        dead = (empty.reshape(local_words, 32) << cupy.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint32)
+        region = _outbox_regions(s, cupy)
+        return {"mod": mod, "td": td, "threads": threads, "smem": smem,
+                "blocks": persistent_blocks(td, threads, smem, None), "words": words, "local_words": local_words,
+                "visited": cupy.empty(words, dtype=np.uint32),
+                "bitmaps": [cupy.zeros(words, dtype=np.uint32) for _ in range(2)],
+                "lp": cupy.empty((max(size, 1), 2), dtype=np.int32),
+                "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
+                "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
+                "sctl": cupy.zeros(SCTL, dtype=np.uint64), "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
+                "dead": dead, "region": region, "region_device": cupy.asarray(region[:-1]),
+                "outbox": cupy.empty((max(int(region[-1]), 1), 2), dtype=np.int32),
+                "out_count": cupy.zeros(len(s.bounds) - 1, dtype=np.uint64),
+                "bounds": cupy.asarray(s.bounds.astype(np.int64)),
+                "word_bounds": np.minimum(s.bounds // 32, words).astype(np.int64)}
+
+    def init(self, root: int) -> int:
+        ws, s = self.ws, self.s
+        mine = s.lo <= root < s.hi
+        self.queue, self.front = 0, 0
+        ws["mod"].get_function("graphsweep_bfs_slice_init")(
+            (blocks_for(ws["words"], 2 * self.threads),), (self.threads,),
+            (ws["visited"], np.int32(ws["words"]), shifted(ws["lp"], s.lo), ws["queues"][0],
+             shifted(s.csr.offsets, s.lo), np.int32(root), np.int32(mine)))
+        return int(mine)
+
+    def degree(self, root: int) -> int:
+        s = self.s
+        return int(self.comm.host(s.csr.offsets[root - s.lo + 1] - s.csr.offsets[root - s.lo]))
+
+    def top_down(self, depth: int, count: int, scout: int):
+        """One top-down level; the rank's (next count, its out-edges) on the device."""
+        ws, s = self.ws, self.s
+        sctl = ws["sctl"]
+        sctl.fill(0)
+        ws["out_count"].fill(0)
+        qin, qout = ws["queues"][self.queue], ws["queues"][1 - self.queue]
+        lp, off = shifted(ws["lp"], s.lo), shifted(s.csr.offsets, s.lo)
+        launch_cooperative(ws["td"], ws["blocks"], self.threads, (
+            off, s.csr.indices, ws["visited"], lp, qin, np.int64(self.local_count), qout, ws["items"], sctl,
+            ws["ctl"], np.int32(depth + 1), np.int64(scout), np.int64(s.lo), np.int64(s.hi), ws["bounds"],
+            np.int32(len(s.bounds) - 1), ws["outbox"], ws["out_count"], ws["region_device"]), ws["smem"])
+        if self.comm.size > 1:
+            for j, pairs in enumerate(self.comm.alltoallv_regions(ws["outbox"], ws["region"], ws["out_count"])):
+                if j != s.index and pairs.shape[0]:
+                    ws["mod"].get_function("graphsweep_bfs_slice_claim")(
+                        (blocks_for(pairs.shape[0], self.threads * UNROLL),), (self.threads,),
+                        (pairs, np.int64(pairs.shape[0]), off, s.csr.indices, ws["visited"], lp, qout, sctl,
+                         np.int32(depth + 1)), shared_mem=(self.threads // 32) * do.WARP_BUFFER * 16)
+        self.queue = 1 - self.queue
+        return self.xp.stack([sctl[0] & np.uint64(COUNT_MASK), sctl[1]]).astype(np.int64)
+
+    def to_bitmap(self) -> None:
+        """The frontier queue as this slice's words of the frontier bitmap."""
+        ws, s = self.ws, self.s
+        bitmap = ws["bitmaps"][self.front]
+        a, b = ws["word_bounds"][s.index], ws["word_bounds"][s.index + 1]
+        bitmap[a:b] = 0
+        ws["mod"].get_function("graphsweep_bfs_slice_to_bitmap")(
+            (blocks_for(max(self.local_count, 1), self.threads),), (self.threads,),
+            (ws["queues"][self.queue], np.int64(self.local_count), bitmap))
+
+    def bottom_up(self, depth: int):
+        """One bottom-up level against the frontier all-gathered; (found, their out-edges) on the device."""
+        ws, s, xp = self.ws, self.s, self.xp
+        front, nxt = ws["bitmaps"][self.front], ws["bitmaps"][1 - self.front]
+        self.comm.allgatherv(front, ws["word_bounds"])
+        sctl = ws["sctl"]
+        sctl.fill(0)
+        first = int(ws["word_bounds"][s.index])
+        if ws["local_words"]:
+            ws["mod"].get_function("graphsweep_bfs_slice_bottom_up")(
+                (blocks_for(32 * ws["local_words"], self.threads),), (self.threads,),
+                (s.csr.offsets, s.csr.indices, ws["visited"][first:], ws["dead"], front, nxt[first:], ws["lp"],
+                 np.int32(s.size), np.int32(ws["local_words"]), np.int32(depth), sctl))
+        self.front = 1 - self.front
+        return xp.stack([sctl[0], sctl[1]]).astype(np.int64)
+
+    def to_queue(self) -> None:
+        """The frontier bitmap's words of this slice as its frontier queue."""
+        ws, s = self.ws, self.s
+        ws["sctl"][4] = 0
+        first = int(ws["word_bounds"][s.index])
+        ws["mod"].get_function("graphsweep_bfs_slice_to_queue")(
+            (blocks_for(max(ws["local_words"], 1), self.threads),), (self.threads,),
+            (ws["bitmaps"][self.front][first:], np.int32(ws["local_words"]), s.csr.offsets, ws["queues"][self.queue],
+             ws["sctl"], np.int32(s.lo)))
+
+    def outputs(self) -> dict:
+        ws, s, xp = self.ws, self.s, self.xp
+        level, parent = xp.empty(s.size, dtype=np.int32), xp.empty(s.size, dtype=np.int32)
+        first = int(ws["word_bounds"][s.index])
+        if s.size:
+            ws["mod"].get_function("graphsweep_bfs_slice_outputs")(
+                (blocks_for(max(s.size // 4, 1), self.threads),), (self.threads,),
+                (ws["visited"][first:], ws["lp"], level, parent, np.int32(s.size)))
+        return {"level": level, "parent": parent}
 
 
-def _bottom_up(s, peers, depth: int):
-    """The global frontier from every worker's piece (a bitmap of its range or a queue of ids,
-    whichever is smaller); each unreached own vertex takes its first neighbour in it as parent."""
-    xp, lo, hi = s.xp, s.lo, s.hi
-    new = s.scratch["bfs-front"]
-    size = hi - lo
-    if 4 * int(new.shape[0]) < (size + 7) // 8:
-        piece = {"ids": to_host(new + lo).astype(np.int32 if s.n < 2**31 else np.int64)}
-    else:
-        mask = xp.zeros(size, dtype=np.bool_)
-        mask[new] = True
-        piece = {"bits": np.packbits(to_host(mask)), "lo": lo, "hi": hi}
-    frontier = xp.zeros(s.n, dtype=np.bool_)
-    frontier[new + lo] = True
-    for got in peers.exchange(("front", depth), {j: piece for j in range(peers.k)}).values():
-        if "ids" in got:
-            frontier[xp.asarray(got["ids"])] = True
-        else:
-            bits = xp.asarray(np.unpackbits(got["bits"], count=got["hi"] - got["lo"]))
-            frontier[got["lo"]:got["hi"]] |= bits.astype(np.bool_)
-    level, parent = s.scratch["bfs-level"], s.scratch["bfs-parent"]
-    rows, cols = s.rows(), s.csr.indices
-    hit = xp.flatnonzero((level[rows] == -1) & frontier[cols])
-    return _first_claims(xp, level, parent, rows[hit].astype(np.int64), cols[hit], depth)
+# --- CPU twin: the same steps with Numba, the same exchanges
+
+@numba.njit(cache=True)
+def _cpu_top_down(off, idx, lo, hi, level, parent, sent, queue, count, depth, out, bounds):
+    """Expand queue[:count] (global ids of this slice): own neighbours claimed into ``out``, other
+    slices' named once each as (vertex, parent) pairs; returns (claimed, their out-edges, pairs)."""
+    total = 0
+    for i in range(count):
+        total += off[queue[i] - lo + 1] - off[queue[i] - lo]
+    pairs = np.empty((total, 2), dtype=np.int64)
+    claimed, scout, sends = 0, 0, 0
+    for i in range(count):
+        u = queue[i]
+        for e in range(off[u - lo], off[u - lo + 1]):
+            w = idx[e]
+            if lo <= w < hi:
+                if level[w - lo] < 0:
+                    level[w - lo] = depth + 1
+                    parent[w - lo] = u
+                    out[claimed] = w
+                    claimed += 1
+                    scout += off[w - lo + 1] - off[w - lo]
+            elif not sent[w]:
+                sent[w] = True
+                pairs[sends, 0] = w
+                pairs[sends, 1] = u
+                sends += 1
+    pairs = pairs[:sends]
+    order = np.argsort(pairs[:, 0])
+    return claimed, scout, pairs[order]
 
 
-def _search(key, root: int, mode: str, alpha: float, beta: float, edges_total: int, addresses: list) -> dict:
-    """The whole search on this worker's slice, in step with the others (one task per worker):
-    every level a direction chosen alike everywhere from the global counts, the level's
-    exchange, then the counts' all-reduce (two rounds a level)."""
-    t0 = time.perf_counter()
-    s = held(key)
-    peers = Peers(key[1], s.index, addresses)
-    xp, size, n = s.xp, s.hi - s.lo, s.n
-    level = xp.full(size, -1, dtype=np.int32)
-    parent = xp.full(size, -1, dtype=s.csr.indices.dtype)
-    new = xp.zeros(0, dtype=np.int64)
-    if s.lo <= root < s.hi:
-        level[root - s.lo], parent[root - s.lo] = 0, root
-        new = xp.asarray([root - s.lo], dtype=np.int64)
-    s.scratch.update({"bfs-level": level, "bfs-parent": parent})
+@numba.njit(cache=True)
+def _cpu_claim(off, lo, level, parent, pairs, depth, out, claimed):
+    """Claim the pairs other slices sent (all this slice's vertices) after ``claimed`` in ``out``."""
+    scout = 0
+    for i in range(pairs.shape[0]):
+        w, u = pairs[i, 0], pairs[i, 1]
+        if level[w - lo] < 0:
+            level[w - lo] = depth + 1
+            parent[w - lo] = u
+            out[claimed] = w
+            claimed += 1
+            scout += off[w - lo + 1] - off[w - lo]
+    return claimed, scout
 
-    def counts(new, depth):
-        s.scratch["bfs-front"] = new
-        off = s.csr.offsets
-        edges = int((off[new + 1] - off[new]).sum()) if new.shape[0] else 0
-        total = peers.allreduce(("facts", depth), np.array([int(new.shape[0]), edges], dtype=np.int64))
-        return int(total[0]), int(total[1])
 
-    count, scout = counts(new, -1)
-    depth, old, bottom, check, steps = 0, count, False, True, []
+@numba.njit(cache=True, parallel=True)
+def _cpu_bottom_up(off, idx, lo, level, parent, front, nxt, depth):
+    """Every unvisited vertex of the slice looks for a parent in ``front`` (every vertex's);
+    ``nxt`` gets the slice's found; returns (found, their out-edges)."""
+    found, scout = 0, 0
+    for i in numba.prange(level.shape[0]):
+        nxt[lo + i] = False
+        if level[i] < 0:
+            for e in range(off[i], off[i + 1]):
+                if front[idx[e]]:
+                    level[i] = depth + 1
+                    parent[i] = idx[e]
+                    nxt[lo + i] = True
+                    found += 1
+                    scout += off[i + 1] - off[i]
+                    break
+    return found, scout
+
+
+class _CpuSteps:
+    """The same steps on the host (NumPy + Numba)."""
+
+    def __init__(self, rank, params):
+        s = rank.slice
+        self.s, self.comm, self.xp = s, rank.comm, np
+        self.off, self.idx = s.csr.offsets, s.csr.indices
+
+    def init(self, root: int) -> int:
+        s = self.s
+        self.level = np.full(s.size, -1, dtype=np.int32)
+        self.parent = np.full(s.size, -1, dtype=s.csr.indices.dtype)
+        self.sent = np.zeros(s.n, dtype=np.bool_)
+        self.bitmaps = [np.zeros(s.n, dtype=np.bool_) for _ in range(2)]
+        self.queues = [np.empty(max(s.size, 1), dtype=np.int64) for _ in range(2)]
+        self.queue, self.front = 0, 0
+        mine = s.lo <= root < s.hi
+        if mine:
+            self.level[root - s.lo], self.parent[root - s.lo] = 0, root
+            self.queues[0][0] = root
+        return int(mine)
+
+    def degree(self, root: int) -> int:
+        return int(self.off[root - self.s.lo + 1] - self.off[root - self.s.lo])
+
+    def top_down(self, depth: int, count: int, scout: int):
+        s = self.s
+        out = self.queues[1 - self.queue]
+        claimed, found_scout, pairs = _cpu_top_down(self.off, self.idx, s.lo, s.hi, self.level, self.parent, self.sent,
+                                                    self.queues[self.queue], self.local_count, depth, out, s.bounds)
+        if self.comm.size > 1:
+            cuts = np.searchsorted(pairs[:, 0], s.bounds)
+            got = self.comm.alltoallv([pairs[cuts[j]:cuts[j + 1]] for j in range(self.comm.size)])
+            for j, piece in enumerate(got):
+                if j != s.index and piece.shape[0]:
+                    claimed, more = _cpu_claim(self.off, s.lo, self.level, self.parent, piece, depth, out, claimed)
+                    found_scout += more
+        self.queue = 1 - self.queue
+        return np.array([claimed, found_scout], dtype=np.int64)
+
+    def to_bitmap(self) -> None:
+        s = self.s
+        bitmap = self.bitmaps[self.front]
+        bitmap[s.lo:s.hi] = False
+        bitmap[self.queues[self.queue][:self.local_count]] = True
+
+    def bottom_up(self, depth: int):
+        s = self.s
+        front, nxt = self.bitmaps[self.front], self.bitmaps[1 - self.front]
+        self.comm.allgatherv(front, s.bounds)
+        found, scout = _cpu_bottom_up(self.off, self.idx, s.lo, self.level, self.parent, front, nxt, depth)
+        self.front = 1 - self.front
+        return np.array([found, scout], dtype=np.int64)
+
+    def to_queue(self) -> None:
+        s = self.s
+        mine = np.flatnonzero(self.bitmaps[self.front][s.lo:s.hi]) + s.lo
+        self.queues[self.queue][:mine.shape[0]] = mine
+
+    def outputs(self) -> dict:
+        return {"level": self.level, "parent": self.parent}
+
+
+def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: int, params: dict) -> dict:
+    """The whole search on this rank, level by level in step with the others (see the module doc)."""
+    s, comm = rank.slice, rank.comm
+    n = s.n
+    steps_ = (_GpuSteps if rank.backend == "gpu" else _CpuSteps)(rank, params)
+    mine = steps_.init(root)
+    count, scout = (int(x) for x in comm.allreduce_host([mine, steps_.degree(root) if mine else 0]))
+    steps_.local_count = mine
+    depth, bottom, check, edges_to_check, steps, bottom_levels = 0, False, True, edges_total, [], 0
     while count:
-        if not bottom and (mode == "bottom-up" or (mode == "auto" and check and
-                                                   wants_bottom_up(scout, edges_total, alpha, n, beta))):
-            bottom = True
-        if not bottom and check:
-            edges_total -= scout
-        synchronize(s.backend)
-        t1, waited, received = time.perf_counter(), peers.waited, peers.received
-        new = _bottom_up(s, peers, depth) if bottom else _top_down(s, peers, depth)
+        start = rank.mark()
         front = count
-        old, (count, scout) = count, counts(new, depth)
-        synchronize(s.backend)
-        wall = time.perf_counter() - t1
-        steps.append({"step": depth, "direction": "bottom-up" if bottom else "top-down", "frontier": front,
-                      "ms": 1e3 * wall, "wait_ms": 1e3 * (peers.waited - waited),
-                      "bytes_exchanged": peers.received - received})
+        if not bottom and (mode == "bottom-up" or (mode == "auto" and check and
+                                                   do.wants_bottom_up(scout, edges_to_check, alpha, n, beta))):
+            bottom = True
+            steps_.to_bitmap()
+        direction = "bottom-up" if bottom else "top-down"
         if bottom:
-            if mode == "auto" and (count == 0 or not stays_bottom_up(count, old, n, beta)):
-                bottom, check = False, False     # GAPBS: the step after bottom-up is top-down
+            old = count
+            steps_.local_count, count, scout = _counts(rank, steps_.bottom_up(depth))
+            bottom_levels += 1
+            if mode != "bottom-up" and (count == 0 or not do.stays_bottom_up(count, old, n, beta)):
+                steps_.to_queue()
+                bottom, check = False, False      # GAPBS: the step after bottom-up is top-down
         else:
+            if check:
+                edges_to_check -= scout
             check = True
+            steps_.local_count, count, scout = _counts(rank, steps_.top_down(depth, count, scout))
+        steps.append(rank.since(start, step=depth, direction=direction, frontier=front))
         depth += 1
         if depth > n:
-            raise RuntimeError(f"bfs.distributed: level {depth} on {n} vertices (a worker lost count)")
-    seconds = time.perf_counter() - t0
-    s.record("search", None, seconds - peers.waited, peers.received)
-    return {"steps": steps, "rounds": peers.rounds, "levels": depth}
+            raise RuntimeError(f"bfs.distributed: level {depth} on {n} vertices (a rank lost count)")
+    rank.keep(**steps_.outputs())
+    return {"steps": steps, "levels": depth, "bottom_up_levels": bottom_levels}
 
 
-def _result(key) -> tuple:
-    s = held(key)
-    return to_host(s.scratch["bfs-level"]), to_host(s.scratch["bfs-parent"])
+def _counts(rank, local) -> tuple:
+    """(this rank's share of the next frontier, the frontier's size, its out-edges) from every
+    rank's (share, out-edges) on its device: one all-gather, one host read."""
+    k, r = rank.comm.size, rank.slice.index
+    table = rank.xp.zeros(2 * k, dtype=np.int64)
+    table[2 * r:2 * r + 2] = local
+    rank.comm.allgatherv(table, np.arange(0, 2 * k + 1, 2))
+    table = rank.comm.host(table).reshape(k, 2)
+    return int(table[r, 0]), int(table[:, 0].sum()), int(table[:, 1].sum())
 
 
 def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
-    ledger = Ledger(part, timer, PHASES)
-    name = "bfs.distributed"
-    with ledger.phase("search", rounds=0):
-        searches = ledger.each(_search, params["root"], params["direction"], params["alpha"], params["beta"],
-                               part.facts["slice_edges_total"], part.workers, name=f"{name}-search")
-        out = part.gather(searches, "search", cancel=ledger.key[1])
-    ledger.rounds[("search", None)] = out[0]["rounds"]
-    with ledger.phase("gather", rounds=1, written=8 * inp.n):
-        pieces = part.gather(ledger.each(_result, name=f"{name}-gather"), "gather")
-        level = np.concatenate([p[0] for p in pieces])
-        parent = np.concatenate([p[1] for p in pieces])
-        ledger.received("gather", None, level.nbytes + parent.nbytes)
-    ledger.stats()
-    timer.steps("level", lambda: lockstep_rows(out, ("direction", "frontier")))
-    timer.stat("levels", out[0]["levels"])
-    timer.stat("bottom_up_levels", sum(st["direction"] == "bottom-up" for st in out[0]["steps"]))
-    return {"level": answer_on(backend, level), "parent": answer_on(backend, parent)}
+    ledger = Ledger(part, timer)
+    records = ledger.run(_search, params["root"], params["direction"], params["alpha"], params["beta"],
+                         part.facts["slice_edges_total"], {"threads": params["threads"]}, name="bfs.distributed")
+    ledger.steps("level", ("direction", "frontier"))
+    timer.stat("levels", records[0]["levels"])
+    timer.stat("bottom_up_levels", records[0]["bottom_up_levels"])
+    return Remote(part, ("level", "parent"), backend)
 
 
 KERNEL = Kernel(name="bfs.distributed", problem=BFS,
-                summary="one graph sliced over K Dask workers: level-synchronous BFS, frontier exchanged per level "
-                        "as queues of (vertex, parent) pairs (top-down) or bitmaps / id queues (bottom-up)",
+                summary="one graph sliced over K workers: bfs.direction-optimizing's level steps per slice, frontier "
+                        "exchanged per level as (vertex, parent) pairs (top-down) or a bitmap (bottom-up), NCCL "
+                        "between GPUs",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
-                requires=frozenset({"undirected"}))
+                requires=frozenset({"undirected"}), drives_workers=True, collect=collect)

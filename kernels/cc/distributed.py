@@ -1,276 +1,218 @@
-"""cc.distributed — connected components of one graph sliced over K Dask workers (``partitions=K``;
-the slices, workers and ledger are ``kernels/graph/partition.py``'s).
+"""cc.distributed — connected components of one graph sliced over K workers (``partitions=K``;
+the slices, workers, communicator and ledger are ``kernels/dist``'s).
 
-Returns label[v] = the smallest vertex id of v's component: the canonical labels, identical to
-``cc.best``'s.
+Returns label[v] = the smallest vertex id of v's component: the canonical labels, ``cc.best``'s.
 
-Algorithm (local components, then spanning forests reduced in a tree over the workers):
-  local    each worker runs ``cc.best`` (the GPU kernel, or its CPU twin) on the subgraph its slice
-           induces (edges with both ends in its range, local ids), so each local component's root
-           is its smallest vertex.  It then writes how its components touch the other slices as
-           edges over global ids: (root(u), v) for every cut edge u - v with u its own and u < v
-           (each cut edge once, from its smaller end), and (u, root(u)) for every own vertex u on
-           a cut edge that is not its root.  The larger end v of a cut edge is on a cut edge in
-           its own slice too, so v - root(v) is there: the union of all slices' edges joins
-           root(u) and root(v) exactly when a path does.
-  merge    the edge sets are reduced in a tree: ``fan_in`` of them at a time on the worker of the
-           first, where the union is relabelled 0..p-1 by its sorted distinct ids (order kept),
-           labelled by ``cc.best``, and written back as a forest: (v, the smallest id of v's tree)
-           for every v that is not that smallest id — at most p - 1 pairs, whatever went in.
-           ceil(log_fan_in K) rounds; ``fan_in`` >= K is the flat gather to one worker.
-  relabel  worker 0 splits the final forest by owner and sends each worker its piece (one
-           round); a vertex's label is its local root's entry in the forest, or that root.
-  gather   the labels come back to the caller (4n bytes: the output, not the algorithm).
-Canonical: a component's smallest vertex m roots m's local piece; when the component spans
-slices every piece has a vertex on a cut edge, so every piece's root is an id in the forest,
-whose tree's smallest id (no id in it is a vertex outside the component) is then m.
+Algorithm: ``cc.sampled-union-find`` (what ``cc.best`` runs on every graph that is not made of
+small components of nearby ids) over each slice, its kernels unchanged, on a forest over every
+vertex that each rank holds whole and the ranks merge.  Each rank links only its slice's rows
+(global ids; the CSR offsets passed as if indexed by vertex id), so after a pass its forest
+joins what its own edges join.  Forests are merged by an all-reduce taking each vertex's
+smallest parent: every hook puts a larger root under a smaller one, so parent[v] <= v and in
+v's component in every rank's forest, and the element-wise minimum is again such a forest.  A
+merge can separate what one rank had joined (rank A hooked 9 under 5, rank B 9 under 3: the
+minimum keeps 9 -> 3 and loses 5 - 9), so rounds repeat until no rank changes its forest:
+  round 0   init and link2 of the slice's rows (the first two neighbours, as cc.sampled-union-find),
+            merge, compress; the largest tree is sampled from each rank's CSR slots and the ranks
+            agree on the one most sampled (an all-reduce of (count, root)): a vertex of that tree
+            skips its row in the rounds that follow, as Afforest does (any edge leaving the tree
+            is linked from its other end).  Below average degree 4, no sample: every row is linked.
+  round r   the final pass over the slice's rows, every slot this time (a merge may have undone a
+            link made before); compress; the number of vertices whose root changed here is summed
+            over the ranks: none anywhere means every rank's edges are joined in the one forest all
+            ranks hold — the components; else merge, compress, next round.
+The minimum only ever lowers parents, and a round in which some rank hooks lowers a root for good,
+so the rounds end; R-MAT graphs take two rounds after round 0 (one that links, one that finds
+nothing to link).  The labels are each root, its component's smallest vertex: canonical.  K = 1
+runs cc.sampled-union-find's passes exactly, no merge.
 
-``merge=hook`` is the other design, hooking across cut edges: one task per worker, in step with
-the others over the mailbox (``kernels/graph/exchange.py``), computes its local components, then
-each round pushes the label of every local root whose label changed (at first: all) to the
-owners of its cut edges' far ends, one (vertex, smallest label) pair per far vertex; an owner
-keeps the smallest label per local root; an all-reduce says whether any label changed.  Labels
-start at each local piece's smallest id, so they settle at each component's smallest id after as
-many rounds as the longest chain of pieces a component threads (re-entering slices counts), where
-the tree moves each forest once in log K rounds.  benchmarks/partitioned.py measures both.
-
-Rows: per phase (local, merge, relabel or hook; gather) the ledger's local work, wait, bytes exchanged
-and rounds (``partition.Ledger``); the partition's facts (slice edges, cut entries, build time).
-Memory-traffic byte models are not given: a phase's exchange is in ``*_bytes_exchanged``.
+Cost model: per merge an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each
+rank) — the bound once slices are large; per round the slowest slice's final pass (its rows
+outside the largest tree).  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the
+phases ``link``, ``merge`` and ``compress`` (the slowest rank's), statistics ``merge_rounds``
+and the ledger's (bytes exchanged, time in collectives, rounds).
 """
 
 from functools import partial
 
 import numpy as np
-from graphsweep.datasets.gpu import to_host
 
-from ..contract import Kernel, Param
-from ..graph import GraphInput
-from ..graph.exchange import Peers
-from ..graph.partition import PARAMS as PARTITION_PARAMS
-from ..graph.partition import Ledger, answer_on, held, nbytes, partitioned, slice_graph, synchronize
-from ..timing import timer_for
+from ..contract import Kernel
+from ..cuda import check_threads, launch, resident_blocks
+from ..dist import PARAMS as PARTITION_PARAMS
+from ..dist import Ledger, Remote, collect, partitioned, slice_graph
+from ..dist.slices import shifted
 from . import CC, label_dtype
+from . import sampled_union_find as suf
 
-PHASES = ("local", "merge", "relabel", "hook", "gather")
-PARAMS = {**PARTITION_PARAMS,
-          "merge": Param("tree", str, choices=("tree", "hook"),
-                         help="tree: the cut's spanning forests reduced in a tree; hook: minimum labels pushed across "
-                              "cut edges, one exchange a round, until none changes"),
-          "fan_in": Param(2, minimum=2, help="merge=tree: forests merged per task in the reduction tree (K or more: "
-                                             "all on one worker in one round)")}
+PARAMS = {**{k: suf.PARAMS[k] for k in ("link", "loads", "flatten", "skip_share", "thread_max", "seed", "threads")},
+          **PARTITION_PARAMS}
+ROOT_BITS = 32
 
 
-def components(xp, n: int, a, b, backend: str, inp=None):
-    """``cc.best``'s labels (smallest vertex id per component) of the graph of n vertices and
-    edges a - b (or of ``inp``, a graph input kept for the next run), on this worker's device:
-    the GPU kernel or the CPU twin."""
-    from .. import registry
-    if n == 0:
-        return xp.zeros(0, dtype=label_dtype(0))
-    kernel = registry.get("cc.best")
-    timer = timer_for(backend)
-    inp = inp if inp is not None else GraphInput(n, a, b, where="<slice>")
-    label = getattr(kernel, backend)(inp, kernel.resolve_params({}), timer)
-    timer.finish()
-    return label
+class _GpuPasses:
+    """cc.sampled-union-find's kernels over one slice's rows (the forest: every vertex's)."""
+
+    def __init__(self, s, params, edges_total: int):
+        import cupy
+        self.xp = cupy
+        csr, n = s.csr, s.n
+        key = "cc-offsets32"
+        if key not in s.scratch:
+            s.scratch[key] = csr.offsets.astype(np.int32) if csr.nnz < 2**31 else csr.offsets
+        off = s.scratch[key]
+        self.fn = suf.gpu_functions(off.dtype, csr.indices.dtype, n, {**params, "rows": "thread"})
+        self.off, self.idx, self.lo, self.rows, self.n, self.nnz = shifted(off, s.lo), csr.indices, s.lo, s.size, n, csr.nnz
+        self.threads, self.thread_max, self.seed = check_threads(params["threads"]), params["thread_max"], params["seed"]
+        self.state = cupy.zeros(8, dtype=np.int64)
+        chunks = suf.capacity(max(self.rows, 1), self.nnz, self.thread_max)
+        self.chunk_vertex = cupy.empty(chunks, dtype=label_dtype(n))
+        self.chunk_index = cupy.empty(chunks, dtype=np.int32)
+        self.link_code = suf.LINK_CODES[params["link"]]
+        self.sparse = suf.sparse(n, edges_total)
+        self.flatten_on = params["flatten"]
+        self.resident = min(resident_blocks(self.threads), -(-n // self.threads)) or 1
+
+    def round0(self, parent) -> None:
+        """init, probe (the hook-or-find choice), flatten, and link2 when sampling."""
+        rows, lo = np.int64(self.rows), np.int64(self.lo)
+        if self.rows:
+            launch(self.fn["init"], self.rows, self.threads, None, self.off, self.idx, parent, self.state, rows, lo)
+        else:
+            self.state[:5] = self.xp.asarray([-1, 0, 0, 0, 0])
+        self.fn["probe"]((1,), (suf.SAMPLES,), (parent, np.int64(self.n), np.uint32(self.seed), np.int32(self.link_code),
+                                               np.int32(self.sparse), np.int64(suf.LONG_CHAIN * suf.SAMPLES),
+                                               self.state))
+        if self.flatten_on:
+            launch(self.fn["compress"], self.n, self.threads, self.resident, parent, np.int64(self.n), self.state,
+                   np.int32(2))
+        if not self.sparse and self.rows:
+            launch(self.fn["link2"], self.rows, self.threads, None, self.off, self.idx, parent, self.state, rows, lo)
+
+    def largest(self, parent, min_count: int):
+        """(this rank's most sampled root or -1, its count) as a key to agree on: count << 32 |
+        (2^31 - 1 - root), 0 when no root holds min_count samples."""
+        if self.nnz:
+            self.fn["largest"]((1,), (suf.SAMPLES,), (self.idx, parent, np.int64(self.nnz), np.uint32(self.seed),
+                                                      np.int32(min_count), self.state))
+        else:
+            self.state[0] = -1
+        root, count = self.state[0], self.state[1]
+        return self.xp.where(root >= 0, (count << ROOT_BITS) | ((1 << 31) - 1 - root), 0).reshape(1)
+
+    def skip(self, key) -> None:
+        """The root every rank's rows skip from now (from the agreed key), or none."""
+        self.state[0] = self.xp.where(key[0] > 0, (1 << 31) - 1 - (key[0] & 0xFFFFFFFF), -1)
+
+    def follow(self, parent) -> None:
+        """The skipped root moved under a smaller one by a merge: skip its new root."""
+        big = self.state[0]
+        self.state[0] = self.xp.where(big >= 0, parent[self.xp.maximum(big, 0)], -1)
+
+    def final(self, parent, first: int) -> None:
+        if self.rows:
+            launch(self.fn["final"], self.rows, self.threads, None, self.off, self.idx, parent, self.state,
+                   self.chunk_vertex, self.chunk_index, np.int64(self.rows), np.int32(self.thread_max),
+                   np.int32(first), np.int64(self.lo))
+            self.fn["spread"]((resident_blocks(self.threads),), (self.threads,),
+                              (self.off, self.idx, parent, self.state, self.chunk_vertex, self.chunk_index,
+                               np.int32(first)))
+            self.state[2] = 0
+
+    def compress(self, parent) -> None:
+        launch(self.fn["compress"], self.n, self.threads, None, parent, np.int64(self.n), self.state, np.int32(0))
 
 
+class _CpuPasses:
+    """The CPU twins of the same passes (Numba, a real CAS)."""
 
-def _distinct_pairs(xp, a, b):
-    """The distinct (a, b) pairs as a 2 x p host array."""
-    if a.shape[0] == 0:
-        return np.zeros((2, 0), dtype=np.int64)
-    key = xp.unique((a.astype(np.int64) << 32) | b.astype(np.int64))
-    return to_host(xp.stack([key >> 32, key & 0xFFFFFFFF]))
+    def __init__(self, s, params, edges_total: int):
+        self.xp = np
+        self.off, self.idx, self.lo, self.n, self.nnz = s.csr.offsets, s.csr.indices, s.lo, s.n, s.csr.nnz
+        self.params, self.edges_total = params, edges_total
+        self.big, self.use_hook = -1, False
 
+    def round0(self, parent) -> None:
+        suf.init(self.off, self.idx, parent, self.lo)
+        steps = suf.probe(parent, self.params["seed"])
+        self.use_hook = suf.uses_hook(self.params, self.n, self.edges_total, steps)
+        if self.params["flatten"] and suf.long_chains(steps):
+            suf.compress(parent)
+        if not suf.sparse(self.n, self.edges_total):
+            suf.link2(self.off, self.idx, parent, self.use_hook, self.lo)
 
-def _structure(s) -> dict:
-    """What ``_local`` needs of this slice's graph, whatever the labels (made on the first run and
-    kept with the slice, as a one-worker kernel keeps its CSR): the subgraph its range induces
-    (each edge once, local ids) as a graph input, and its cut: the cut edges' ends, each edge from
-    its smaller end, and the vertices on a cut edge."""
-    if "cc-structure" not in s.scratch:
-        xp, lo, hi = s.xp, s.lo, s.hi
-        rows, cols = s.rows(), s.csr.indices
-        inside = (cols >= lo) & (cols < hi)
-        once = inside & (rows + lo < cols)
-        inner = GraphInput(hi - lo, rows[once], cols[once] - lo, where="<slice>")
-        cut = ~inside
-        own, other = rows[cut], cols[cut]
-        first = own + lo < other
-        s.scratch["cc-structure"] = {"inner": inner, "own": own[first], "other": other[first],
-                                     "boundary": xp.unique(own), "cut_own": own, "cut_other": other}
-    return s.scratch["cc-structure"]
+    def largest(self, parent, min_count: int):
+        root, count = suf.largest(self.idx, parent, self.params["seed"], min_count)
+        return np.array([(count << ROOT_BITS) | ((1 << 31) - 1 - root) if root >= 0 else 0], dtype=np.int64)
 
+    def skip(self, key) -> None:
+        self.big = int((1 << 31) - 1 - (key[0] & 0xFFFFFFFF)) if key[0] > 0 else -1
 
-def _local(key) -> dict:
-    """Local components of this slice, then the edges that tie them to the other slices."""
-    import time
-    t0 = time.perf_counter()
-    s = held(key)
-    xp, lo, hi = s.xp, s.lo, s.hi
-    g = _structure(s)
-    root = components(xp, hi - lo, None, None, s.backend, g["inner"]).astype(s.csr.indices.dtype) + lo
-    s.scratch["cc-root"] = root
-    boundary = g["boundary"]
-    not_root = root[boundary] != boundary + lo
-    pairs = _distinct_pairs(xp, xp.concatenate([root[g["own"]], (boundary + lo)[not_root]]),
-                            xp.concatenate([g["other"], root[boundary][not_root]]))
-    synchronize(s.backend)
-    s.record("local", None, time.perf_counter() - t0)
-    return {"pairs": pairs, "from": s.index}
+    def follow(self, parent) -> None:
+        if self.big >= 0:
+            self.big = int(parent[self.big])
+
+    def final(self, parent, first: int) -> None:
+        suf.final(self.off, self.idx, parent, self.big, self.use_hook, first, self.lo)
+
+    def compress(self, parent) -> None:
+        suf.compress(parent)
 
 
-def _min_by(xp, index, value):
-    """(distinct ``index``, the smallest ``value`` of each): one sort of (index << 32 | value)."""
-    key = xp.unique((index.astype(np.int64) << 32) | value.astype(np.int64))
-    first = xp.ones(key.shape[0], dtype=np.bool_)
-    first[1:] = (key[1:] >> 32) != (key[:-1] >> 32)
-    key = key[first]
-    return key >> 32, key & 0xFFFFFFFF
-
-
-def _hook(key, addresses: list) -> dict:
-    """merge=hook, one task per worker in step with the others: local components, then rounds
-    of pushing each local root's label to the owners of its cut edges' far ends, who keep the
-    smallest per local root, until no label changes anywhere (an all-reduce each round)."""
-    import time
-    t0 = time.perf_counter()
-    s = held(key)
-    peers = Peers(key[1], s.index, addresses)
-    xp, lo, hi = s.xp, s.lo, s.hi
-    g = _structure(s)
-    root = components(xp, hi - lo, None, None, s.backend, g["inner"]).astype(np.int64)   # local ids
-    own, other = g["cut_own"], g["cut_other"].astype(np.int64)
-    label = xp.arange(lo, hi, dtype=np.int64)          # per local root: the smallest id it has heard of
-    changed = xp.ones(hi - lo, dtype=np.bool_)
+def _components(rank, params: dict, edges_total: int) -> dict:
+    """The rounds on this rank (see the module doc)."""
+    s, xp, comm = rank.slice, rank.xp, rank.comm
+    n, k = s.n, comm.size
+    passes = (_GpuPasses if rank.backend == "gpu" else _CpuPasses)(s, params, edges_total)
+    sample = not suf.sparse(n, edges_total)
+    parent = xp.arange(n, dtype=label_dtype(n))
+    with rank.phase("link"):
+        passes.round0(parent)
+    if k > 1:
+        with rank.phase("merge"):
+            parent = comm.allreduce(parent, "min")
+        with rank.phase("compress"):
+            passes.compress(parent)
+    if sample:
+        passes.skip(comm.allreduce(passes.largest(parent, suf.min_count(params)), "max"))
+        if k == 1:
+            passes.compress(parent)       # skip mode tells the largest tree's vertices by their parent
+    first = (2 if sample else 1) if k == 1 else 0
     rounds = 0
     while True:
-        send = changed[root[own]]
-        far, smallest = _min_by(xp, other[send], label[root[own[send]]])
-        pairs = to_host(xp.stack([far, smallest]))
-        cuts = np.searchsorted(pairs[0], s.bounds)
-        got = peers.exchange(("hook", rounds), {j: pairs[:, cuts[j]:cuts[j + 1]] for j in range(peers.k)})
-        changed = xp.zeros(hi - lo, dtype=np.bool_)
-        if got:
-            pairs = xp.asarray(np.concatenate(list(got.values()), axis=1))
-            roots, smallest = _min_by(xp, root[pairs[0] - lo], pairs[1])
-            lower = smallest < label[roots]
-            label[roots[lower]] = smallest[lower]
-            changed[roots[lower]] = True
-        rounds += 1
-        if not int(peers.allreduce(("hook-changed", rounds), np.array([int(changed.any())]))[0]):
+        before = parent.copy() if k > 1 else None
+        with rank.phase("link"):
+            passes.final(parent, first)
+        with rank.phase("compress"):
+            passes.compress(parent)
+        if k == 1:
             break
-    s.scratch["cc-label"] = label[root]
-    synchronize(s.backend)
-    s.record("hook", None, time.perf_counter() - t0 - peers.waited, peers.received)
-    return {"rounds": peers.rounds, "iterations": rounds}
-
-
-def _merge(key, *forests) -> dict:
-    """The forest of the union of ``forests``: (v, smallest id of v's tree) for each other v."""
-    import time
-    t0 = time.perf_counter()
-    s = held(key)
-    xp = s.xp
-    received = sum(nbytes(f["pairs"]) for f in forests if f["from"] != s.index)
-    pairs = xp.asarray(np.concatenate([f["pairs"] for f in forests], axis=1))
-    ids = xp.unique(pairs.ravel())
-    label = components(xp, int(ids.shape[0]), xp.searchsorted(ids, pairs[0]).astype(np.int32),
-                       xp.searchsorted(ids, pairs[1]).astype(np.int32), s.backend)
-    keep = label != xp.arange(label.shape[0], dtype=label.dtype)
-    out = to_host(xp.stack([ids[keep], ids[label[keep]]]))
-    synchronize(s.backend)
-    s.record("merge", None, time.perf_counter() - t0, received)
-    return {"pairs": out, "from": s.index}
-
-
-def _split(key, forest) -> dict:
-    """The final forest's pairs by the slice owning their first vertex."""
-    import time
-    t0 = time.perf_counter()
-    s = held(key)
-    pairs = forest["pairs"]
-    pairs = pairs[:, np.argsort(pairs[0], kind="stable")]
-    cuts = np.searchsorted(pairs[0], s.bounds)
-    pieces = {j: {"pairs": pairs[:, cuts[j]:cuts[j + 1]], "from": s.index} for j in range(len(s.bounds) - 1)}
-    s.record("relabel", None, time.perf_counter() - t0)
-    return pieces
-
-
-def _relabel(key, piece) -> int:
-    """Labels of this slice's vertices: each local root's forest entry, or the root."""
-    import time
-    t0 = time.perf_counter()
-    s = held(key)
-    xp = s.xp
-    received = nbytes(piece["pairs"]) if piece["from"] != s.index else 0
-    final = xp.arange(s.lo, s.hi, dtype=s.scratch["cc-root"].dtype)
-    pairs = xp.asarray(piece["pairs"])
-    final[pairs[0] - s.lo] = pairs[1].astype(final.dtype)
-    s.scratch["cc-label"] = final[s.scratch["cc-root"] - s.lo]
-    synchronize(s.backend)
-    s.record("relabel", None, time.perf_counter() - t0, received)
-    return 0
-
-
-def _labels(key):
-    s = held(key)
-    return to_host(s.scratch.pop("cc-label"))
-
-
-def tree_rounds(k: int, fan_in: int) -> int:
-    """Rounds of the reduction tree: ceil(log_fan_in k)."""
-    rounds, width = 0, k
-    while width > 1:
-        width = -(-width // fan_in)
         rounds += 1
-    return rounds
-
-
-def _tree(part, ledger, fan_in: int, name: str) -> None:
-    """merge=tree: local components and cut forests, the forests reduced in a tree, relabelled."""
-    k = part.k
-    with ledger.phase("local", rounds=0):
-        forests = ledger.each(_local, name=f"{name}-local")
-        part.wait(forests, "local")
-    with ledger.phase("merge", rounds=tree_rounds(k, fan_in)):
-        leaders = list(range(k))
-        while True:
-            forests = [part.submit(_merge, leaders[g], ledger.key, *forests[g:g + fan_in], name=f"{name}-merge")
-                       for g in range(0, len(forests), fan_in)]
-            leaders = leaders[::fan_in]
-            if len(forests) == 1:
-                break
-        part.wait(forests, "merge")
-    with ledger.phase("relabel", rounds=1 if k > 1 else 0):
-        pieces = part.submit(_split, 0, ledger.key, forests[0], name=f"{name}-split")
-        done = [part.submit(_relabel, j, ledger.key, part.item(pieces, 0, j, f"{name}-piece"), name=f"{name}-relabel")
-                for j in range(k)]
-        part.wait(done, "relabel")
+        changed = comm.host(comm.allreduce(xp.asarray(xp.count_nonzero(parent != before), dtype=np.int64).reshape(1)))[0]
+        if not changed:
+            break
+        with rank.phase("merge"):
+            parent = comm.allreduce(parent, "min")
+        with rank.phase("compress"):
+            passes.compress(parent)
+        passes.follow(parent)
+        first = 0
+    rank.keep(label=parent[s.lo:s.hi])
+    return {"merge_rounds": rounds}
 
 
 def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
-    ledger = Ledger(part, timer, PHASES)
-    fan_in, name = params["fan_in"], "cc.distributed"
-    if params["merge"] == "hook":
-        with ledger.phase("hook", rounds=0):
-            out = part.gather(ledger.each(_hook, part.workers, name=f"{name}-hook"), "hook", cancel=ledger.key[1])
-        ledger.rounds[("hook", None)] = out[0]["rounds"]
-        timer.stat("hook_iterations", out[0]["iterations"])
-    else:
-        _tree(part, ledger, fan_in, name)
-    with ledger.phase("gather", rounds=1, written=inp.n * label_dtype(inp.n).itemsize):
-        labels = part.gather(ledger.each(_labels, name=f"{name}-gather"), "gather")
-        label = np.concatenate(labels).astype(label_dtype(inp.n), copy=False)
-        ledger.received("gather", None, label.nbytes)
-    ledger.stats()
-    return answer_on(backend, label)
+    ledger = Ledger(part, timer)
+    records = ledger.run(_components, {k: params[k] for k in suf.PARAMS if k in params},
+                         part.facts["slice_edges_total"], name="cc.distributed")
+    timer.stat("merge_rounds", records[0]["merge_rounds"])
+    return Remote(part, ("label",), backend)
 
 
 KERNEL = Kernel(name="cc.distributed", problem=CC,
-                summary="one graph sliced over K Dask workers: cc.best per slice, spanning forests of the cut "
-                        "reduced in a tree over the workers, labels canonical",
-                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph)
+                summary="one graph sliced over K workers: cc.sampled-union-find's passes over each slice's rows on "
+                        "a forest of every vertex, forests merged by an all-reduce of the minimum parent until none "
+                        "changes (NCCL between GPUs); labels canonical",
+                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
+                drives_workers=True, collect=collect)

@@ -27,15 +27,21 @@ __device__ __forceinline__ void gs_suf_join(L a, L b, L* parent, int hook)
     else gs_cc_link(a, b, parent);
 }
 
+// Rows: the passes over rows (init, link2, final) take the `rows` rows from vertex `lo` on, `off`
+// indexed by vertex id: the whole CSR (lo = 0, rows = n), or one slice of a partitioned graph (its
+// rows' offsets passed as a pointer moved back by lo, so off[v] is v's row; ids global; the forest
+// over every vertex: kernels/cc/distributed.py).
+
 // init: parent[v] = v's smallest neighbour if smaller than v, else v.  This links, with no random
 // access, every edge (a, b), a < b, in which a is b's smallest neighbour.  Also clears the state
 // (no tree to skip until the largest kernel finds one).
 template <typename O, typename S, typename L>
 __global__ void graphsweep_cc_suf_init(const O* __restrict__ off, const S* __restrict__ idx, L* __restrict__ parent,
-                                       long long* __restrict__ state, long long n)
+                                       long long* __restrict__ state, long long rows, long long lo)
 {
     if (blockIdx.x == 0 && threadIdx.x == 0) { state[0] = -1; state[1] = state[2] = state[3] = state[4] = 0; }
-    GS_CC_GRID_STRIDE(v, n) {
+    GS_CC_GRID_STRIDE(i, rows) {
+        const long long v = lo + i;
         long long b = off[v];
         L p = (L)v;
         if (b < off[v + 1]) {
@@ -50,11 +56,12 @@ __global__ void graphsweep_cc_suf_init(const O* __restrict__ off, const S* __res
 // in which a is one of b's two smallest neighbours is now linked, exactly once.
 template <typename O, typename S, typename L>
 __global__ void graphsweep_cc_suf_link2(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
-                                        long long* __restrict__ state, long long n)
+                                        long long* __restrict__ state, long long rows, long long lo)
 {
     const int hook = (int)state[5];
     long long links = 0;
-    GS_CC_GRID_STRIDE(v, n) {
+    GS_CC_GRID_STRIDE(i, rows) {
+        const long long v = lo + i;
         long long b = off[v];
         if (off[v + 1] - b >= 2) {
             L u = (L)idx[b + 1];
@@ -175,11 +182,13 @@ __global__ void graphsweep_cc_suf_largest(const S* __restrict__ idx, L* parent, 
 // linked from v (its first two slots, where smaller than v).  ECL mode: slots from b + first on
 // (first = 2 after link2, 1 when no link2 ran) whose neighbour is smaller than v (each remaining
 // edge once, from its larger end); the row is sorted, so the caller stops at the first neighbour >= v.
+// first = 0: every slot in either mode (a partitioned graph's rounds after the forests' merge, which
+// may have undone a link made here).
 template <typename S>
 __device__ __forceinline__ long long gs_suf_start(const S* __restrict__ idx, long long v, long long b, long long e,
                                                   bool skip_mode, int first)
 {
-    if (!skip_mode) return b + first;
+    if (!skip_mode || first == 0) return b + first;
     long long s = b;
     if (s < e && (long long)idx[s] < v) s++;
     if (s < e && s == b + 1 && (long long)idx[s] < v) s++;
@@ -218,13 +227,14 @@ __device__ __forceinline__ void gs_suf_queue(long long* state, L* __restrict__ c
 template <typename O, typename S, typename L>
 __global__ void graphsweep_cc_suf_final(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                         long long* state, L* __restrict__ chunk_vertex, int* __restrict__ chunk_index,
-                                        long long n, int thread_max, int first)
+                                        long long rows, int thread_max, int first, long long lo)
 {
     const int hook = (int)state[5];
     const long long big = state[0];
     const bool skip_mode = big >= 0;
     long long links = 0;
-    GS_CC_GRID_STRIDE(v, n) {
+    GS_CC_GRID_STRIDE(i, rows) {
+        const long long v = lo + i;
         if (skip_mode && (long long)gs_cc_load(parent + v) == big) continue;
         long long b = off[v], e = off[v + 1];
         if (b == e) continue;
@@ -254,7 +264,8 @@ __global__ void graphsweep_cc_suf_final(const O* __restrict__ off, const S* __re
 template <typename O, typename S, typename L>
 __global__ void graphsweep_cc_suf_final_warp(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
                                              long long* state, L* __restrict__ chunk_vertex,
-                                             int* __restrict__ chunk_index, long long n, int thread_max, int first)
+                                             int* __restrict__ chunk_index, long long rows, int thread_max, int first,
+                                             long long lo)
 {
     const int hook = (int)state[5];
     const long long big = state[0];
@@ -262,10 +273,10 @@ __global__ void graphsweep_cc_suf_final_warp(const O* __restrict__ off, const S*
     const int lane = threadIdx.x & 31;
     const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
     long long links = 0;
-    for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; g * 32 < n; g += warps) {
-        const long long v = g * 32 + lane;
+    for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; g * 32 < rows; g += warps) {
+        const long long v = lo + g * 32 + lane;
         long long s = 0, e = 0;
-        if (v < n && !(skip_mode && (long long)gs_cc_load(parent + v) == big)) {
+        if (g * 32 + lane < rows && !(skip_mode && (long long)gs_cc_load(parent + v) == big)) {
             const long long b = off[v];
             e = off[v + 1];
             s = b < e ? gs_suf_start(idx, v, b, e, skip_mode, first) : e;
@@ -294,7 +305,7 @@ __global__ void graphsweep_cc_suf_final_warp(const O* __restrict__ off, const S*
             const int row_len = __shfl_sync(0xffffffffu, (int)(e - s), row);
             const long long row_start = __shfl_sync(0xffffffffu, s, row);
             if (k < total) {
-                const L w = (L)(g * 32 + row);
+                const L w = (L)(lo + g * 32 + row);
                 const L u = (L)idx[row_start + (k - (row_end - row_len))];
                 if (skip_mode || u < w) {
                     gs_suf_join(w, u, parent, hook);

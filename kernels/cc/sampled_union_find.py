@@ -138,11 +138,11 @@ def long_chains(chain_steps: int) -> bool:
     return chain_steps > LONG_CHAIN * SAMPLES
 
 
-def _min_count(params) -> int:
+def min_count(params) -> int:
     return int(np.ceil(params["skip_share"] * SAMPLES)) if params["skip_share"] > 0 else 1
 
 
-def _capacity(n: int, nnz: int, thread_max: int) -> int:
+def capacity(n: int, nnz: int, thread_max: int) -> int:
     """Chunks the final pass may queue: one per started 1024 edges of each row longer than
     thread_max, so at most (rows that long) + nnz / 1024 + 1."""
     return min(n, nnz // (thread_max + 1)) + nnz // CHUNK + 1
@@ -177,27 +177,33 @@ def _traffic(n: int, index_bytes: int, label_bytes: int, offset_bytes: int = 8) 
             "label": {"read": 2 * n * label_bytes, "random": n}}
 
 
+def gpu_functions(offset_dtype, index_dtype, n: int, params) -> dict:
+    """The passes' kernels for a CSR of these offset and index types over n vertices (a
+    partitioned graph's slices run them too: kernels/cc/distributed.py)."""
+    st = types(index_dtype, n)
+    lt = c_type(label_dtype(n))
+    names = {k: f"graphsweep_cc_suf_{k}<{c_type(offset_dtype)}, {st}>" for k in ("init", "link2", "spread")}
+    names["final"] = f"graphsweep_cc_suf_final{'_warp' if params['rows'] == 'warp' else ''}<{c_type(offset_dtype)}, {st}>"
+    names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
+    names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
+    names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
+    options = DEFINES + (("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ())
+    mod = module("cc/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
+    return {k: mod.get_function(v) for k, v in names.items()}
+
+
 def run_gpu(inp, params, timer):
     import cupy
     csr = inp.csr()
     n, nnz = csr.n, csr.nnz
     threads, blocks, thread_max = check_threads(params["threads"]), params["blocks"], params["thread_max"]
     off = offsets(inp)
-    st = types(csr.indices.dtype, n)
-    lt = c_type(label_dtype(n))
-    names = {k: f"graphsweep_cc_suf_{k}<{c_type(off.dtype)}, {st}>" for k in ("init", "link2", "spread")}
-    names["final"] = f"graphsweep_cc_suf_final{'_warp' if params['rows'] == 'warp' else ''}<{c_type(off.dtype)}, {st}>"
-    names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
-    names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
-    names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"
-    options = DEFINES + (("-DGS_CC_LOAD_CACHED",) if params["loads"] == "l1" else ())
-    mod = module("cc/sampled_union_find.cu", options, name_expressions=tuple(names.values()))
-    fn = {k: mod.get_function(v) for k, v in names.items()}
+    fn = gpu_functions(off.dtype, csr.indices.dtype, n, params)
     dtype = label_dtype(n)
     parent = cupy.empty(n, dtype=dtype)
     state = cupy.empty(8, dtype=np.int64)
-    capacity = _capacity(n, nnz, thread_max)
-    chunk_vertex, chunk_index = cupy.empty(capacity, dtype=dtype), cupy.empty(capacity, dtype=np.int32)
+    chunks = capacity(n, nnz, thread_max)
+    chunk_vertex, chunk_index = cupy.empty(chunks, dtype=dtype), cupy.empty(chunks, dtype=np.int32)
     model = _traffic(n, csr.indices.itemsize, dtype.itemsize, off.itemsize)
     idx, nn, seed = csr.indices, np.int64(n), np.uint32(params["seed"])
     # The compress passes that run only when the device state says so (flatten, skip mode) take one
@@ -211,7 +217,7 @@ def run_gpu(inp, params, timer):
         return cached["state"][i]
 
     with timer.phase("init", **model["init"]):
-        launch(fn["init"], n, threads, blocks, off, idx, parent, state, nn)
+        launch(fn["init"], n, threads, blocks, off, idx, parent, state, nn, np.int64(0))
     with timer.phase("probe", **model["probe"]):
         fn["probe"]((1,), (SAMPLES,), (parent, nn, seed, np.int32(LINK_CODES[params["link"]]),
                                        np.int32(sparse(n, nnz)), np.int64(LONG_CHAIN * SAMPLES), state))
@@ -221,17 +227,17 @@ def run_gpu(inp, params, timer):
             traffic.add(**{k: (lambda v=v: v if word(7) else 0) for k, v in model["compress"].items()})
     if params["sample"]:
         with timer.phase("link2", **model["link2"]) as traffic:
-            launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn)
+            launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn, np.int64(0))
             traffic.add(random=lambda: 2 * word(3))
         with timer.phase("largest", **model["largest"]):
-            fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(_min_count(params)), state))
+            fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(min_count(params)), state))
         with timer.phase("compress") as traffic:
             launch(fn["compress"], n, threads, blocks or resident, parent, nn, state, np.int32(1))
             traffic.add(**{k: (lambda v=v: v if word(0) >= 0 else 0) for k, v in model["compress"].items()})
     first = 2 if params["sample"] else 1      # the row slot an ECL-mode final pass starts at
     with timer.phase("final", **model["final"]) as traffic:
         launch(fn["final"], n, threads, blocks, off, idx, parent, state, chunk_vertex, chunk_index, nn,
-               np.int32(thread_max), np.int32(first))
+               np.int32(thread_max), np.int32(first), np.int64(0))
         fn["spread"]((blocks or resident_blocks(threads),), (threads,),
                      (off, idx, parent, state, chunk_vertex, chunk_index, np.int32(first)))
         traffic.add(read=lambda: 0 if word(0) >= 0 else off.itemsize * (n + 1), random=lambda: 2 * word(4))
@@ -256,21 +262,27 @@ def _stats(timer, word, params):
 
 # --- CPU twin: the same passes over whole rows, Numba prange and cpu.cas.
 
+# The passes over rows take the rows of ``off`` (len(off) - 1 of them) as vertices lo, lo + 1, ...:
+# the whole CSR (lo = 0), or one slice of a partitioned graph (ids global, the forest over every
+# vertex: kernels/cc/distributed.py).
+
 @numba.njit(cache=True, parallel=True)
-def _init(off, idx, parent):
-    for v in numba.prange(parent.shape[0]):
+def init(off, idx, parent, lo):
+    for i in numba.prange(off.shape[0] - 1):
+        v = lo + i
         p = v
-        if off[v] < off[v + 1] and idx[off[v]] < v:
-            p = idx[off[v]]
+        if off[i] < off[i + 1] and idx[off[i]] < v:
+            p = idx[off[i]]
         parent[v] = p
 
 
 @numba.njit(cache=True, parallel=True)
-def _link2(off, idx, parent, use_hook):
+def link2(off, idx, parent, use_hook, lo):
     links = 0
-    for v in numba.prange(parent.shape[0]):
-        b = off[v]
-        if off[v + 1] - b >= 2 and idx[b + 1] < v:
+    for i in numba.prange(off.shape[0] - 1):
+        v = lo + i
+        b = off[i]
+        if off[i + 1] - b >= 2 and idx[b + 1] < v:
             if use_hook:
                 hook(parent, v, idx[b + 1])
             else:
@@ -280,7 +292,7 @@ def _link2(off, idx, parent, use_hook):
 
 
 @numba.njit(cache=True, parallel=True)
-def _compress(parent):
+def compress(parent):
     for v in numba.prange(parent.shape[0]):
         p = load(parent, v)
         if p == v:
@@ -298,7 +310,7 @@ def sample_slot(t, seed, nnz):
 
 
 @numba.njit(cache=True)
-def _largest(idx, parent, seed, min_count):
+def largest(idx, parent, seed, min_count):
     """(L or -1, samples in L): the most frequent root among the neighbours of SAMPLES random slots."""
     nnz = idx.shape[0]
     if nnz == 0:
@@ -316,7 +328,7 @@ def _largest(idx, parent, seed, min_count):
 
 
 @numba.njit(cache=True)
-def _probe(parent, seed):
+def probe(parent, seed):
     """Steps SAMPLES random vertices climb init's trees to their roots (at most PROBE_STEPS each)."""
     n = parent.shape[0]
     if n == 0:
@@ -335,15 +347,17 @@ def _probe(parent, seed):
 
 
 @numba.njit(cache=True, parallel=True)
-def _final(off, idx, parent, big, use_hook, first):
+def final(off, idx, parent, big, use_hook, first, lo):
+    """first = 0: every slot in either mode (see sampled_union_find.cu's gs_suf_start)."""
     links = 0
-    for v in numba.prange(parent.shape[0]):
+    for i in numba.prange(off.shape[0] - 1):
+        v = lo + i
         if big >= 0 and load(parent, v) == big:
             continue
-        b, e = off[v], off[v + 1]
+        b, e = off[i], off[i + 1]
         if b == e:
             continue
-        if big >= 0:
+        if big >= 0 and first > 0:
             s = b
             if s < e and idx[s] < v:
                 s += 1
@@ -351,8 +365,8 @@ def _final(off, idx, parent, big, use_hook, first):
                     s += 1
         else:
             s = b + first
-        for i in range(s, e):
-            u = idx[i]
+        for x in range(s, e):
+            u = idx[x]
             if big < 0 and u >= v:
                 break
             if use_hook:
@@ -371,31 +385,31 @@ def run_cpu(inp, params, timer):
     model = _traffic(n, csr.indices.itemsize, dtype.itemsize)
     off, idx = csr.offsets, csr.indices
     with timer.phase("init", **model["init"]):
-        _init(off, idx, parent)
+        init(off, idx, parent, 0)
     with timer.phase("probe", **model["probe"]):
-        steps = _probe(parent, params["seed"])
+        steps = probe(parent, params["seed"])
         use_hook = uses_hook(params, n, csr.nnz, steps)
     if params["flatten"]:
         with timer.phase("flatten") as traffic:
             if long_chains(steps):
-                _compress(parent)
+                compress(parent)
                 traffic.add(**model["compress"])
     big, count, links2 = -1, 0, 0
     if params["sample"]:
         with timer.phase("link2", **model["link2"]) as traffic:
-            links2 = _link2(off, idx, parent, use_hook)
+            links2 = link2(off, idx, parent, use_hook, 0)
             traffic.add(random=2 * links2)
         with timer.phase("largest", **model["largest"]):
-            big, count = _largest(idx, parent, params["seed"], _min_count(params))
+            big, count = largest(idx, parent, params["seed"], min_count(params))
         with timer.phase("compress") as traffic:
             if big >= 0:
-                _compress(parent)
+                compress(parent)
                 traffic.add(**model["compress"])
     with timer.phase("final", **model["final"]) as traffic:
-        links = _final(off, idx, parent, big, use_hook, 2 if params["sample"] else 1)
+        links = final(off, idx, parent, big, use_hook, 2 if params["sample"] else 1, 0)
         traffic.add(read=8 * (n + 1) if big < 0 else 0, random=2 * links)
     with timer.phase("label", **model["label"]):
-        _compress(parent)
+        compress(parent)
     state = [big, count, 0, links2, links, int(use_hook), steps, int(long_chains(steps))]
     _stats(timer, lambda i: state[i], params)
     return parent

@@ -292,4 +292,4 @@ def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write
     assert sorted(set(totals["stat_partitions"])) == [1, 2]
     two = totals[totals["stat_partitions"] == 2]
     assert (two["stat_rounds"] > 0).all() and (two["stat_bytes_exchanged"] > 0).all()
-    assert two["stat_wait_ms"].notna().all() and two["stat_local_ms"].notna().all()
+    assert two["stat_comm_ms"].notna().all() and two["stat_local_ms"].notna().all()

@@ -1,0 +1,108 @@
+"""The communicator of a partitioned run: one protocol, two transports.
+
+A partitioned kernel runs SPMD: one task per worker, each holding one rank of a communicator;
+every rank makes the same calls in the same order.
+
+    comm.allreduce(x, op)          element-wise "sum", "min" or "max" of x over the ranks
+    comm.allgatherv(out, bounds)   rank r's out[bounds[r]:bounds[r + 1]] copied into every rank's out
+    comm.alltoallv(pieces)         pieces[j] sent to rank j; returns what each rank sent here
+    comm.alltoallv_regions(buf, starts, counts)
+                                   the same for pieces buf[starts[j]:starts[j] + counts[j]], counts on
+                                   the device (an outbox a kernel filled): one host read
+    comm.barrier()
+    comm.host(x)                   x on the host, waited for as the transport waits (cancellable):
+                                   in a run, every device-to-host read goes through it
+    comm.abort()                   ends every wait of this communicator, here and for good
+
+Arrays are the rank's own (CuPy on a GPU worker, NumPy on a CPU worker), one dtype per call.
+The ledger: ``received`` (bytes that reached this rank from others), ``rounds`` (collective
+calls), ``comm_seconds()`` (time inside collectives, waiting for the slowest peer included).
+
+Transports:
+- ``nccl`` (``nccl.NcclComm``): NCCL through ``cupy.cuda.nccl``, device buffers only, for
+  workers that each own a distinct GPU; bootstrapped through Dask (``driver``: a unique id made
+  on rank 0's worker, sent to the K workers, which create the communicator together).
+- ``dask`` (``dask_tcp.DaskComm``): Dask's own comms between workers into a mailbox, through
+  host memory; for CPU workers and for several workers sharing one GPU (NCCL refuses two ranks on
+  one device), and what CI tests every kernel's distributed logic through.
+- ``SoloComm``: K = 1, every collective the identity.
+
+No wait lasts longer than ``WAIT_S``; a cancelled run's waits end at once (``CommError``).
+"""
+
+import numpy as np
+from graphsweep.datasets.errors import GraphsweepError
+
+TRANSPORTS = ("auto", "nccl", "dask")
+WAIT_S = 50.0     # the longest one collective waits for its peers: a lost worker fails a run within a minute
+OPS = ("sum", "min", "max")
+
+
+class CommError(GraphsweepError):
+    """A collective did not complete: the run was cancelled, a peer is gone or the wait timed out."""
+    exit_code = 1
+
+
+class Communicator:
+    """What every transport shares: rank, size, the ledger and the derived collectives."""
+
+    transport = ""
+
+    def __init__(self, rank: int, size: int):
+        self.rank, self.size = rank, size
+        self.received = 0
+        self.rounds = 0
+
+    def comm_seconds(self) -> float:
+        """Seconds spent inside collectives so far, all calls (read after a host read that
+        followed them)."""
+        return 0.0
+
+    def host(self, x) -> np.ndarray:
+        from graphsweep.datasets.gpu import to_host
+        return to_host(x)
+
+    def abort(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def alltoallv_regions(self, buf, starts, counts) -> list:
+        counts = self.host(counts)
+        return self.alltoallv([buf[int(starts[j]):int(starts[j]) + int(counts[j])] for j in range(self.size)])
+
+    def allreduce_host(self, values, op: str = "sum") -> np.ndarray:
+        """``allreduce`` of a few host numbers, the answer on the host: the counts every rank
+        takes the same next step from."""
+        return self.host(self.allreduce(self.xp.asarray(np.asarray(values)), op))
+
+
+class SoloComm(Communicator):
+    """One rank: nothing to exchange."""
+
+    transport = "none"
+
+    def __init__(self, xp):
+        super().__init__(0, 1)
+        self.xp = xp
+
+    def allreduce(self, x, op: str = "sum"):
+        return x
+
+    def allgatherv(self, out, bounds) -> None:
+        pass
+
+    def alltoallv(self, pieces: list) -> list:
+        return list(pieces)
+
+    def alltoallv_regions(self, buf, starts, counts) -> list:
+        return [buf[:0]]
+
+    def barrier(self) -> None:
+        pass
+
+
+def reduce_op(xp, op: str):
+    """The array function of ``op`` over a stacked axis."""
+    return {"sum": xp.sum, "min": xp.min, "max": xp.max}[op]

@@ -1,0 +1,212 @@
+"""The NCCL transport: collectives between workers that each own a distinct GPU, through
+``cupy.cuda.nccl``, on device buffers only (NVLink or PCIe peer to peer within a host, the
+network across hosts: NCCL picks; nothing of ours changes).
+
+Bootstrapped through Dask as raft-dask does: ``unique_id`` runs on rank 0's worker, the id goes
+to the K workers, and ``join`` (one task on each, all at once) creates the communicator; ranks
+follow the partition's worker order.  The communicator lives as long as the partition (the
+workers' ``plugin.SliceStore``), destroyed when it is dropped or its worker closes.
+
+Collectives run on the current stream and the host does not wait for them, except in ``host``
+(a device-to-host read) — there it polls an event, so a wait can be cancelled by the driver (a
+peer failed: ``cancel`` marks the communicator, the poll sees it and calls ``ncclCommAbort``,
+which also ends the NCCL kernels spinning for the lost peer) and never outlasts ``WAIT_S``.
+NVLink multicast (NVLS) is never asked for: ``NCCL_NVLS_ENABLE=0`` is set before NCCL is loaded.
+
+``allgatherv`` and ``alltoallv`` are grouped sends and receives (NCCL >= 2.7): each rank's piece
+goes where it belongs, no padding.  ``alltoallv`` first learns what it will receive: the K x K
+counts all-gathered and read on the host (one small round trip).  Time inside collectives is
+bracketed by events and summed after the rank's last sync (``comm_seconds``).
+"""
+
+import os
+import time
+
+import numpy as np
+
+from . import WAIT_S, CommError, Communicator
+
+os.environ.setdefault("NCCL_NVLS_ENABLE", "0")    # NVLink multicast stays off on shared machines
+
+POLL_SPINS = 256
+
+
+def available() -> bool:
+    try:
+        from cupy.cuda import nccl
+        nccl.get_version()
+    except Exception:   # no CuPy, no NCCL library: the Dask transport serves
+        return False
+    return True
+
+
+def unique_id() -> tuple:
+    """The communicator's id, made on rank 0's worker."""
+    from cupy.cuda import nccl
+    return nccl.get_unique_id()
+
+
+def join(uid: tuple, rank: int, size: int):
+    """This worker's rank of the communicator ``uid`` (blocks until all ``size`` ranks joined)."""
+    from cupy.cuda import nccl
+    return nccl.NcclCommunicator(size, uid, rank)
+
+
+def _dtype(dtype) -> int:
+    from cupy.cuda import nccl
+    return {np.dtype(np.int8): nccl.NCCL_INT8, np.dtype(np.uint8): nccl.NCCL_UINT8,
+            np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.uint32): nccl.NCCL_UINT32,
+            np.dtype(np.int64): nccl.NCCL_INT64, np.dtype(np.uint64): nccl.NCCL_UINT64,
+            np.dtype(np.float32): nccl.NCCL_FLOAT32, np.dtype(np.float64): nccl.NCCL_FLOAT64,
+            np.dtype(np.bool_): nccl.NCCL_UINT8}[np.dtype(dtype)]
+
+
+def _op(op: str) -> int:
+    from cupy.cuda import nccl
+    return {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}[op]
+
+
+class NcclComm(Communicator):
+    """One rank of an NCCL communicator (see the module doc)."""
+
+    transport = "nccl"
+
+    def __init__(self, nccl_comm, rank: int, size: int):
+        import cupy
+        super().__init__(rank, size)
+        self.xp = cupy
+        self._comm = nccl_comm
+        self._events = []          # (start, end) of each collective not yet summed into _seconds
+        self._seconds = 0.0
+        self._cancelled = False
+        self._aborted = False
+
+    @property
+    def _stream(self) -> int:
+        return self.xp.cuda.get_current_stream().ptr
+
+    def _bracket(self):
+        start = self.xp.cuda.Event()
+        start.record()
+        return start
+
+    def _close_bracket(self, start) -> None:
+        end = self.xp.cuda.Event()
+        end.record()
+        self._events.append((start, end))
+        self.rounds += 1
+
+    def comm_seconds(self) -> float:
+        self._seconds += sum(self.xp.cuda.get_elapsed_time(a, b) for a, b in self._events) / 1e3
+        self._events = []
+        return self._seconds
+
+    def _check(self) -> None:
+        if self._cancelled or self._aborted:
+            raise CommError("the run was cancelled (a peer failed); this communicator is aborted")
+
+    def allreduce(self, x, op: str = "sum"):
+        self._check()
+        x = self.xp.ascontiguousarray(x)
+        out = self.xp.empty_like(x)
+        start = self._bracket()
+        self._comm.allReduce(x.data.ptr, out.data.ptr, x.size, _dtype(x.dtype), _op(op), self._stream)
+        self._close_bracket(start)
+        self.received += 2 * (self.size - 1) * x.nbytes // self.size     # a ring's share
+        return out
+
+    def allgatherv(self, out, bounds) -> None:
+        from cupy.cuda import nccl
+        self._check()
+        item, dtype, stream = out.itemsize, _dtype(out.dtype), self._stream
+        lo, hi = int(bounds[self.rank]), int(bounds[self.rank + 1])
+        start = self._bracket()
+        nccl.groupStart()
+        for j in range(self.size):
+            a, b = int(bounds[j]), int(bounds[j + 1])
+            if j == self.rank:
+                continue
+            if hi > lo:
+                self._comm.send(out.data.ptr + lo * item, hi - lo, dtype, j, stream)
+            if b > a:
+                self._comm.recv(out.data.ptr + a * item, b - a, dtype, j, stream)
+                self.received += (b - a) * item
+        nccl.groupEnd()
+        self._close_bracket(start)
+
+    def alltoallv(self, pieces: list) -> list:
+        sizes = self.xp.asarray(np.array([int(p.shape[0]) for p in pieces], dtype=np.int64))
+        return self._alltoallv(pieces, self._counts(sizes)[:, self.rank])
+
+    def alltoallv_regions(self, buf, starts, counts) -> list:
+        table = self._counts(counts.astype(np.int64))
+        return self._alltoallv([buf[int(starts[j]):int(starts[j]) + int(table[self.rank, j])] for j in range(self.size)],
+                               table[:, self.rank])
+
+    def _counts(self, sizes) -> np.ndarray:
+        """table[i, j]: what rank i sends rank j, from every rank's ``sizes`` (an all-gather, read here)."""
+        self._check()
+        k = self.size
+        table = self.xp.empty(k * k, dtype=np.int64)
+        start = self._bracket()
+        self._comm.allGather(sizes.data.ptr, table.data.ptr, k, _dtype(np.int64), self._stream)
+        self._close_bracket(start)
+        return self.host(table).reshape(k, k)
+
+    def _alltoallv(self, pieces: list, incoming) -> list:
+        from cupy.cuda import nccl
+        xp, k = self.xp, self.size
+        dtype = pieces[0].dtype
+        out = [pieces[j] if j == self.rank else xp.empty((int(incoming[j]), *pieces[j].shape[1:]), dtype=dtype)
+               for j in range(k)]
+        start = self._bracket()
+        nccl.groupStart()
+        for j in range(k):
+            if j == self.rank:
+                continue
+            send = xp.ascontiguousarray(pieces[j])
+            if send.size:
+                self._comm.send(send.data.ptr, send.size, _dtype(dtype), j, self._stream)
+            if out[j].size:
+                self._comm.recv(out[j].data.ptr, out[j].size, _dtype(dtype), j, self._stream)
+                self.received += out[j].nbytes
+        nccl.groupEnd()
+        self._close_bracket(start)
+        return out
+
+    def barrier(self) -> None:
+        self.host(self.allreduce(self.xp.zeros(1, dtype=np.int64)))
+
+    def host(self, x) -> np.ndarray:
+        """``x`` on the host once the stream has reached it: an event polled, so a cancelled run
+        or a peer that never comes ends the wait (the communicator aborted) instead of hanging."""
+        done = self.xp.cuda.Event(disable_timing=True)
+        done.record()
+        t0, spins = time.perf_counter(), 0
+        while not done.done:
+            spins += 1
+            if spins % POLL_SPINS == 0:
+                waited = time.perf_counter() - t0
+                if self._cancelled:
+                    self.abort()
+                    raise CommError("the run was cancelled while this rank waited (a peer failed)")
+                if waited > WAIT_S:
+                    self.abort()
+                    raise CommError(f"a collective waited {WAIT_S:.0f} s for its peers; communicator aborted")
+                if waited > 1e-3:
+                    time.sleep(1e-4)
+        return x.get() if hasattr(x, "get") else np.asarray(x)
+
+    def cancel(self) -> None:
+        """Called from another thread (the driver's cancel): the waiting rank aborts."""
+        self._cancelled = True
+
+    def abort(self) -> None:
+        if not self._aborted:
+            self._aborted = True
+            self._comm.abort()
+
+    def close(self) -> None:
+        if not self._aborted:
+            self._comm.destroy()
+            self._aborted = True

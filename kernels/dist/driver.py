@@ -1,0 +1,411 @@
+"""The driver's side of one graph over K workers: which workers, the partition they hold, its
+communicator, and running a kernel on them.
+
+Workers.  ``partitions=K`` slices on: the workers of the Dask scheduler named by ``scheduler``;
+else, inside a Dask worker (a sweep's task), its own cluster; else local workers started for the
+run and kept (and grown) for the next run in this process: on a GPU machine with K GPUs or more a
+dask-cuda cluster of one worker per GPU, else K worker processes of one thread (on the GPU
+sharing the device).  K larger than the workers there are — or, for local workers, than the
+cores that could run them — is refused in one line before any work.
+
+Partition (``partitioned``, cached on the graph input; built in the kernel's untimed setup).
+Each worker counts degrees of its share of the edges; the driver cuts the summed histogram into
+K edge-balanced slices (``slices``); each worker builds its slice and keeps it in its
+``plugin.SliceStore``; then the communicator is made (``comms``: ``auto`` takes NCCL when every
+worker owns a distinct GPU and NCCL loads there, else the Dask transport; K = 1 needs none).
+
+Runs.  ``Partition.spmd(fn, *args)`` runs ``fn`` as one task per worker (``spmd.run``), tasks
+bound to their slice's worker (no stealing), named on the dashboard.  The driver polls while it
+waits: a lost worker or a failed rank fails the run with one ``PartitionError`` naming the
+worker, its slice and the phase; the surviving ranks are cancelled (their communicator aborted,
+so none waits for ever) and the partition is marked broken, to be built again by the next run.
+"""
+
+import atexit
+import os
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from graphsweep.datasets import format as dataset_format
+from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.datasets.gpu import to_host
+
+from ..contract import Param
+from ..graph import PACK_LIMIT
+from . import plugin, slices, spmd
+from .comm import TRANSPORTS, CommError, SoloComm
+from .comm import nccl as nccl_transport
+from .comm.dask_tcp import DaskComm
+
+PARAMS = {
+    "partitions": Param(1, minimum=1, help="K: workers, each holding one slice of the graph (a range of source "
+                                           "vertices balanced by edges)"),
+    "scheduler": Param("", str, help="address of a Dask scheduler whose workers hold the slices (default: the "
+                                     "cluster of the Dask worker running the task, else local workers)"),
+    "comms": Param("auto", str, choices=TRANSPORTS,
+                   help="how the workers exchange: nccl (device to device; one GPU per worker), dask (Dask's comms "
+                        "through host memory), auto: nccl when every worker owns a distinct GPU"),
+}
+POLL_S = 0.5              # how often a waiting driver checks that its workers are alive
+
+
+class PartitionError(GraphsweepError):
+    """A partitioned run lost a worker or a rank failed: the run fails, in one line."""
+    exit_code = 1
+
+
+# --- the workers
+
+_LOCAL: dict = {}            # backend -> (cluster, Client): local workers started for runs in this process
+_CLIENTS: dict = {}          # scheduler address -> Client
+_LOCK = threading.Lock()
+
+
+def _gpus() -> int:
+    from graphsweep.datasets import gpu
+    if not gpu.available():
+        return 0
+    import cupy
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+def _local_client(k: int, backend: str):
+    """A client of at least ``k`` local workers (see the module doc), started on first use, grown
+    when a run asks for more, kept for the next run in this process."""
+    from distributed import Client, LocalCluster
+    cores = os.cpu_count() or 1
+    gpus = _gpus() if backend == "gpu" else 0
+    if k > max(cores, gpus):
+        raise ParameterError(f"parameter 'partitions': {k} slices, but this machine can start at most "
+                             f"{max(cores, gpus)} local workers ({cores} cores)")
+    with _LOCK:
+        kind = "cuda" if backend == "gpu" and k <= gpus and _has_dask_cuda() else "processes"
+        slot = (backend, kind)
+        if slot not in _LOCAL:
+            if kind == "cuda":
+                from dask_cuda import LocalCUDACluster
+                cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
+            else:
+                cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       memory_limit=0)
+            _LOCAL[slot] = (cluster, Client(cluster, set_as_default=False))
+        cluster, client = _LOCAL[slot]
+        if kind == "processes" and len(cluster.workers) < k:
+            cluster.scale(k)
+        client.wait_for_workers(k, timeout=120)   # also while a nanny restarts a worker of an earlier run
+        return client
+
+
+def _has_dask_cuda() -> bool:
+    try:
+        import dask_cuda  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@atexit.register
+def close_local() -> None:
+    """Close the local workers started for runs (at exit; tests call it to give the machine back)."""
+    for cluster, client in _LOCAL.values():
+        client.close()
+        cluster.close()
+    _LOCAL.clear()
+
+
+def _in_worker() -> bool:
+    from distributed import get_worker
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _client(params: dict, k: int, backend: str):
+    """The Dask client whose workers hold the slices (see the module doc) and where they come from."""
+    from distributed import Client, get_client
+    address = params["scheduler"]
+    if address:
+        with _LOCK:
+            if address not in _CLIENTS:
+                try:
+                    _CLIENTS[address] = Client(address, timeout=10, set_as_default=False)
+                except OSError as exc:
+                    raise ParameterError(f"parameter 'scheduler': cannot connect to {address} ({exc})") from None
+            return _CLIENTS[address], f"the cluster at {address}"
+    if _in_worker():
+        return get_client(), "this task's cluster"
+    return _local_client(k, backend), "local workers"
+
+
+@contextmanager
+def driving():
+    """Around a Dask task that drives a partitioned kernel: the task leaves its worker's thread
+    pool while it runs (its worker may hold a slice, and a worker of one thread would otherwise
+    wait for itself) and joins it again after, as ``distributed.worker_client`` does."""
+    from distributed import rejoin, secede
+    if not _in_worker():
+        yield
+        return
+    secede()
+    try:
+        yield
+    finally:
+        rejoin()
+
+
+# --- the partition
+
+class Partition:
+    """The driver's handle on a graph sliced over K workers (see the module doc)."""
+
+    def __init__(self, client, workers: list, backend: str, n: int, threads: int):
+        self.client, self.workers, self.backend, self.n, self.threads = client, workers, backend, n, threads
+        self.k = len(workers)
+        self.key = f"partition-{uuid.uuid4().hex}"
+        self.bounds = np.zeros(self.k + 1, dtype=np.int64)
+        self.transport = "none"
+        self.facts: dict = {}
+        self.broken = False
+
+    def slice_range(self, i: int) -> str:
+        return f"slice {i} of {self.k}, vertices [{int(self.bounds[i])}, {int(self.bounds[i + 1])})"
+
+    def submit(self, fn, i: int, *args, name: str):
+        """``fn(*args)`` on slice i's worker; the key names the task on the dashboard."""
+        return self.client.submit(fn, *args, key=f"{name}-{i}-{uuid.uuid4().hex}", workers=[self.workers[i]],
+                                  allow_other_workers=False, pure=False)
+
+    def gather(self, futures: list, phase: str) -> list:
+        """The results of ``futures`` (one per slice, in slice order); a lost worker or a failed
+        task fails the run in one line, the other ranks cancelled, never a hang."""
+        from distributed import wait
+        try:
+            while not any(f.status == "error" for f in futures):
+                pending = [f for f in futures if f.status == "pending"]
+                if not pending:
+                    break
+                try:
+                    with self.client.as_current():
+                        wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    self._check_alive(phase)
+            failed = [(i, f) for i, f in enumerate(futures) if f.status == "error"]
+            if failed:
+                raise self._failure(phase, futures, failed)
+            return self.client.gather(futures)
+        except PartitionError:
+            self._cancel(futures)
+            raise
+
+    def _failure(self, phase: str, futures: list, failed: list) -> PartitionError:
+        """One line for a failed run: the first rank that failed of its own accord (not because a
+        peer did), its worker and slice, and why."""
+        self._cancel(futures, release=False)
+        deadline = time.monotonic() + 2 * POLL_S
+        while time.monotonic() < deadline and any(f.status == "pending" for f in futures):
+            time.sleep(0.05)
+        errors = [(i, f.exception()) for i, f in enumerate(futures) if f.status == "error"]
+        own = [(i, e) for i, e in errors if not isinstance(e, CommError)] or errors
+        i, exc = own[0] if own else (failed[0][0], RuntimeError("the task failed"))
+        if isinstance(exc, GraphsweepError) and not isinstance(exc, CommError):
+            return exc if isinstance(exc, PartitionError) else PartitionError(str(exc))
+        return PartitionError(f"{phase} failed on worker {self.workers[i]} holding {self.slice_range(i)}: "
+                              f"{type(exc).__name__}: {exc}")
+
+    def _cancel(self, futures: list, release: bool = True) -> None:
+        """Tell the ranks still alive to stop waiting; the partition is broken for good."""
+        self.broken = True
+        try:
+            alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+            self.client.run(plugin.cancel, self.key, workers=[w for w in self.workers if w in alive])
+        except Exception:   # the cluster itself is going: nothing left to cancel
+            pass
+        if release:
+            for f in futures:
+                f.release()
+
+    def _check_alive(self, phase: str) -> None:
+        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        for i, worker in enumerate(self.workers):
+            if worker not in alive:
+                raise PartitionError(f"worker {worker} holding {self.slice_range(i)} was lost during {phase}; "
+                                     f"the run fails (its slice is gone)")
+
+    def each(self, fn, *args, name: str) -> list:
+        """``fn(key, *args)`` on every slice's worker (not in step: no communicator)."""
+        return self.gather([self.submit(fn, i, self.key, *args, name=name) for i in range(self.k)], name)
+
+    def spmd(self, fn, *args, name: str) -> list[dict]:
+        """``fn(rank, *args)`` on every slice's worker in step (``spmd.run``): the ranks' records."""
+        return self.gather([self.submit(spmd.run, i, self.key, fn, *args, name=name) for i in range(self.k)], name)
+
+    def collect(self, names: tuple) -> dict:
+        """The last run's output, its pieces from every worker joined in slice order (host arrays)."""
+        pieces = self.each(spmd.output_piece, names, name="collect")
+        return {name: np.concatenate([p[name] for p in pieces]) for name in names}
+
+    def close(self) -> None:
+        """Drop the slices and the communicator from the workers that hold them."""
+        try:
+            self.each(_drop, name="partition-drop")
+        except PartitionError:
+            pass
+
+
+def _drop(key) -> None:
+    plugin.here().drop(key)
+
+
+def partitioned(inp, params: dict, backend: str) -> Partition:
+    """The partition of ``inp`` for ``params`` (``partitions``, ``scheduler``, ``comms``), built on
+    first use and cached on ``inp``; a different K, cluster or transport — or a broken partition —
+    replaces the one cached (its slices dropped)."""
+    k = int(params["partitions"])
+    want = (k, params["scheduler"], params["comms"], backend)
+    cached = inp.cache.get("partition")
+    if cached is not None and cached[0] == want and not cached[1].broken:
+        return cached[1]
+    if inp.n >= PACK_LIMIT:
+        raise ParameterError(f"{inp.where}: partitioned kernels take graphs of fewer than 2^31 vertices "
+                             f"(n = {inp.n})")
+    if inp.directed:
+        raise ParameterError(f"{inp.where}: partitioned kernels take undirected graphs")
+    client, where = _client(params, k, backend)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    if k > len(workers):
+        raise ParameterError(f"parameter 'partitions': {k} slices, but {where} has {len(workers)} worker"
+                             f"{'s' if len(workers) != 1 else ''}")
+    if cached is not None:
+        del inp.cache["partition"]
+        cached[1].close()
+    plugin.ensure(client)
+    part = Partition(client, workers[:k], backend, inp.n, max(1, (os.cpu_count() or 1) // k))
+    _build(inp, part)
+    _connect(part, params["comms"])
+    inp.cache["partition"] = (want, part)
+    return part
+
+
+def slice_graph(inp, params) -> Partition:
+    """A partitioned kernel's setup: slice the graph over the workers before warm-up (untimed; the
+    partition's facts become statistics)."""
+    return partitioned(inp, params, inp.backend)
+
+
+def _source(inp):
+    """Where the workers find the edges: the dataset's Parquet parts when it is one on disk, the
+    generator's plan when it is generated in memory (each worker generates again what it needs),
+    else None (the driver hands them over)."""
+    if hasattr(inp.edges, "chunk"):
+        return ("generated", inp.edges)
+    path = Path(inp.where)
+    if dataset_format.is_dataset(path):
+        manifest = dataset_format.read_manifest(path)
+        if manifest["n"] == inp.n and manifest.get("m") == inp.m and manifest["parts"]:
+            return ("parts", str(path))
+    return None
+
+
+def _build(inp, part: Partition) -> None:
+    t0 = time.perf_counter()
+    k, n, backend = part.k, inp.n, part.backend
+    bucket = slices.bucket_width(n)
+    source = _source(inp)
+    if source is None:       # in memory only: each worker gets a share to count, then its slice's edges
+        src, dst = to_host(inp.src), to_host(inp.dst)
+        shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
+                              dst[i * len(dst) // k:(i + 1) * len(dst) // k])) for i in range(k)]
+        hists = part.gather([part.submit(slices.degree_histogram, i, shares[i], 0, 1, bucket, backend,
+                                         name="partition-degrees") for i in range(k)], "partition")
+    else:
+        hists = part.gather([part.submit(slices.degree_histogram, i, source, i, k, bucket, backend,
+                                         name="partition-degrees") for i in range(k)], "partition")
+    part.bounds = slices.edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
+    sources = [source] * k
+    if source is None:
+        sources = []
+        for i in range(k):
+            lo, hi = part.bounds[i], part.bounds[i + 1]
+            mine = ((src >= lo) & (src < hi)) | ((dst >= lo) & (dst < hi))
+            sources.append(("arrays", (src[mine], dst[mine])))
+    built = part.gather([part.submit(_build_slice, i, part.key, sources[i], i, part.bounds, n, inp.m, backend,
+                                     part.threads, name="partition-build") for i in range(k)], "partition")
+    edges = [b["edges"] for b in built]
+    part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
+                  "slice_edges_min": min(edges), "cut_entries": sum(b["cut"] for b in built),
+                  "partition_passes": max(b["passes"] for b in built), "partition_s": time.perf_counter() - t0}
+
+
+def _build_slice(key, source, index: int, bounds, n: int, m: int, backend: str, threads: int) -> dict:
+    piece, facts = slices.build(source, index, bounds, n, m, backend, threads)
+    plugin.here().slices[key] = piece
+    return facts
+
+
+# --- the communicator
+
+def _identity() -> tuple:
+    """(host, this worker's GPU, whether NCCL loads here)."""
+    import socket
+
+    import cupy
+    return socket.gethostname(), cupy.cuda.Device().pci_bus_id, nccl_transport.available()
+
+
+def _transport(part: Partition, comms: str) -> str:
+    """The transport ``comms`` asks for on these workers (see ``PARAMS``), or a one-line refusal."""
+    if part.k == 1:
+        return "none"
+    if part.backend == "cpu":
+        if comms == "nccl":
+            raise ParameterError("parameter 'comms': nccl needs GPU workers (this run's backend is cpu)")
+        return "dask"
+    if comms == "dask":
+        return "dask"
+    ids = part.each(_identity_task, name="partition-identity")
+    devices = [(host, bus) for host, bus, _ in ids]
+    shared = len(set(devices)) < len(devices)
+    missing = [part.workers[i] for i, (_, _, ok) in enumerate(ids) if not ok]
+    if comms == "nccl" and (shared or missing):
+        why = (f"workers {', '.join(part.workers)} share GPUs {sorted(set(b for _, b in devices))}" if shared
+               else f"NCCL does not load on {', '.join(missing)}")
+        raise ParameterError(f"parameter 'comms': nccl needs one GPU per worker and NCCL on each; {why}")
+    return "dask" if shared or missing else "nccl"
+
+
+def _identity_task(key) -> tuple:
+    return _identity()
+
+
+def _connect(part: Partition, comms: str) -> None:
+    """Every worker's rank of the partition's communicator (see ``_transport``)."""
+    part.transport = _transport(part, comms)
+    if part.transport == "nccl":
+        uid = part.gather([part.submit(nccl_transport.unique_id, 0, name="nccl-id")], "communicator")[0]
+        part.gather([part.submit(_join_nccl, i, part.key, uid, i, part.k, name="nccl-join") for i in range(part.k)],
+                    "communicator")
+    else:
+        part.gather([part.submit(_join, i, part.key, part.transport, i, part.workers, name="comm-join")
+                     for i in range(part.k)], "communicator")
+    part.facts["transport"] = part.transport
+
+
+def _join(key, transport: str, rank: int, addresses: list) -> None:
+    from distributed import get_worker
+    store = plugin.here()
+    xp = store.slices[key].xp
+    store.comms[key] = SoloComm(xp) if transport == "none" else DaskComm(key, rank, addresses, get_worker(),
+                                                                         store.mailbox, xp)
+
+
+def _join_nccl(key, uid: tuple, rank: int, size: int) -> None:
+    from distributed import secede
+    secede()        # blocks until every rank joins: leave the thread pool to the others' tasks
+    from .comm.nccl import NcclComm
+    plugin.here().comms[key] = NcclComm(nccl_transport.join(uid, rank, size), rank, size)

@@ -1,0 +1,54 @@
+"""What one partitioned run did, in the harness's rows: from its ranks' records (``spmd.run``).
+
+- ``total``: the slowest rank's time, from the barrier that starts the run to the end of its
+  device work (``Timer.total_measured``): the work and the exchanges, not Dask's dispatch;
+- ``dispatch``: the driver's wall time of the call (tasks sent to the K workers, records back);
+  what one call through Dask costs beyond the run itself;
+- the kernel's phases (``Rank.phase``), each the slowest rank's, as measured phases;
+- statistics: ``local_ms`` (the slowest rank's time outside collectives), ``comm_ms`` (the most
+  time a rank spent inside collectives, waiting for the slowest peer included),
+  ``bytes_exchanged`` (received by all ranks), ``rounds`` (collectives a rank made), the
+  ``transport`` and the partition's facts (slice entries, cut entries, build seconds);
+- step rows (BFS levels, PageRank iterations): per step the slowest rank's time, the info the
+  ranks agree on, the bytes all received.
+"""
+
+from .driver import Partition
+
+
+class Ledger:
+    def __init__(self, part: Partition, timer):
+        self.part, self.timer = part, timer
+        self.records: list = []
+
+    def run(self, fn, *args, name: str) -> list[dict]:
+        """``fn`` on every rank in step (``Partition.spmd``), recorded in the timer; the records."""
+        with self.timer.phase("dispatch"):
+            records = self.part.spmd(fn, *args, name=name)
+        self.records = records
+        self.timer.total_measured(max(r["ms"] for r in records))
+        for phase in records[0]["phases_ms"]:
+            self.timer.measured(phase, max(r["phases_ms"].get(phase, 0.0) for r in records))
+        stats = {"local_ms": max(r["ms"] - r["comm_ms"] for r in records),
+                 "comm_ms": max(r["comm_ms"] for r in records),
+                 "bytes_exchanged": sum(r["bytes"] for r in records),
+                 "rounds": max(r["rounds"] for r in records), "transport": self.part.transport,
+                 **self.part.facts}
+        for stat, value in stats.items():
+            self.timer.stat(stat, value)
+        return records
+
+    def steps(self, phase: str, keys: tuple = ()) -> None:
+        """Step rows of phase ``phase`` from the ranks' ``steps`` (one list per rank, same length):
+        per step the slowest rank's time and its time in collectives, ``keys`` of the info the
+        ranks agree on, the bytes all ranks received."""
+        def rows():
+            out = []
+            for per_rank in zip(*(r["steps"] for r in self.records)):
+                slowest = max(per_rank, key=lambda st: st["ms"])
+                out.append({"step": slowest["step"], "ms": slowest["ms"],
+                            "info": {**{k: slowest[k] for k in keys}, "comm_ms": slowest["comm_ms"],
+                                     "bytes_exchanged": sum(st["bytes"] for st in per_rank),
+                                     "rounds": slowest["rounds"]}})
+            return out
+        self.timer.steps(phase, rows)

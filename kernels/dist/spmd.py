@@ -1,0 +1,88 @@
+"""The worker side of a partitioned run: one task per worker (SPMD), each a ``Rank``.
+
+``driver.Partition.spmd(fn, *args)`` runs ``fn(rank, *args)`` on every slice's worker at once.
+Before ``fn`` the ranks meet at a barrier; the run's time on a rank is from there to the end of
+its device work (``fn`` returned and the device synchronised), so a run's time — the slowest
+rank's — counts the work and the exchanges, not Dask's dispatch of the tasks (the driver's wall
+time of the call is a phase of its own, ``dispatch``).  Each rank returns its record:
+
+    {"ms": the rank's time, "comm_ms": inside collectives, "bytes": received, "rounds": collectives,
+     **what fn returned (its phases, steps and statistics)}
+
+The task leaves its worker's thread pool while it runs: it waits for its peers, and a peer task
+of another run queued behind it on a worker of one thread would otherwise never start.
+"""
+
+import time
+from contextlib import contextmanager
+
+from .plugin import here
+
+
+class Rank:
+    """One rank of a run: its slice, its communicator, its device, where its output is kept."""
+
+    def __init__(self, key, store):
+        self.key, self.store = key, store
+        self.slice = store.slices[key]
+        self.comm = store.comms[key]
+        self.xp = self.slice.xp
+        self.backend = self.slice.backend
+        self.phases: dict = {}      # name -> seconds (summed over calls)
+
+    def sync(self) -> None:
+        """Wait for the device (through the communicator, so a cancelled run does not hang here)."""
+        if self.backend == "gpu":
+            self.comm.host(self.xp.zeros(1, dtype="int8"))
+
+    def now(self) -> float:
+        self.sync()
+        return time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str):
+        """Time a stretch of the rank's work (device work included) as phase ``name``."""
+        t0 = self.now()
+        yield
+        self.phases[name] = self.phases.get(name, 0.0) + self.now() - t0
+
+    def mark(self) -> tuple:
+        """Where the rank's clock and ledger stand (after a host read: device work up to it is done)."""
+        comm = self.comm
+        return time.perf_counter(), comm.comm_seconds(), comm.received, comm.rounds
+
+    def since(self, mark: tuple, **info) -> dict:
+        """The time, time in collectives, bytes received and collectives since ``mark`` (after a
+        host read), with ``info``: a step's record."""
+        t, c, b, r = self.mark()
+        return {"ms": 1e3 * (t - mark[0]), "comm_ms": 1e3 * (c - mark[1]), "bytes": b - mark[2], "rounds": r - mark[3],
+                **info}
+
+    def keep(self, **outputs) -> None:
+        """This rank's share of the run's output (arrays over its slice's vertices), kept on the
+        worker until the driver collects it after timing."""
+        self.store.outputs[self.key] = outputs
+
+
+def run(key, fn, *args) -> dict:
+    """The task on each worker: barrier, ``fn(rank, *args)``, sync; the rank's record."""
+    from distributed import secede
+    secede()
+    rank = Rank(key, here())
+    if rank.backend == "cpu":
+        from .slices import set_threads
+        set_threads(rank.slice.threads)
+    rank.comm.barrier()
+    start = rank.mark()
+    out = fn(rank, *args) or {}
+    rank.sync()
+    return {**rank.since(start), "phases_ms": {k: 1e3 * v for k, v in rank.phases.items()}, **out}
+
+
+def output_piece(key, names: tuple) -> dict:
+    """This worker's kept output, on the host (the driver's collect)."""
+    from graphsweep.datasets.gpu import to_host
+    kept = here().outputs.get(key)
+    if kept is None:
+        raise RuntimeError("this worker holds no output of the run (restarted since?)")
+    return {name: to_host(kept[name]) for name in names}

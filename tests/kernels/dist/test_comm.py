@@ -1,0 +1,144 @@
+"""The communicator's protocol, rank by rank, over the Dask transport (K = 1..4 CPU workers, as CI
+runs it) and over NCCL (one worker per GPU; ``multi_gpu``): every collective's answer, empty and
+uneven pieces, the ledger, and a cancelled wait that ends in one error instead of a hang."""
+
+import sys
+
+import numpy as np
+import pytest
+from graphsweep.kernels import harness
+from graphsweep.kernels.dist import driver
+from graphsweep.kernels.dist.comm import CommError
+
+from ..conftest import SHAPES, dataset
+from .conftest import by_value
+
+by_value(sys.modules[__name__])
+
+
+def _protocol(rank) -> dict:
+    """Every collective once, with pieces that differ by rank (some empty)."""
+    comm, xp, r, k = rank.comm, rank.xp, rank.comm.rank, rank.comm.size
+    out = {"rank": r, "size": k}
+    x = xp.asarray(np.array([r + 1, 10 * (r + 1), -r], dtype=np.int64))
+    out["sum"] = comm.host(comm.allreduce(x, "sum")).tolist()
+    out["min"] = comm.host(comm.allreduce(x, "min")).tolist()
+    out["max"] = comm.host(comm.allreduce(x.astype(np.float64), "max")).tolist()
+    bounds = np.array([0] + [sum(j % 3 for j in range(i + 1)) for i in range(k)], dtype=np.int64)   # 0, 1, 2, 0 wide
+    whole = xp.full(int(bounds[-1]), -1, dtype=np.float32)
+    whole[int(bounds[r]):int(bounds[r + 1])] = r
+    comm.allgatherv(whole, bounds)
+    out["gathered"] = comm.host(whole).tolist()
+    pieces = [xp.asarray(np.full((j + r) % 3, 100 * r + j, dtype=np.int32)) for j in range(k)]
+    out["alltoallv"] = [comm.host(p).tolist() for p in comm.alltoallv(pieces)]
+    buf = xp.asarray(np.arange(12, dtype=np.int32).reshape(6, 2) + 1000 * r)
+    starts = np.array([0, 2, 4, 6][:k + 1], dtype=np.int64) if k <= 3 else np.array([0, 2, 3, 4, 6], dtype=np.int64)
+    counts = xp.asarray(np.minimum(np.diff(starts), 1 + (r % 2)).astype(np.uint64))
+    got = comm.alltoallv_regions(buf, starts, counts)
+    out["regions"] = [comm.host(g).tolist() if j != r else None for j, g in enumerate(got)]
+    comm.barrier()
+    out["rounds"], out["received"] = comm.rounds, comm.received
+    return out
+
+
+_INPUTS: dict = {}
+
+
+def _partition(address: str, k: int, backend: str = "cpu", comms: str = "auto"):
+    """The partition of one small graph (the same input each time: a partition is cached on it)."""
+    if backend not in _INPUTS:
+        kernel = harness.registry.get("cc.distributed")
+        _INPUTS[backend] = harness.prepared(kernel, dataset(SHAPES["rmat"]()).to(backend))
+    return driver.partitioned(_INPUTS[backend], {"partitions": k, "scheduler": address, "comms": comms}, backend)
+
+
+def _check(records: list, k: int) -> None:
+    for rec in records:
+        r = rec["rank"]
+        assert rec["size"] == k
+        assert rec["sum"] == [k * (k + 1) // 2, 10 * k * (k + 1) // 2, -k * (k - 1) // 2]
+        assert rec["min"] == [1, 10, -(k - 1)]
+        assert rec["max"] == [float(k), 10.0 * k, 0.0]
+        widths = [j % 3 for j in range(k)]
+        assert rec["gathered"] == [float(j) for j in range(k) for _ in range(widths[j])]
+        assert rec["alltoallv"] == [[100 * j + r] * ((r + j) % 3) for j in range(k)]
+        for j, got in enumerate(rec["regions"]):
+            if j == r:
+                continue
+            starts = [0, 2, 4, 6][:k + 1] if k <= 3 else [0, 2, 3, 4, 6]
+            count = min(starts[r + 1] - starts[r], 1 + (j % 2))
+            expected = (np.arange(12).reshape(6, 2) + 1000 * j)[starts[r]:starts[r] + count].tolist()
+            assert got == expected
+        assert rec["rounds"] >= (0 if k == 1 else 6)
+        assert (rec["received"] > 0) == (k > 1)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_every_collective_over_the_dask_transport(workers4, k):
+    part = _partition(workers4, k)
+    assert part.transport == ("none" if k == 1 else "dask")
+    _check(part.spmd(_protocol, name="protocol"), k)
+
+
+def _wait_for_a_round_nobody_sends(rank) -> None:
+    if rank.comm.rank == 0:
+        raise RuntimeError("rank 0 gives up before the round")
+    rank.comm.allreduce(np.zeros(1, dtype=np.int64))
+
+
+def test_a_failed_rank_ends_the_others_waits_in_one_error(workers4):
+    """Rank 0 fails; rank 1 waits for its piece: the driver cancels it, and the run fails with
+    rank 0's error (not the cancelled wait's), well before the collective's timeout."""
+    import time
+    part = _partition(workers4, 2)
+    t0 = time.monotonic()
+    with pytest.raises(driver.PartitionError, match="rank 0 gives up before the round"):
+        part.spmd(_wait_for_a_round_nobody_sends, name="failing")
+    assert time.monotonic() - t0 < 20
+    assert part.broken
+    again = _partition(workers4, 2)          # a broken partition is built again
+    assert again is not part and not again.broken
+    _check(again.spmd(_protocol, name="protocol"), 2)
+
+
+def test_nccl_is_refused_for_cpu_workers_in_one_line(workers4):
+    with pytest.raises(driver.ParameterError, match="parameter 'comms': nccl needs GPU workers"):
+        _partition(workers4, 2, comms="nccl")
+
+
+def test_a_cancelled_mailbox_wait_raises_at_once():
+    from graphsweep.kernels.dist.comm.dask_tcp import Mailbox
+    box = Mailbox()
+    box.cancel("run")
+    with pytest.raises(CommError, match="cancelled"):
+        box.take("run", 0, 1, timeout=30)
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+@pytest.mark.parametrize("k", [2, "all"])
+def test_every_collective_over_nccl(cuda_workers, k):
+    import cupy
+    k = cupy.cuda.runtime.getDeviceCount() if k == "all" else k
+    part = _partition(cuda_workers, k, backend="gpu", comms="nccl")
+    assert part.transport == "nccl"
+    _check(part.spmd(_protocol, name="protocol"), k)
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+def test_a_failed_rank_aborts_the_nccl_waits(cuda_workers):
+    import time
+    part = _partition(cuda_workers, 2, backend="gpu", comms="nccl")
+    t0 = time.monotonic()
+    with pytest.raises(driver.PartitionError, match="rank 0 gives up before the round"):
+        part.spmd(_wait_for_a_round_nobody_sends_gpu, name="failing")
+    assert time.monotonic() - t0 < 30
+    again = _partition(cuda_workers, 2, backend="gpu", comms="nccl")
+    _check(again.spmd(_protocol, name="protocol"), 2)
+
+
+def _wait_for_a_round_nobody_sends_gpu(rank) -> None:
+    if rank.comm.rank == 0:
+        raise RuntimeError("rank 0 gives up before the round")
+    rank.comm.host(rank.comm.allreduce(rank.xp.zeros(1, dtype=np.int64)))

@@ -1,0 +1,321 @@
+"""One graph sliced over K Dask workers: the partition (edge-balanced bounds on word edges, slices
+read from Parquet parts, generated again in place, or handed over), cc/bfs/pagerank.distributed
+against the one-worker kernels on many shapes and K = 1..4, the ledger in the rows, and the
+failures (K larger than the workers, a worker lost) as one clear error, never a hang — over the
+Dask transport on CPU workers (CI) and on workers sharing one GPU, and over NCCL on workers of
+their own GPU (``multi_gpu``)."""
+
+import numpy as np
+import pytest
+from graphsweep.datasets.errors import ParameterError
+from graphsweep.generators import driver as generator_driver
+from graphsweep.generators import memory
+from graphsweep.kernels import harness
+from graphsweep.kernels.dist import driver, slices
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from ..conftest import SHAPES, dataset
+
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+# Every shape at K = 3 (slices of unequal sizes, some empty), the larger ones at every K.
+CASES = ([(shape, 3) for shape in SHAPES] +
+         [(shape, k) for shape in ("components", "messy", "rmat", "star") for k in (1, 2, 4)])
+
+
+WORKERS = {}
+
+
+@pytest.fixture(autouse=True)
+def _workers(workers4):
+    """Runs slice over the session's 4 worker processes (on the GPU backend they share the device:
+    the Dask transport), unless a test names another cluster."""
+    WORKERS["address"] = workers4
+
+
+def run(name, data, backend, **params):
+    if name.endswith(".distributed"):
+        params.setdefault("scheduler", WORKERS["address"])
+    res = harness.run(name, data, backend=backend, reps=1, warmup=0, **params)
+    assert res.verified, res.verify_error
+    return res
+
+
+def canonical(graph):
+    n, src, dst = graph
+    _, comp = connected_components(coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n)), directed=False)
+    _, first = np.unique(comp, return_index=True)
+    return first[comp]
+
+
+def levels(graph, root):
+    n, src, dst = graph
+    hops = shortest_path(coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n)).tocsr(), unweighted=True,
+                         directed=False, indices=root)
+    return np.where(np.isinf(hops), -1, hops).astype(np.int32)
+
+
+
+
+@pytest.mark.parametrize("shape,k", CASES)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_components_are_the_canonical_labels(shape, k, backend):
+    graph = SHAPES[shape]()
+    res = run("cc.distributed", dataset(graph), backend, partitions=k)
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert res.stats["partitions"] == k
+    assert res.stats["slice_edges_total"] == 2 * int(np.count_nonzero(graph[1] != graph[2]))
+    assert res.stats["merge_rounds"] >= (1 if k > 1 else 0)
+
+
+@pytest.mark.parametrize("shape", ["rmat", "path", "grid"])
+def test_components_merge_until_no_rank_links_anything(shape):
+    """At K > 1 the last round finds nothing to link anywhere; R-MAT (sampled, its largest tree
+    skipped) and the sparse shapes (every row linked) alike."""
+    graph = SHAPES[shape]()
+    res = run("cc.distributed", dataset(graph), "cpu", partitions=4)
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert res.stats["merge_rounds"] >= 1
+    assert res.stats["bytes_exchanged"] > 0 and res.stats["transport"] == "dask"
+
+
+@pytest.mark.parametrize("shape,k", CASES)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bfs_levels_are_the_one_worker_levels(shape, k, backend):
+    graph = SHAPES[shape]()
+    res = run("bfs.distributed", dataset(graph), backend, partitions=k, instances=2)
+    for stats in res.instance_stats:
+        assert stats["levels"] >= 1
+    np.testing.assert_array_equal(res.output["level"], levels(graph, res.instances[-1]["root"]))
+
+
+@pytest.mark.parametrize("direction", ["top-down", "bottom-up"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bfs_either_direction_at_every_level(direction, backend):
+    graph = SHAPES["rmat"]()
+    res = run("bfs.distributed", dataset(graph), backend, partitions=3, root=5, direction=direction)
+    np.testing.assert_array_equal(res.output["level"], levels(graph, 5))
+    bottom = res.stats["bottom_up_levels"]
+    assert bottom == (res.stats["levels"] if direction == "bottom-up" else 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bfs_switches_direction_on_a_scale_free_graph(backend):
+    graph = SHAPES["rmat"]()
+    res = run("bfs.distributed", dataset(graph), backend, partitions=2, root=0)
+    assert 0 < res.stats["bottom_up_levels"] < res.stats["levels"]
+    steps = [r for r in res.step_rows if r["phase"] == "level"]
+    assert len(steps) == res.stats["levels"]
+    assert {r["step_direction"] for r in steps} == {"top-down", "bottom-up"}
+    assert all(r["step_bytes_exchanged"] > 0 for r in steps)
+    # a top-down level: the outboxes' all-to-all (NCCL: the counts', then the pairs') and the counts'
+    # all-gather; a bottom-up level: the frontier's all-gather and the counts'
+    for r in steps:
+        assert r["step_rounds"] == 2 if r["step_direction"] == "bottom-up" else r["step_rounds"] >= 2
+
+
+@pytest.mark.parametrize("shape,k", CASES)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pagerank_is_the_one_worker_pagerank(shape, k, backend):
+    graph = SHAPES[shape]()
+    res = run("pagerank.distributed", dataset(graph), backend, partitions=k)
+    ref = run("pagerank.spmv", dataset(graph), backend)
+    assert res.stats["iterations"] == ref.stats["iterations"]
+    np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
+
+
+def test_rows_carry_the_run_the_dispatch_and_the_ledger():
+    graph = SHAPES["rmat"]()
+    one = run("pagerank.distributed", dataset(graph), "cpu", partitions=1)
+    three = run("pagerank.distributed", dataset(graph), "cpu", partitions=3)
+    for res in (one, three):
+        phases = {r["phase"]: r["ms"] for r in res.rows}
+        assert {"total", "dispatch"} <= set(phases)
+        assert 0 < phases["total"] <= phases["dispatch"]      # the workers' run, inside the driver's call
+        assert "collect" in res.seconds
+        for stat in ("local_ms", "comm_ms", "bytes_exchanged", "rounds", "transport", "cut_entries"):
+            assert stat in res.stats
+    assert three.stats["transport"] == "dask" and one.stats["transport"] == "none"
+    assert three.stats["bytes_exchanged"] > 0 == one.stats["bytes_exchanged"]
+    assert three.stats["cut_entries"] > 0 == one.stats["cut_entries"]
+    steps = [r for r in three.step_rows if r["phase"] == "iteration"]
+    assert len(steps) == three.stats["iterations"] and all(r["step_rounds"] == 2 for r in steps)
+
+
+def test_the_ledger_counts_each_run_alone():
+    """A run's statistics are its own, not the sum over reps."""
+    data = dataset(SHAPES["rmat"]())
+    res = harness.run("cc.distributed", data, backend="cpu", reps=4, warmup=2, partitions=2,
+                      scheduler=WORKERS["address"])
+    once = run("cc.distributed", data, "cpu", partitions=2)
+    assert res.stats["rounds"] == once.stats["rounds"]
+    assert res.stats["bytes_exchanged"] == once.stats["bytes_exchanged"]
+
+
+def test_bounds_balance_edges_and_fall_on_word_edges():
+    hist = np.zeros(slices.BUCKETS, dtype=np.int64)
+    hist[:10] = 100_000        # a few heavy buckets, then a long light tail
+    hist[10:] = 1
+    n = slices.BUCKETS * 32
+    bucket = slices.bucket_width(n)
+    bounds = slices.edge_balanced_bounds(hist, bucket, n, 4)
+    assert bounds[0] == 0 and bounds[-1] == n and np.all(np.diff(bounds) >= 0)
+    assert np.all(bounds % 32 == 0)
+    shares = [hist[a // bucket:b // bucket].sum() for a, b in zip(bounds[:-1], bounds[1:])]
+    assert max(shares) - min(shares) <= 100_000    # within one bucket of equal
+    assert bounds[1] < 10 * bucket                 # the first slice is a few heavy buckets
+    assert slices.bucket_width(1000) == 32 and slices.bucket_width(5_000_000) % 32 == 0
+
+
+def test_slices_are_read_from_the_parquet_parts(tmp_path):
+    path = tmp_path / "rmat"
+    generator_driver.generate("rmat", path, seed=3, params={"scale": 10, "edge_factor": 8}, part_rows=3000)
+    res = run("cc.distributed", str(path), "cpu", partitions=2)
+    assert res.stats["partition_passes"] >= 2          # a count pass, then a pass per piece of rows
+    ref = run("cc.best", str(path), "cpu")
+    np.testing.assert_array_equal(res.output["label"], ref.output["label"])
+
+
+def test_a_slice_larger_than_its_budget_is_built_in_pieces(monkeypatch):
+    """Workers in this process (threads), so the budget can be made small: each slice is built by
+    a count pass and a pass per piece of about 2,000 entries, and the answer does not change."""
+    from distributed import LocalCluster
+    monkeypatch.setattr(slices, "_slice_budget", lambda xp: 2000 * 24 * 2)
+    data = memory.generate("rmat", seed=5, params={"scale": 10, "edge_factor": 8})
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        res = run("cc.distributed", data, "cpu", partitions=2, scheduler=cluster.scheduler_address)
+    assert res.stats["partition_passes"] >= 1 + res.stats["slice_edges_max"] // 2000
+    ref = run("cc.best", data, "cpu")
+    np.testing.assert_array_equal(res.output["label"], ref.output["label"])
+
+
+def test_a_graph_generated_in_memory_is_generated_again_by_each_worker():
+    data = memory.generate("rmat", seed=4, params={"scale": 10, "edge_factor": 8})
+    assert driver._source(harness.prepared(harness.registry.get("cc.distributed"), data))[0] == "generated"
+    res = run("bfs.distributed", data, "cpu", partitions=2, root=0)
+    ref = run("bfs.best", data, "cpu", root=0)
+    np.testing.assert_array_equal(res.output["level"], ref.output["level"])
+
+
+def test_more_slices_than_workers_is_refused_before_any_work():
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        with pytest.raises(ParameterError, match="parameter 'partitions': 3 slices, but the cluster at .* has 2 "
+                                                 "workers"):
+            harness.run("cc.distributed", dataset(SHAPES["rmat"]()), backend="cpu", reps=1, warmup=0,
+                        partitions=3, scheduler=cluster.scheduler_address)
+
+
+def test_more_local_workers_than_cores_is_refused_before_any_start(monkeypatch):
+    """partitions=64 on a 2-core machine once started 64 worker processes and never finished:
+    local workers beyond the cores are refused in one line, before any is started."""
+    import os
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    started = []
+    monkeypatch.setattr(driver, "_LOCAL", {})
+    import distributed
+    monkeypatch.setattr(distributed, "LocalCluster", lambda *a, **k: started.append(1))
+    with pytest.raises(ParameterError, match="parameter 'partitions': 64 slices, but this machine can start at "
+                                             "most 2 local workers"):
+        harness.run("cc.distributed", dataset(SHAPES["rmat"]()), backend="cpu", reps=1, warmup=0, partitions=64)
+    assert not started
+
+
+def _until_gone(client, worker, timeout=30.0):
+    """Wait until the scheduler has seen ``worker`` go (a run started before that may still see it)."""
+    import time
+    deadline = time.monotonic() + timeout
+    while worker in client.scheduler_info(n_workers=-1)["workers"]:
+        assert time.monotonic() < deadline, f"{worker} still listed after {timeout} s"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("name", ["cc.distributed", "bfs.distributed"])
+def test_a_lost_worker_fails_the_run_in_one_line_and_the_next_run_works(name):
+    """A worker process dies between runs: the run fails in one line naming it and its slice, the
+    survivors are not left waiting, and the next run on the same cluster (its nanny restarted the
+    worker) builds the partition again and gives the answer."""
+    from distributed import LocalCluster
+    graph = SHAPES["rmat"]()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        data = dataset(graph)
+        params = {"partitions": 2, "scheduler": cluster.scheduler_address, "root": 0}
+        if name.startswith("cc"):
+            del params["root"]
+        run(name, data, "cpu", **params)              # slices built on both workers
+        client = driver._CLIENTS[cluster.scheduler_address]
+        victim = sorted(client.scheduler_info(n_workers=-1)["workers"])[1]
+        with pytest.raises(Exception):                                # the worker process dies under the call
+            client.run(lambda: __import__("os")._exit(1), workers=[victim])
+        _until_gone(client, victim)
+        with pytest.raises(driver.PartitionError, match=rf"worker {victim} holding slice 1 of 2, vertices "
+                                                        rf"\[\d+, \d+\) was lost during \S+; the run fails"):
+            harness.run(name, data, backend="cpu", reps=1, warmup=0, **params)
+        client.wait_for_workers(2, timeout=60)
+        res = run(name, data, "cpu", **params)
+        if name.startswith("cc"):
+            np.testing.assert_array_equal(res.output["label"], canonical(graph))
+        else:
+            np.testing.assert_array_equal(res.output["level"], levels(graph, 0))
+
+
+def test_directed_graphs_are_refused_in_one_line():
+    n, src, dst = SHAPES["path"]()
+    with pytest.raises(ParameterError, match="undirected"):
+        harness.run("bfs.distributed", dataset((n, src, dst), directed=True), backend="cpu", reps=1, warmup=0,
+                    partitions=2, scheduler=WORKERS["address"])
+
+
+def test_two_runs_crossed_on_workers_of_one_thread_both_finish():
+    """Run A's rank 0 and run B's rank 1 start first; A's rank 1 and B's rank 0 queue behind them
+    on workers of one thread.  A rank leaves its worker's thread slot while it runs, so the queued
+    ones start and both runs finish (they used to wait each other out, then fail)."""
+    import threading
+
+    from distributed import LocalCluster
+    graph = SHAPES["rmat"]()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        a, b = dataset(graph), dataset(graph)
+        params = {"partitions": 2, "scheduler": cluster.scheduler_address, "root": 0}
+        results = {}
+
+        def search(label, data):
+            results[label] = run("bfs.distributed", data, "cpu", **params)
+        for data in (a, b):                     # partitions built, one after the other
+            run("bfs.distributed", data, "cpu", **params)
+        threads = [threading.Thread(target=search, args=(label, data)) for label, data in (("a", a), ("b", b))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    for label in ("a", "b"):
+        np.testing.assert_array_equal(results[label].output["level"], levels(graph, 0))
+
+
+# --- NCCL: one worker per GPU
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+@pytest.mark.parametrize("shape", ["components", "messy", "rmat", "star", "grid", "single"])
+@pytest.mark.parametrize("name", ["cc.distributed", "bfs.distributed", "pagerank.distributed"])
+def test_every_kernel_over_nccl_gives_the_one_gpu_answer(cuda_workers, shape, name):
+    import cupy
+    graph = SHAPES[shape]()
+    for k in sorted({2, cupy.cuda.runtime.getDeviceCount()}):
+        res = run(name, dataset(graph), "gpu", partitions=k, scheduler=cuda_workers, comms="nccl",
+                  **({"instances": 2} if name.startswith("bfs") else {}))
+        assert res.stats["transport"] == "nccl"
+        if name.startswith("cc"):
+            np.testing.assert_array_equal(res.output["label"], canonical(graph))
+        elif name.startswith("bfs"):
+            np.testing.assert_array_equal(res.output["level"], levels(graph, res.instances[-1]["root"]))
+        else:
+            ref = run("pagerank.spmv", dataset(graph), "gpu")
+            np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+def test_auto_takes_nccl_on_workers_of_their_own_gpu(cuda_workers):
+    res = run("bfs.distributed", dataset(SHAPES["rmat"]()), "gpu", partitions=2, scheduler=cuda_workers, root=0)
+    assert res.stats["transport"] == "nccl" and res.stats["bytes_exchanged"] > 0
