@@ -109,21 +109,6 @@ class Kernel:
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))
 
-    def call(self, inp, backend: str, timer=None, **params):
-        """Run the kernel on ``inp`` outside the harness (another kernel's building block): its
-        parameters resolved, its setup run, its output named; ``timer`` (default: one thrown
-        away after the run) receives its phases."""
-        from .timing import timer_for
-        resolved = self.resolve_params(params)
-        if self.setup is not None:
-            self.setup(inp, resolved)
-        own = timer is None
-        timer = timer_for(backend) if own else timer
-        output = getattr(self, backend)(inp, resolved, timer)
-        if own:
-            timer.finish()
-        return self.problem.named(output)
-
     @property
     def all_requires(self) -> frozenset:
         return self.problem.requires | self.requires

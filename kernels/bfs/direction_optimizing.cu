@@ -863,3 +863,13 @@ extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited,
 {
     gs_write_outputs(visited, lp, level, parent, size);
 }
+
+// This rank's row of the level's counts table: (the next frontier's vertices here, their
+// out-edges), from the step's control block (the other ranks' rows come by an all-gather).
+extern "C" __global__ void graphsweep_bfs_slice_counts(const gs_u64* __restrict__ sctl, long long* table, int row)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        table[2 * row] = (long long)(sctl[GS_SCTL_COUNT] & GS_BFS_COUNT_MASK);
+        table[2 * row + 1] = (long long)sctl[GS_SCTL_SCOUT];
+    }
+}

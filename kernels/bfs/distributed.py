@@ -45,13 +45,15 @@ from . import direction_optimizing as do
 
 PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
           "direction": Param("auto", str, choices=("auto", "top-down", "bottom-up"),
-                             help="auto: Beamer's switching on global counts; top-down or bottom-up: that at every level"),
+                             help="auto: Beamer's switching on global counts; top-down or bottom-up: that at every "
+                                  "level"),
           "alpha": Param(15.0, float, minimum=1e-9, help="to bottom-up when the frontier's edges exceed unexplored "
                                                          "edges / alpha"),
           "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
-          "threads": Param(256, minimum=32, help="threads per block of the level steps (a multiple of 32, at most 512)")}
-COUNT_MASK = (1 << 40) - 1     # a step's count slot: the count below, a grid barrier's arrivals above
-SCTL = 8                       # the step's control block (direction_optimizing.cu: GS_SCTL_*)
+          "threads": Param(256, minimum=32, help="threads per block of the level steps (a multiple of 32, at most "
+                                                 "512)")}
+SCTL = 8                       # the step's control block (direction_optimizing.cu: GS_SCTL_*), the
+                               # outboxes' K counts after it
 UNROLL = 4                     # pairs a lane of the claim kernel takes at once (GS_BFS_UNROLL)
 
 
@@ -104,12 +106,13 @@ class _GpuSteps:
                 "lp": cupy.empty((max(size, 1), 2), dtype=np.int32),
                 "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
                 "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
-                "sctl": cupy.zeros(SCTL, dtype=np.uint64), "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
+                "sctl": cupy.zeros(SCTL + len(s.bounds) - 1, dtype=np.uint64),
+                "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
+                "table": cupy.zeros(2 * (len(s.bounds) - 1), dtype=np.int64),
                 "dead": dead, "region": region, "region_device": cupy.asarray(region[:-1]),
                 "outbox": cupy.empty((max(int(region[-1]), 1), 2), dtype=np.int32),
-                "out_count": cupy.zeros(len(s.bounds) - 1, dtype=np.uint64),
                 "bounds": cupy.asarray(s.bounds.astype(np.int64)),
-                "word_bounds": np.minimum(s.bounds // 32, words).astype(np.int64)}
+                "word_bounds": ((s.bounds + 31) // 32).astype(np.int64)}
 
     def init(self, root: int) -> int:
         ws, s = self.ws, self.s
@@ -125,27 +128,33 @@ class _GpuSteps:
         s = self.s
         return int(self.comm.host(s.csr.offsets[root - s.lo + 1] - s.csr.offsets[root - s.lo]))
 
-    def top_down(self, depth: int, count: int, scout: int):
-        """One top-down level; the rank's (next count, its out-edges) on the device."""
+    def top_down(self, depth: int, scout: int) -> None:
+        """One top-down level: this slice's frontier expanded, the outboxes exchanged and claimed."""
         ws, s = self.ws, self.s
         sctl = ws["sctl"]
         sctl.fill(0)
-        ws["out_count"].fill(0)
+        out_count = sctl[SCTL:]
         qin, qout = ws["queues"][self.queue], ws["queues"][1 - self.queue]
         lp, off = shifted(ws["lp"], s.lo), shifted(s.csr.offsets, s.lo)
         launch_cooperative(ws["td"], ws["blocks"], self.threads, (
             off, s.csr.indices, ws["visited"], lp, qin, np.int64(self.local_count), qout, ws["items"], sctl,
             ws["ctl"], np.int32(depth + 1), np.int64(scout), np.int64(s.lo), np.int64(s.hi), ws["bounds"],
-            np.int32(len(s.bounds) - 1), ws["outbox"], ws["out_count"], ws["region_device"]), ws["smem"])
+            np.int32(len(s.bounds) - 1), ws["outbox"], out_count, ws["region_device"]), ws["smem"])
         if self.comm.size > 1:
-            for j, pairs in enumerate(self.comm.alltoallv_regions(ws["outbox"], ws["region"], ws["out_count"])):
+            claim = ws["mod"].get_function("graphsweep_bfs_slice_claim")
+            for j, pairs in enumerate(self.comm.alltoallv_regions(ws["outbox"], ws["region"], out_count)):
                 if j != s.index and pairs.shape[0]:
-                    ws["mod"].get_function("graphsweep_bfs_slice_claim")(
-                        (blocks_for(pairs.shape[0], self.threads * UNROLL),), (self.threads,),
-                        (pairs, np.int64(pairs.shape[0]), off, s.csr.indices, ws["visited"], lp, qout, sctl,
-                         np.int32(depth + 1)), shared_mem=(self.threads // 32) * do.WARP_BUFFER * 16)
+                    claim((blocks_for(pairs.shape[0], self.threads * UNROLL),), (self.threads,),
+                          (pairs, np.int64(pairs.shape[0]), off, s.csr.indices, ws["visited"], lp, qout, sctl,
+                           np.int32(depth + 1)), shared_mem=(self.threads // 32) * do.WARP_BUFFER * 16)
         self.queue = 1 - self.queue
-        return self.xp.stack([sctl[0] & np.uint64(COUNT_MASK), sctl[1]]).astype(np.int64)
+
+    def counts(self):
+        """This rank's row of the level's counts table (the next frontier's vertices here, their out-edges)."""
+        ws = self.ws
+        ws["mod"].get_function("graphsweep_bfs_slice_counts")((1,), (32,), (ws["sctl"], ws["table"],
+                                                                          np.int32(self.s.index)))
+        return ws["table"]
 
     def to_bitmap(self) -> None:
         """The frontier queue as this slice's words of the frontier bitmap."""
@@ -157,9 +166,9 @@ class _GpuSteps:
             (blocks_for(max(self.local_count, 1), self.threads),), (self.threads,),
             (ws["queues"][self.queue], np.int64(self.local_count), bitmap))
 
-    def bottom_up(self, depth: int):
-        """One bottom-up level against the frontier all-gathered; (found, their out-edges) on the device."""
-        ws, s, xp = self.ws, self.s, self.xp
+    def bottom_up(self, depth: int) -> None:
+        """One bottom-up level against the frontier all-gathered."""
+        ws, s = self.ws, self.s
         front, nxt = ws["bitmaps"][self.front], ws["bitmaps"][1 - self.front]
         self.comm.allgatherv(front, ws["word_bounds"])
         sctl = ws["sctl"]
@@ -171,7 +180,6 @@ class _GpuSteps:
                 (s.csr.offsets, s.csr.indices, ws["visited"][first:], ws["dead"], front, nxt[first:], ws["lp"],
                  np.int32(s.size), np.int32(ws["local_words"]), np.int32(depth), sctl))
         self.front = 1 - self.front
-        return xp.stack([sctl[0], sctl[1]]).astype(np.int64)
 
     def to_queue(self) -> None:
         """The frontier bitmap's words of this slice as its frontier queue."""
@@ -285,7 +293,7 @@ class _CpuSteps:
     def degree(self, root: int) -> int:
         return int(self.off[root - self.s.lo + 1] - self.off[root - self.s.lo])
 
-    def top_down(self, depth: int, count: int, scout: int):
+    def top_down(self, depth: int, scout: int) -> None:
         s = self.s
         out = self.queues[1 - self.queue]
         claimed, found_scout, pairs = _cpu_top_down(self.off, self.idx, s.lo, s.hi, self.level, self.parent, self.sent,
@@ -298,7 +306,13 @@ class _CpuSteps:
                     claimed, more = _cpu_claim(self.off, s.lo, self.level, self.parent, piece, depth, out, claimed)
                     found_scout += more
         self.queue = 1 - self.queue
-        return np.array([claimed, found_scout], dtype=np.int64)
+        self.found = (claimed, found_scout)
+
+    def counts(self):
+        k, r = self.comm.size, self.s.index
+        table = np.zeros(2 * k, dtype=np.int64)
+        table[2 * r:2 * r + 2] = self.found
+        return table
 
     def to_bitmap(self) -> None:
         s = self.s
@@ -310,9 +324,8 @@ class _CpuSteps:
         s = self.s
         front, nxt = self.bitmaps[self.front], self.bitmaps[1 - self.front]
         self.comm.allgatherv(front, s.bounds)
-        found, scout = _cpu_bottom_up(self.off, self.idx, s.lo, self.level, self.parent, front, nxt, depth)
+        self.found = _cpu_bottom_up(self.off, self.idx, s.lo, self.level, self.parent, front, nxt, depth)
         self.front = 1 - self.front
-        return np.array([found, scout], dtype=np.int64)
 
     def to_queue(self) -> None:
         s = self.s
@@ -328,7 +341,8 @@ def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: 
     s, comm = rank.slice, rank.comm
     n = s.n
     steps_ = (_GpuSteps if rank.backend == "gpu" else _CpuSteps)(rank, params)
-    mine = steps_.init(root)
+    with rank.phase("init"):
+        mine = steps_.init(root)
     count, scout = (int(x) for x in comm.allreduce_host([mine, steps_.degree(root) if mine else 0]))
     steps_.local_count = mine
     depth, bottom, check, edges_to_check, steps, bottom_levels = 0, False, True, edges_total, [], 0
@@ -340,32 +354,34 @@ def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: 
             bottom = True
             steps_.to_bitmap()
         direction = "bottom-up" if bottom else "top-down"
+        with rank.phase(direction):
+            if bottom:
+                steps_.bottom_up(depth)
+            else:
+                if check:
+                    edges_to_check -= scout
+                check = True
+                steps_.top_down(depth, scout)
+        old = count
+        steps_.local_count, count, scout = _counts(rank, steps_.counts())
         if bottom:
-            old = count
-            steps_.local_count, count, scout = _counts(rank, steps_.bottom_up(depth))
             bottom_levels += 1
             if mode != "bottom-up" and (count == 0 or not do.stays_bottom_up(count, old, n, beta)):
                 steps_.to_queue()
                 bottom, check = False, False      # GAPBS: the step after bottom-up is top-down
-        else:
-            if check:
-                edges_to_check -= scout
-            check = True
-            steps_.local_count, count, scout = _counts(rank, steps_.top_down(depth, count, scout))
         steps.append(rank.since(start, step=depth, direction=direction, frontier=front))
         depth += 1
         if depth > n:
             raise RuntimeError(f"bfs.distributed: level {depth} on {n} vertices (a rank lost count)")
-    rank.keep(**steps_.outputs())
+    with rank.phase("outputs"):
+        rank.keep(**steps_.outputs())
     return {"steps": steps, "levels": depth, "bottom_up_levels": bottom_levels}
 
 
-def _counts(rank, local) -> tuple:
+def _counts(rank, table) -> tuple:
     """(this rank's share of the next frontier, the frontier's size, its out-edges) from every
-    rank's (share, out-edges) on its device: one all-gather, one host read."""
+    rank's row of ``table``: one all-gather, one host read."""
     k, r = rank.comm.size, rank.slice.index
-    table = rank.xp.zeros(2 * k, dtype=np.int64)
-    table[2 * r:2 * r + 2] = local
     rank.comm.allgatherv(table, np.arange(0, 2 * k + 1, 2))
     table = rank.comm.host(table).reshape(k, 2)
     return int(table[r, 0]), int(table[:, 0].sum()), int(table[:, 1].sum())

@@ -62,8 +62,10 @@ class _GpuPasses:
             s.scratch[key] = csr.offsets.astype(np.int32) if csr.nnz < 2**31 else csr.offsets
         off = s.scratch[key]
         self.fn = suf.gpu_functions(off.dtype, csr.indices.dtype, n, {**params, "rows": "thread"})
-        self.off, self.idx, self.lo, self.rows, self.n, self.nnz = shifted(off, s.lo), csr.indices, s.lo, s.size, n, csr.nnz
-        self.threads, self.thread_max, self.seed = check_threads(params["threads"]), params["thread_max"], params["seed"]
+        self.off, self.idx, self.lo, self.rows = shifted(off, s.lo), csr.indices, s.lo, s.size
+        self.n, self.nnz = n, csr.nnz
+        self.threads = check_threads(params["threads"])
+        self.thread_max, self.seed = params["thread_max"], params["seed"]
         self.state = cupy.zeros(8, dtype=np.int64)
         chunks = suf.capacity(max(self.rows, 1), self.nnz, self.thread_max)
         self.chunk_vertex = cupy.empty(chunks, dtype=label_dtype(n))
@@ -80,9 +82,9 @@ class _GpuPasses:
             launch(self.fn["init"], self.rows, self.threads, None, self.off, self.idx, parent, self.state, rows, lo)
         else:
             self.state[:5] = self.xp.asarray([-1, 0, 0, 0, 0])
-        self.fn["probe"]((1,), (suf.SAMPLES,), (parent, np.int64(self.n), np.uint32(self.seed), np.int32(self.link_code),
-                                               np.int32(self.sparse), np.int64(suf.LONG_CHAIN * suf.SAMPLES),
-                                               self.state))
+        self.fn["probe"]((1,), (suf.SAMPLES,), (parent, np.int64(self.n), np.uint32(self.seed),
+                                               np.int32(self.link_code), np.int32(self.sparse),
+                                               np.int64(suf.LONG_CHAIN * suf.SAMPLES), self.state))
         if self.flatten_on:
             launch(self.fn["compress"], self.n, self.threads, self.resident, parent, np.int64(self.n), self.state,
                    np.int32(2))
@@ -122,6 +124,10 @@ class _GpuPasses:
     def compress(self, parent) -> None:
         launch(self.fn["compress"], self.n, self.threads, None, parent, np.int64(self.n), self.state, np.int32(0))
 
+    def skipped(self):
+        """The largest tree's root the rounds skipped (-1: none), on the device."""
+        return self.state[:1]
+
 
 class _CpuPasses:
     """The CPU twins of the same passes (Numba, a real CAS)."""
@@ -158,6 +164,9 @@ class _CpuPasses:
     def compress(self, parent) -> None:
         suf.compress(parent)
 
+    def skipped(self):
+        return np.array([self.big])
+
 
 def _components(rank, params: dict, edges_total: int) -> dict:
     """The rounds on this rank (see the module doc)."""
@@ -188,7 +197,8 @@ def _components(rank, params: dict, edges_total: int) -> dict:
         if k == 1:
             break
         rounds += 1
-        changed = comm.host(comm.allreduce(xp.asarray(xp.count_nonzero(parent != before), dtype=np.int64).reshape(1)))[0]
+        mine = xp.asarray(xp.count_nonzero(parent != before), dtype=np.int64).reshape(1)
+        changed = comm.host(comm.allreduce(mine))[0]
         if not changed:
             break
         with rank.phase("merge"):
@@ -198,7 +208,7 @@ def _components(rank, params: dict, edges_total: int) -> dict:
         passes.follow(parent)
         first = 0
     rank.keep(label=parent[s.lo:s.hi])
-    return {"merge_rounds": rounds}
+    return {"merge_rounds": rounds, "skipped_tree": int(comm.host(passes.skipped())[0])}
 
 
 def _run(inp, params, timer, backend: str):
@@ -207,6 +217,7 @@ def _run(inp, params, timer, backend: str):
     records = ledger.run(_components, {k: params[k] for k in suf.PARAMS if k in params},
                          part.facts["slice_edges_total"], name="cc.distributed")
     timer.stat("merge_rounds", records[0]["merge_rounds"])
+    timer.stat("skipped_tree", records[0]["skipped_tree"])
     return Remote(part, ("label",), backend)
 
 

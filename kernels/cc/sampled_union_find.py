@@ -183,7 +183,8 @@ def gpu_functions(offset_dtype, index_dtype, n: int, params) -> dict:
     st = types(index_dtype, n)
     lt = c_type(label_dtype(n))
     names = {k: f"graphsweep_cc_suf_{k}<{c_type(offset_dtype)}, {st}>" for k in ("init", "link2", "spread")}
-    names["final"] = f"graphsweep_cc_suf_final{'_warp' if params['rows'] == 'warp' else ''}<{c_type(offset_dtype)}, {st}>"
+    final = "graphsweep_cc_suf_final" + ("_warp" if params["rows"] == "warp" else "")
+    names["final"] = f"{final}<{c_type(offset_dtype)}, {st}>"
     names["largest"] = f"graphsweep_cc_suf_largest<{st}>"
     names["compress"] = f"graphsweep_cc_suf_compress<{lt}>"
     names["probe"] = f"graphsweep_cc_suf_probe<{lt}>"

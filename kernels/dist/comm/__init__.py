@@ -30,6 +30,8 @@ Transports:
 No wait lasts longer than ``WAIT_S``; a cancelled run's waits end at once (``CommError``).
 """
 
+import threading
+
 import numpy as np
 from graphsweep.datasets.errors import GraphsweepError
 
@@ -59,8 +61,19 @@ class Communicator:
         return 0.0
 
     def host(self, x) -> np.ndarray:
-        from graphsweep.datasets.gpu import to_host
-        return to_host(x)
+        """``x`` on the host: a device array copied into pinned memory behind the stream's work,
+        then waited for (``_wait``); a NumPy array as it is."""
+        if isinstance(x, np.ndarray):
+            return x
+        out = _staging(x.nbytes)[:x.nbytes].view(x.dtype).reshape(x.shape)
+        (x if x.flags.c_contiguous else x.copy()).get(out=out, blocking=False)
+        done = self.xp.cuda.Event(disable_timing=True)
+        done.record()
+        self._wait(done)
+        return out.copy()
+
+    def _wait(self, done) -> None:
+        done.synchronize()
 
     def abort(self) -> None:
         pass
@@ -101,6 +114,19 @@ class SoloComm(Communicator):
 
     def barrier(self) -> None:
         pass
+
+
+_STAGING = threading.local()
+
+
+def _staging(nbytes: int) -> np.ndarray:
+    """A pinned host buffer of at least ``nbytes``, the calling thread's (grown as asked, freed with
+    the thread): the target of ``host``'s asynchronous copies."""
+    import cupyx
+    buf = getattr(_STAGING, "buf", None)
+    if buf is None or buf.nbytes < nbytes:
+        buf = _STAGING.buf = cupyx.empty_pinned(max(-(-nbytes // 64) * 64, 4096), dtype=np.uint8)
+    return buf
 
 
 def reduce_op(xp, op: str):

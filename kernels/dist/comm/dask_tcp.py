@@ -17,7 +17,6 @@ import threading
 import time
 
 import numpy as np
-from graphsweep.datasets.gpu import to_host
 
 from . import WAIT_S, CommError, Communicator, reduce_op
 
@@ -98,19 +97,19 @@ class DaskComm(Communicator):
         return got
 
     def allreduce(self, x, op: str = "sum"):
-        mine = to_host(x)
+        mine = self.host(x)
         got = self._exchange({j: mine for j in range(self.size)})
         got[self.rank] = mine
         return self.xp.asarray(reduce_op(np, op)(np.stack([got[j] for j in range(self.size)]), axis=0))
 
     def allgatherv(self, out, bounds) -> None:
         lo, hi = int(bounds[self.rank]), int(bounds[self.rank + 1])
-        mine = to_host(out[lo:hi])
+        mine = self.host(out[lo:hi])
         for j, piece in self._exchange({j: mine for j in range(self.size)}).items():
             out[int(bounds[j]):int(bounds[j + 1])] = self.xp.asarray(piece)
 
     def alltoallv(self, pieces: list) -> list:
-        got = self._exchange({j: to_host(pieces[j]) for j in range(self.size) if j != self.rank})
+        got = self._exchange({j: self.host(pieces[j]) for j in range(self.size) if j != self.rank})
         return [pieces[j] if j == self.rank else self.xp.asarray(got[j]) for j in range(self.size)]
 
     def barrier(self) -> None:

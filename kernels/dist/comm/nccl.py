@@ -107,7 +107,7 @@ class NcclComm(Communicator):
 
     def allreduce(self, x, op: str = "sum"):
         self._check()
-        x = self.xp.ascontiguousarray(x)
+        x = x if x.flags.c_contiguous else x.copy()
         out = self.xp.empty_like(x)
         start = self._bracket()
         self._comm.allReduce(x.data.ptr, out.data.ptr, x.size, _dtype(x.dtype), _op(op), self._stream)
@@ -140,8 +140,8 @@ class NcclComm(Communicator):
 
     def alltoallv_regions(self, buf, starts, counts) -> list:
         table = self._counts(counts.astype(np.int64))
-        return self._alltoallv([buf[int(starts[j]):int(starts[j]) + int(table[self.rank, j])] for j in range(self.size)],
-                               table[:, self.rank])
+        pieces = [buf[int(starts[j]):int(starts[j]) + int(table[self.rank, j])] for j in range(self.size)]
+        return self._alltoallv(pieces, table[:, self.rank])
 
     def _counts(self, sizes) -> np.ndarray:
         """table[i, j]: what rank i sends rank j, from every rank's ``sizes`` (an all-gather, read here)."""
@@ -177,11 +177,9 @@ class NcclComm(Communicator):
     def barrier(self) -> None:
         self.host(self.allreduce(self.xp.zeros(1, dtype=np.int64)))
 
-    def host(self, x) -> np.ndarray:
-        """``x`` on the host once the stream has reached it: an event polled, so a cancelled run
-        or a peer that never comes ends the wait (the communicator aborted) instead of hanging."""
-        done = self.xp.cuda.Event(disable_timing=True)
-        done.record()
+    def _wait(self, done) -> None:
+        """Poll the event ``host`` recorded, so a cancelled run or a peer that never comes ends the
+        wait (the communicator aborted) instead of hanging in a synchronisation."""
         t0, spins = time.perf_counter(), 0
         while not done.done:
             spins += 1
@@ -195,7 +193,6 @@ class NcclComm(Communicator):
                     raise CommError(f"a collective waited {WAIT_S:.0f} s for its peers; communicator aborted")
                 if waited > 1e-3:
                     time.sleep(1e-4)
-        return x.get() if hasattr(x, "get") else np.asarray(x)
 
     def cancel(self) -> None:
         """Called from another thread (the driver's cancel): the waiting rank aborts."""
