@@ -218,12 +218,7 @@ def _cpu_top_down(off, idx, lo, hi, level, parent, sent, queue, count, depth, ou
         for e in range(off[u - lo], off[u - lo + 1]):
             w = idx[e]
             if lo <= w < hi:
-                if level[w - lo] < 0:
-                    level[w - lo] = depth + 1
-                    parent[w - lo] = u
-                    out[claimed] = w
-                    claimed += 1
-                    scout += off[w - lo + 1] - off[w - lo]
+                claimed, scout = _cpu_claim_one(off, lo, level, parent, w, u, depth, out, claimed, scout)
             elif not sent[w]:
                 sent[w] = True
                 pairs[sends, 0] = w
@@ -235,17 +230,23 @@ def _cpu_top_down(off, idx, lo, hi, level, parent, sent, queue, count, depth, ou
 
 
 @numba.njit(cache=True)
+def _cpu_claim_one(off, lo, level, parent, w, u, depth, out, claimed, scout):
+    """Claim this slice's vertex w from u unless reached: queued after ``claimed`` in ``out``, its
+    out-edges added to ``scout``; returns both."""
+    if level[w - lo] < 0:
+        level[w - lo] = depth + 1
+        parent[w - lo] = u
+        out[claimed] = w
+        return claimed + 1, scout + off[w - lo + 1] - off[w - lo]
+    return claimed, scout
+
+
+@numba.njit(cache=True)
 def _cpu_claim(off, lo, level, parent, pairs, depth, out, claimed):
     """Claim the pairs other slices sent (all this slice's vertices) after ``claimed`` in ``out``."""
     scout = 0
     for i in range(pairs.shape[0]):
-        w, u = pairs[i, 0], pairs[i, 1]
-        if level[w - lo] < 0:
-            level[w - lo] = depth + 1
-            parent[w - lo] = u
-            out[claimed] = w
-            claimed += 1
-            scout += off[w - lo + 1] - off[w - lo]
+        claimed, scout = _cpu_claim_one(off, lo, level, parent, pairs[i, 0], pairs[i, 1], depth, out, claimed, scout)
     return claimed, scout
 
 
