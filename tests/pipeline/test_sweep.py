@@ -173,3 +173,21 @@ def test_the_estimate_places_a_graph_larger_than_the_gpu_in_host_memory_and_writ
                                kernels=[{"name": "cc.best", "placement": "host"}, "bfs.best"]))
     [cost] = estimate.costs(forced, has_gpu=True, memory=(80 * GiB, 128 * GiB))
     assert cost.placements == ("device", "host")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("name: s\nreps: 2\nkernels: [listrank.sequential]\nreps: 3\n",
+     "d.yaml: not a readable YAML file (line 4, column 1: duplicate key 'reps' (first given at line 2))"),
+    ("name: s\nkernels:\n  - name: listrank.wyllie\n    params: {threads: 64, threads: 128}\n",
+     "d.yaml: not a readable YAML file (line 4, column 27: duplicate key 'threads' (first given at line 4))"),
+    ("name: s\nkernels: [listrank.sequential\ndatasets: []\n",
+     "d.yaml: not a readable YAML file (line 3, column 9: expected ',' or ']', but got ':' "
+     "(while parsing a flow sequence at line 2))"),
+    ("name: s\n  reps: 2\n",
+     "d.yaml: not a readable YAML file (line 2, column 7: mapping values are not allowed here)"),
+])
+def test_a_key_given_twice_and_a_syntax_error_name_their_line(tmp_path, text, message):
+    (tmp_path / "d.yaml").write_text(text)
+    with pytest.raises(ParameterError) as err:
+        sweep.load(tmp_path / "d.yaml")
+    assert str(err.value) == f"{tmp_path / message}"
