@@ -293,3 +293,26 @@ def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write
     two = totals[totals["stat_partitions"] == 2]
     assert (two["stat_rounds"] > 0).all() and (two["stat_bytes_exchanged"] > 0).all()
     assert two["stat_wait_ms"].notna().all() and two["stat_local_ms"].notna().all()
+
+
+# --- what a task loads, and what the report calls it (issue 34) ---------------------------------------
+
+def test_a_sweep_task_checks_its_dataset_s_checksums_unless_the_spec_turns_them_off(tmp_path, make_list):
+    from graphsweep.datasets.writer import write_arrays
+    from graphsweep.pipeline import worker
+
+    def written(name, seed):
+        return write_arrays(tmp_path / name, kind="list", n=64, columns={"succ": make_list(64, seed=seed)},
+                            generator={"name": "random_list", "params": {"n": 64}, "seed": seed})
+    data, other = written("l", 1), written("o", 2)
+    part = json.loads((data / "manifest.json").read_text())["parts"][0]["path"]
+    (data / part).write_bytes((other / part).read_bytes())   # another valid list: only its sha256 tells
+    for checksums, state in ((True, "failed"), (False, "ok")):
+        plan = sweep.expand({"name": "sums", "results": str(tmp_path / f"results-{checksums}"), "reps": 1, "warmup": 0,
+                             "checksums": checksums, "datasets": [{"path": str(data)}],
+                             "kernels": ["listrank.sequential"]})
+        store.init(plan, resume=False)
+        outcome = worker.run_task(plan.tasks[0], str(plan.results), "sums", "continue", [])
+        assert outcome["status"] == state, outcome
+    assert f"{data / part}: sha256 differs from the manifest" in store.status(tmp_path / "results-True")[
+        "failed"][plan.tasks[0].hash][1]

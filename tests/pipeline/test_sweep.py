@@ -191,3 +191,12 @@ def test_a_key_given_twice_and_a_syntax_error_name_their_line(tmp_path, text, me
     with pytest.raises(ParameterError) as err:
         sweep.load(tmp_path / "d.yaml")
     assert str(err.value) == f"{tmp_path / message}"
+
+
+def test_checksums_are_a_sweep_key_every_dataset_carries(tmp_path):
+    assert all(d.checksums for d in sweep.expand(spec()).datasets)
+    plan = sweep.expand(spec(checksums=False))
+    assert not any(d.checksums for d in plan.datasets)
+    assert plan.tasks[0].hash == sweep.expand(spec()).tasks[0].hash   # not part of what a task is
+    with pytest.raises(ParameterError, match="checksums: 'no' is not true or false"):
+        sweep.expand(spec(checksums="no"), source="s.yaml")
