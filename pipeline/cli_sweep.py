@@ -201,6 +201,7 @@ def report(results, figures_dir):
         figures_dir = paths.check_writable(figures_dir, "--figures")
     click.echo(f"report: {reporter.report(results)}")
     if figures_dir:
-        for path in papers.write(reducer.summarize(reducer.rows_of(results)), figures_dir):
+        summary = reporter.named(reducer.summarize(reducer.rows_of(results)), store.read_plan(results))
+        for path in papers.write(summary, figures_dir):
             click.echo(str(path))
     return 0

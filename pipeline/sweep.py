@@ -126,6 +126,9 @@ class Task:
     # The spec's name when it stands for another kernel per placement (cc.best: cc.streaming on a
     # host-placed graph, registry.HOST_ALIASES); ``kernel`` is what it stands for on the device.
     alias: str | None = None
+    # The name the spec asked for when it is an alias of ``kernel`` (listrank.best, cc.best): tasks
+    # are labelled by it, with the kernel that runs beside it.  Not part of what the task is.
+    asked: str | None = None
 
     @property
     def runs(self) -> str:
@@ -136,7 +139,8 @@ class Task:
     def label(self) -> str:
         params = ",".join(f"{k}={v}" for k, v in self.params.items() if v is not None)
         placed = f" [placement {self.placement}]" if self.placement else ""
-        name = f"{self.alias} = {self.kernel}" if self.alias else self.kernel
+        asked = self.asked or self.alias
+        name = f"{asked} = {self.kernel}" if asked else self.kernel
         return f"{name}({params}) on {self.dataset.id}{' (in memory)' if self.dataset.in_memory else ''}{placed}"
 
     @property
@@ -415,8 +419,8 @@ def _why_not(kernel, data: DatasetRef) -> str | None:
 
 
 def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
-    """(kernel, [resolved params, ...], dataset patterns or None, placement or None, alias or None) for
-    each kernel entry."""
+    """(kernel, [resolved params, ...], dataset patterns or None, placement or None, alias or None,
+    the name asked for when an alias or None) for each kernel entry."""
     if not isinstance(entries, list) or not entries:
         raise where.error("expected a non-empty list of kernels ({name: ..., params: ...})")
     out = []
@@ -440,7 +444,8 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
             if backend == "cpu" and placement == "device":
                 raise (at / "placement").error("'device' needs a GPU backend (backend: cpu keeps graphs in host memory)")
         alias = entry["name"] if entry["name"] in registry.HOST_ALIASES else None
-        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets"), placement, alias))
+        asked = entry["name"] if entry["name"] != kernel.name else None
+        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets"), placement, alias, asked))
     return out
 
 
@@ -497,7 +502,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
                  if not any(_named(d, [pattern]) for d in datasets)]
     tasks, skipped = [], []
     for data in datasets:
-        for kernel, grid, patterns, placement, alias in kernels:
+        for kernel, grid, patterns, placement, alias, asked in kernels:
             if not _named(data, patterns):
                 continue
             why = _why_not(kernel, data)
@@ -515,7 +520,8 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
                 tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
                                   warmup=warmup, verify=verify, roots=roots if sampled else None,
-                                  roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias))
+                                  roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias,
+                                  asked=asked))
     if not tasks:
         reasons = sorted({why for _, _, why in skipped})
         raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else

@@ -316,3 +316,31 @@ def test_a_sweep_task_checks_its_dataset_s_checksums_unless_the_spec_turns_them_
         assert outcome["status"] == state, outcome
     assert f"{data / part}: sha256 differs from the manifest" in store.status(tmp_path / "results-True")[
         "failed"][plan.tasks[0].hash][1]
+
+
+def test_the_report_names_kernels_as_asked_and_sorts_its_summary(tmp_path):
+    import re
+
+    from graphsweep.generators import generate
+    from graphsweep.pipeline import report, worker
+    plan = sweep.expand({"name": "names", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
+                         "reps": 2, "warmup": 0, "datasets": [{"generator": "list", "params": {"n": [2048, 1024]}}],
+                         "kernels": ["listrank.wyllie", "listrank.best"]})
+    store.init(plan, resume=False)
+    for ref in plan.datasets:
+        generate(ref.generator, ref.path, seed=ref.seed, params=ref.params, progress=False)
+    for task in plan.tasks:   # in plan order: n = 2048 first, wyllie before best
+        assert worker.run_task(task, str(plan.results), "names", "continue", [])["status"] == "ok"
+    page = report.report(plan.results).read_text()
+    summary = page.split("<h2 id='summary'>", 1)[1]
+    assert summary.startswith("Summary (per task and phase)</h2>\n"
+                              "<div class='scroll'><table class=\"dataframe data wrap\">")
+    assert "table.wrap th, table.wrap td { white-space: normal; overflow-wrap: anywhere; }" in page   # it fits the page
+    header = re.findall(r"<th>(.*?)</th>", summary.split("</thead>")[0])
+    assert header[:3] == ["kernel", "ran", "dataset"]
+    cells = [tuple(re.findall(r"<td>(.*?)</td>", row)[:3]) for row in summary.split("<tr>")[2:]]
+    tasks = list(dict.fromkeys(cells))   # each task's rows are consecutive, in this order:
+    assert tasks == [("listrank.best", "listrank.recursive-splitter", "list_n=1024_seed=1"),
+                     ("listrank.best", "listrank.recursive-splitter", "list_n=2048_seed=1"),
+                     ("listrank.wyllie", "listrank.wyllie", "list_n=1024_seed=1"),
+                     ("listrank.wyllie", "listrank.wyllie", "list_n=2048_seed=1")]

@@ -200,3 +200,12 @@ def test_checksums_are_a_sweep_key_every_dataset_carries(tmp_path):
     assert plan.tasks[0].hash == sweep.expand(spec()).tasks[0].hash   # not part of what a task is
     with pytest.raises(ParameterError, match="checksums: 'no' is not true or false"):
         sweep.expand(spec(checksums="no"), source="s.yaml")
+
+
+def test_an_alias_is_asked_for_by_name_and_labels_its_tasks():
+    plan = sweep.expand(spec(kernels=["listrank.best", "listrank.wyllie"]))
+    best, wyllie = plan.tasks
+    assert (best.kernel, best.asked) == ("listrank.recursive-splitter", "listrank.best")
+    assert best.label.startswith("listrank.best = listrank.recursive-splitter(") and wyllie.asked is None
+    again = sweep.SweepPlan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
+    assert again.tasks[0].asked == "listrank.best" and again.fingerprint == plan.fingerprint
