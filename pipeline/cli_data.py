@@ -5,11 +5,12 @@ generator's declared ``Param``s (``--n``, ``--count``, ``--edge-factor``...): va
 strings and go through ``Param.coerce``, so a bad value is a ``ParameterError`` naming the
 parameter, and every count takes the one size syntax (1M, 2^20, 1e6, 1_000_000).
 ``--workers W`` > 0 runs the part tasks on a LocalCluster of W worker processes started for the
-run; 0 runs them in this process.  Before anything is written the output path is checked, the
-disk and memory the dataset needs are compared with what there is, and partial datasets that
-killed writers left beside it are removed.  Progress goes to stderr (whole lines when stderr is
-not a terminal; none with ``--no-progress``), the summary (path, rows, seconds, rows/s, MB/s of
-Parquet written) to stdout.
+run (closed after it; trouble closing it is a warning: the dataset is written by then); 0 runs
+them in this process.  Before anything is written the output path is checked, the disk and memory
+the dataset needs are compared with what there is, and partial datasets that killed writers left
+beside it are removed.  Progress goes to stderr (whole lines when stderr is not a terminal; none
+with ``--no-progress``), the summary (path, rows, seconds, rows/s, MB/s of Parquet written) to
+stdout.
 """
 
 import json
@@ -29,7 +30,7 @@ from graphsweep.datasets.validate import validate
 from graphsweep.datasets.writer import remove_stale_partials
 from graphsweep.generators import GENERATORS, generate as generate_dataset
 
-from .cluster import HeldSignals, IgnoreInterrupts
+from .cluster import HeldSignals, IgnoreInterrupts, closing
 from .paths import check_writable
 
 _SEED = Param(1, int, minimum=0, help="seed of every random draw")
@@ -79,7 +80,7 @@ def _client(workers: int):
     with HeldSignals() as held:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.CRITICAL)
-    with cluster, Client(cluster) as client:
+    with closing(cluster, "the generation's cluster"), closing(Client(cluster), "the generation's client") as client:
         held.deliver()
         client.register_plugin(IgnoreInterrupts())
         click.echo(f"dask: {workers} workers, dashboard {cluster.dashboard_link}", err=True)

@@ -32,6 +32,7 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import click
 import dask.config
 from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
@@ -216,6 +217,23 @@ def _prepare_workers(client) -> None:
 
 
 @contextmanager
+def closing(resource, what: str):
+    """``with resource`` (a Client or a cluster), except that trouble closing it is a warning on
+    stderr and in the log, never the command's failure: the work is done and its results stored by
+    then (a cluster's close timing out must not turn a good run's exit code into an error)."""
+    entered = resource.__enter__()
+    try:
+        yield entered
+    finally:
+        try:
+            resource.__exit__(None, None, None)
+        except Exception as exc:
+            line = f"closing {what}: {type(exc).__name__}{f': {exc}' if str(exc) else ''}"
+            log.info("%s", line, exc_info=True)  # the traceback for the run's log (INFO: not on stderr)
+            click.echo(f"graphsweep: warning: {line} (what was done is kept)", err=True)
+
+
+@contextmanager
 def connect(name=None, cluster_file=None, backend: str = "auto"):
     """A Client on the profile's cluster, started here when it is local or SLURM, closed on exit."""
     name, profile = resolve(name, cluster_file, backend)
@@ -231,15 +249,15 @@ def connect(name=None, cluster_file=None, backend: str = "auto"):
                       else Client(target))
         except OSError as exc:
             raise GraphsweepError(f"profile {name}: cannot reach the scheduler at {target} ({exc})") from None
-        with client:
+        with closing(client, f"the client of {target}"):
             _prepare_workers(client)
             yield client
         return
     with HeldSignals() as held:
         cluster = _start(name, profile)
-    with cluster:
+    with closing(cluster, f"the cluster of profile {name}"):
         held.deliver()
-        with Client(cluster) as client:
+        with closing(Client(cluster), f"the client of profile {name}") as client:
             if kind in LOCAL_KINDS:
                 client.register_plugin(IgnoreInterrupts())
             _prepare_workers(client)

@@ -17,6 +17,10 @@ Order of a run: check what can be checked without a cluster (the results folder,
 sweep needs), connect, check the workers (resources, memory), and only then claim the results
 folder: lock it for the run's life, write plan.json and the log.  A run that cannot reach its
 cluster leaves nothing behind, so a retry is not refused.
+
+Exit codes (``run_plan``): 0 every task done, 1 a task failed or is pending (the run ended
+early); a refusal before the claim is a ``GraphsweepError`` (2).  Trouble once the results are
+stored — the report, the cluster's close — is a warning on stderr, never the run's failure.
 """
 
 import dataclasses
@@ -338,7 +342,12 @@ def _summary(plan: SweepPlan, report: bool, log_path) -> tuple[list[str], int]:
     lines += [f"  failed: {task.label}: {(error or 'verification failed').strip().splitlines()[0]}"
               for task, error in state["failed"].values()]
     if report and (state["done"] or state["failed"]):
-        lines.append(f"report: {reporter.report(plan.results)}")
+        try:
+            lines.append(f"report: {reporter.report(plan.results)}")
+        except Exception as exc:  # derived from the stored results: a warning, not the run's failure
+            log.warning("no report", exc_info=True)
+            click.echo(f"graphsweep: warning: no report ({type(exc).__name__}: {exc}); the results are stored "
+                       f"(graphsweep report {plan.results} writes it)", err=True)
     lines.append(f"log: {log_path}")
     return lines, 0 if not state["failed"] and not state["pending"] else 1
 
@@ -349,7 +358,8 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
     reduce and report.  A refusal before the claim writes nothing into the directory.
 
     Returns the exit code for batch use: 0 only when every task succeeded (and verified, unless
-    the spec says ``verify: false``), else 1.
+    the spec says ``verify: false``), else 1 — also when the run ended early, once it had started.
+    What goes wrong after the results are stored (the report, the cluster's close) is a warning.
     """
     check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
@@ -365,7 +375,12 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
                 path = _log_path(plan, run_id)
                 held = logs.open_file(held, path)
                 with logs.forwarded(client):
-                    execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
+                    try:
+                        execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
+                    except Exception as exc:  # the cluster failed under the run: what is stored stays
+                        log.error("the run ended early", exc_info=True)
+                        click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
+                                   f"finish it with --resume", err=True)
                 lines, code = _summary(plan, report, path)
                 for line in lines:
                     log.info(line)
@@ -384,7 +399,8 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
 
 def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False,
                 retry_failed: bool = False, echo=click.echo) -> int:
-    """Send a sweep to a long-lived cluster and return at once; the tasks store their own results."""
+    """Send a sweep to a long-lived cluster and return at once; the tasks store their own results.
+    Returns 0 once every task was sent (trouble leaving the cluster after that is a warning)."""
     name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
     if not cluster.is_long_lived(chosen):
         raise GraphsweepError(f"--cluster {name}: submit needs a cluster that outlives this command "

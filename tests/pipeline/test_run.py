@@ -295,6 +295,72 @@ def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write
     assert two["stat_wait_ms"].notna().all() and two["stat_local_ms"].notna().all()
 
 
+# --- exit codes a scheduler can trust (issue 34) ------------------------------------------------------
+
+@pytest.fixture
+def close_times_out(monkeypatch):
+    """Leaving a Client's ``with`` closes it, then raises TimeoutError (a cluster slow to go, after the
+    results are stored)."""
+    import distributed
+    really_exit = distributed.Client.__exit__
+
+    def exit_then_time_out(self, *exc):
+        really_exit(self, *exc)
+        raise TimeoutError("closing took too long")
+    monkeypatch.setattr(distributed.Client, "__exit__", exit_then_time_out)
+
+
+@pytest.mark.parametrize("kernels, code", [(["listrank.sequential"], 0),
+                                           ([{"name": "test.flaky", "params": {"mode": "raise"}}], 1)])
+def test_a_close_that_times_out_after_the_results_are_stored_is_a_warning(tmp_path, write_spec, gs, cluster_file,
+                                                                          close_times_out, kernels, code):
+    spec = write_spec(tmp_path, "close", kernels=kernels)
+    rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == code, err
+    assert f"2 tasks: {2 - 2 * code} done, {2 * code} failed, 0 pending" in out
+    warning = [line for line in err.splitlines() if line.startswith("graphsweep: warning: closing the client of")]
+    assert len(warning) == 1 and "TimeoutError: closing took too long" in warning[0]
+    assert "error" not in err and "Traceback" not in err
+
+
+def test_a_submit_and_a_generation_whose_close_times_out_still_exit_0(tmp_path, write_spec, gs, cluster_file,
+                                                                      close_times_out, wait_for):
+    spec = write_spec(tmp_path, "sent", kernels=[{"name": "test.flaky", "params": {"sleep_ms": 300}}])
+    rc, out, err = gs("submit", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0 and "submitted 2 tasks" in out and "warning: closing the client of" in err, err
+    codes = []
+    wait_for(lambda: codes.append(gs("status", tmp_path / "results-sent")[0]) or codes[-1] == 0,
+             what="the submitted tasks")
+    assert codes[0] == 3 and 4 not in codes   # a scheduler that answered, then closed slowly, lost nothing
+    rc, out, err = gs("generate", "list", "--n", "4096", "--workers", "1", "--no-progress", "--out", tmp_path / "l")
+    assert rc == 0 and "4,096 elements in" in out and "warning: closing the generation's client" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_run_whose_cluster_fails_under_it_exits_1_with_what_is_stored(tmp_path, write_spec, gs, cluster_file,
+                                                                       monkeypatch):
+    def lose_the_scheduler(plan, client, **kwargs):
+        raise OSError("Timed out during handshake while connecting to the scheduler")
+    monkeypatch.setattr(runner, "execute", lose_the_scheduler)
+    spec = write_spec(tmp_path, "early", kernels=["listrank.sequential"])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 1 and "2 tasks: 0 done, 0 failed, 2 pending" in out, out + err
+    assert "graphsweep: error: the run ended early (OSError: Timed out during handshake" in err
+
+
+def test_a_report_that_fails_after_the_results_are_stored_is_a_warning(tmp_path, write_spec, gs, cluster_file,
+                                                                      monkeypatch):
+    from graphsweep.pipeline import report
+
+    def broken(results):
+        raise ValueError("no figure today")
+    monkeypatch.setattr(report, "report", broken)
+    spec = write_spec(tmp_path, "noreport", kernels=["listrank.sequential"])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0 and "2 tasks: 2 done" in out, out + err
+    assert "graphsweep: warning: no report (ValueError: no figure today)" in err
+
+
 # --- what a task loads, and what the report calls it (issue 34) ---------------------------------------
 
 def test_a_sweep_task_checks_its_dataset_s_checksums_unless_the_spec_turns_them_off(tmp_path, make_list):
