@@ -14,9 +14,10 @@ plugin loads it once; idle workers steal from busy ones at the end.  Tasks store
 launched, for ``status``).
 
 Order of a run: check what can be checked without a cluster (the results folder, the room the
-sweep needs), connect, check the workers (resources, memory), and only then claim the results
-folder: lock it for the run's life, write plan.json and the log.  A run that cannot reach its
-cluster leaves nothing behind, so a retry is not refused.
+sweep needs), lock the results folder for the run's life (``status`` sees a run starting from
+then on), connect, check the workers (resources, memory), and only then claim the folder: write
+plan.json and the log.  A run that
+cannot reach its cluster leaves nothing behind, so a retry is not refused.
 
 Exit codes (``run_plan``): 0 every task done, 1 a task failed or is pending (the run ended
 early); a refusal before the claim is a ``GraphsweepError`` (2).  Trouble once the results are
@@ -354,8 +355,8 @@ def _summary(plan: SweepPlan, report: bool, log_path) -> tuple[list[str], int]:
 
 def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
              progress: bool = True, report: bool = True, echo=click.echo) -> int:
-    """Run a whole sweep: connect, claim its results directory (held locked to the end), run,
-    reduce and report.  A refusal before the claim writes nothing into the directory.
+    """Run a whole sweep: mark its results directory (locked to the end), connect, claim it, run,
+    reduce and report.  A refusal before the claim leaves nothing in the directory.
 
     Returns the exit code for batch use: 0 only when every task succeeded (and verified, unless
     the spec says ``verify: false``), else 1 — also when the run ended early, once it had started.
@@ -366,26 +367,26 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
     held = logs.attach()  # records from here on wait in memory for the run's log file
     before = None  # the tasks finished before this run, once it claimed the folder
     try:
-        with cluster.connect(profile, cluster_file, plan.backend) as client:
+        # Locked before the cluster starts: a status polling the folder sees the run from its start.
+        with store.hold(plan.results, "run"), cluster.connect(profile, cluster_file, plan.backend) as client:
             resources = _placement(client, plan)
-            with store.hold(plan.results, "run"):
-                _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
-                before = store.finished(plan.results).keys()
-                run_id = new_run_id()
-                path = _log_path(plan, run_id)
-                held = logs.open_file(held, path)
-                with logs.forwarded(client):
-                    try:
-                        execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
-                    except Exception as exc:  # the cluster failed under the run: what is stored stays
-                        log.error("the run ended early", exc_info=True)
-                        click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
-                                   f"finish it with --resume", err=True)
-                lines, code = _summary(plan, report, path)
-                for line in lines:
-                    log.info(line)
-                    echo(line)
-                return code
+            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+            before = store.finished(plan.results).keys()
+            run_id = new_run_id()
+            path = _log_path(plan, run_id)
+            held = logs.open_file(held, path)
+            with logs.forwarded(client):
+                try:
+                    execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
+                except Exception as exc:  # the cluster failed under the run: what is stored stays, the rest pending
+                    log.error("the run ended early", exc_info=True)
+                    click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
+                               f"finish it with --resume", err=True)
+            lines, code = _summary(plan, report, path)
+            for line in lines:
+                log.info(line)
+                echo(line)
+            return code
     except KeyboardInterrupt:
         if before is not None:
             # Counted once the cluster is left: a task executing at the interrupt may still store its result.
@@ -409,14 +410,13 @@ def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: boo
     echo(estimate.describe(plan)[1])
     held = logs.attach()
     try:
-        with cluster.connect(profile, cluster_file, plan.backend) as client:
+        with store.hold(plan.results, "submit"), cluster.connect(profile, cluster_file, plan.backend) as client:
             resources = _placement(client, plan)
-            with store.hold(plan.results, "submit"):
-                _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
-                run_id = new_run_id()
-                held = logs.open_file(held, _log_path(plan, run_id))
-                echo(f"dashboard: {client.dashboard_link}")
-                sent = submit(plan, client, run_id=run_id, resources=resources)
+            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+            run_id = new_run_id()
+            held = logs.open_file(held, _log_path(plan, run_id))
+            echo(f"dashboard: {client.dashboard_link}")
+            sent = submit(plan, client, run_id=run_id, resources=resources)
         echo(f"submitted {sent} tasks of sweep {plan.name}; watch with: graphsweep status {plan.results}")
         return 0
     finally:

@@ -1,6 +1,7 @@
 """End to end on a CPU LocalCluster: run, failures as rows, a killed worker, interrupt and resume,
 submit and status, stop on failure, reduce, and the report rendered in headless Chromium."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -14,7 +15,8 @@ import pandas as pd
 import pytest
 from distributed import Client
 
-from graphsweep.pipeline import reduce, runner, store, sweep
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.pipeline import cluster, reduce, runner, store, sweep
 
 FIGURES = ("fig-time-vs-n", "fig-time-per-n", "fig-phases", "fig-gbps", "fig-speedup-blocks", "fig-iterations")
 
@@ -227,6 +229,8 @@ def test_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path, write_
     assert proc.returncode == 130, err[-2000:]
     first = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in store.finished(plan.results).values()}
     assert 2 <= len(first) < len(plan.tasks)
+    rc, out, err = gs("status", plan.results)   # nothing runs on the folder now: a polling loop is told so
+    assert rc == 5 and "interrupted" in out
     rc, out, err = gs("run", spec, "--resume", "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 0, out + err
     assert "resuming: " in out
@@ -346,6 +350,7 @@ def test_a_run_whose_cluster_fails_under_it_exits_1_with_what_is_stored(tmp_path
     rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 1 and "2 tasks: 0 done, 0 failed, 2 pending" in out, out + err
     assert "graphsweep: error: the run ended early (OSError: Timed out during handshake" in err
+    assert gs("status", tmp_path / "results-early")[0] == 5   # nothing runs on it: interrupted
 
 
 def test_a_report_that_fails_after_the_results_are_stored_is_a_warning(tmp_path, write_spec, gs, cluster_file,
@@ -359,6 +364,24 @@ def test_a_report_that_fails_after_the_results_are_stored_is_a_warning(tmp_path,
     rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 0 and "2 tasks: 2 done" in out, out + err
     assert "graphsweep: warning: no report (ValueError: no figure today)" in err
+
+
+def test_status_sees_a_run_from_before_its_cluster_answers(tmp_path, write_spec, gs, monkeypatch):
+    """The folder is marked (locked) before the cluster starts; a cluster that never answers leaves nothing."""
+    seen = []
+
+    @contextlib.contextmanager
+    def unreachable(*args, **kwargs):
+        seen.append(gs("status", tmp_path / "results-early"))
+        raise GraphsweepError("profile x: cannot reach the scheduler")
+        yield
+    monkeypatch.setattr(cluster, "connect", unreachable)
+    spec = write_spec(tmp_path, "early", kernels=["listrank.sequential"])
+    rc, out, err = gs("run", spec, "--cluster", "local-cpu")
+    assert rc == 2 and "cannot reach the scheduler" in err
+    [(code, text, _)] = seen
+    assert code == 3 and "starting" in text and "in use by `graphsweep run`" in text
+    assert not (tmp_path / "results-early").exists()
 
 
 # --- what a task loads, and what the report calls it (issue 34) ---------------------------------------
