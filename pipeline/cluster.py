@@ -26,6 +26,7 @@ installed, CuPy's where it is not (``memory_pool``).
 
 import importlib.util
 import logging
+import os
 import signal
 import threading
 import warnings
@@ -35,6 +36,7 @@ from pathlib import Path
 import click
 import dask.config
 from distributed import Client
+from distributed.deploy.utils import nprocesses_nthreads
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from graphsweep.datasets import gpu
@@ -97,6 +99,37 @@ def resolve(name=None, cluster_file=None, backend: str = "auto") -> tuple[str, d
     return name, known[name]
 
 
+def _check_gpu(name: str) -> None:
+    if not gpu.available():
+        raise GraphsweepError(f"profile {name}: no CUDA device is usable here; use --cluster local-cpu")
+
+
+def local_workers(name: str, profile: dict) -> int | None:
+    """How many workers the local profile ``name`` starts (None for other kinds: only their cluster
+    knows).  One per GPU for local-gpu (refused without one, as its start refuses); for local-cpu
+    what its options ask of LocalCluster, and at most one per core."""
+    options = profile.get("options") or {}
+    if profile["kind"] == "local-gpu":
+        _check_gpu(name)
+        import cupy
+        visible = options.get("CUDA_VISIBLE_DEVICES")
+        count = (len(visible.split(",") if isinstance(visible, str) else visible) if visible
+                 else cupy.cuda.runtime.getDeviceCount())
+        return min(count, options.get("n_workers") or count)
+    if profile["kind"] != "local-cpu":
+        return None
+    cores = os.cpu_count() or 1
+    if options.get("n_workers"):
+        workers = int(options["n_workers"])
+    elif options.get("processes") is False:
+        workers = 1
+    elif options.get("threads_per_worker"):
+        workers = max(1, cores // int(options["threads_per_worker"]))
+    else:
+        workers = nprocesses_nthreads()[0]   # LocalCluster's own choice
+    return min(workers, cores)
+
+
 def is_long_lived(profile: dict) -> bool:
     """Whether the cluster outlives this process (so a submitted sweep can run without us)."""
     return profile["kind"] in LONG_LIVED
@@ -130,8 +163,7 @@ def _start_kind(name: str, profile: dict):
 def _start_local(name: str, profile: dict):
     kind, options = profile["kind"], dict(profile.get("options") or {})
     if kind == "local-gpu":
-        if not gpu.available():
-            raise GraphsweepError(f"profile {name}: no CUDA device is usable here; use --cluster local-cpu")
+        _check_gpu(name)
         try:
             from dask_cuda import LocalCUDACluster
         except ImportError:

@@ -14,9 +14,9 @@ plugin loads it once; idle workers steal from busy ones at the end.  Tasks store
 launched, for ``status``).
 
 Order of a run: check what can be checked without a cluster (the results folder, the room the
-sweep needs), lock the results folder for the run's life (``status`` sees a run starting from
-then on), connect, check the workers (resources, memory), and only then claim the folder: write
-plan.json and the log.  A run that
+sweep needs, a GPU and the workers the sweep asks of a local cluster), lock the results folder
+for the run's life (``status`` sees a run starting from then on), connect, check the workers
+(resources, memory), and only then claim the folder: write plan.json and the log.  A run that
 cannot reach its cluster leaves nothing behind, so a retry is not refused.
 
 Exit codes (``run_plan``): 0 every task done, 1 a task failed or is pending (the run ended
@@ -35,7 +35,7 @@ import click
 import dask
 from distributed import as_completed, fire_and_forget, span
 
-from graphsweep.datasets import capacity
+from graphsweep.datasets import capacity, gpu
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.generators.progress import Progress
@@ -69,8 +69,7 @@ def _placement(client, plan: SweepPlan) -> dict:
         raise GraphsweepError(f"no worker joined the cluster within {timeout}") from None
     offers = client.run(estimate.worker_capacity)
     has_gpu = all(o["gpu"] for o in offers.values())
-    if plan.backend == "gpu" and not has_gpu:
-        raise GraphsweepError("backend: gpu, but the cluster's workers have no usable CUDA device")
+    check_served(plan, has_gpu=has_gpu, workers=len(offers), where="the cluster")
     use_gpu = has_gpu and plan.backend != "cpu"
     need = dict(config.get("worker.gpu-resources" if use_gpu else "worker.cpu-resources"))
     offered = [w.get("resources", {}) for w in client.scheduler_info(n_workers=-1)["workers"].values()]
@@ -274,15 +273,39 @@ def check_room(plan: SweepPlan, profile=None, cluster_file=None) -> None:
                    device_memory=capacity.device_memory(total=True) if has_gpu else None)
 
 
+def check_served(plan: SweepPlan, *, has_gpu: bool, workers: int, where: str) -> None:
+    """Refuse, in one line, a sweep that ``workers`` workers (of the cluster ``where`` names) cannot
+    serve: ``backend: gpu`` or a kernel's ``placement: device`` without a GPU, and a partitioned
+    task's ``partitions`` beyond the workers that hold its slices (its own cluster's, unless it
+    names a ``scheduler``)."""
+    if not has_gpu:
+        if plan.backend == "gpu":
+            raise GraphsweepError("backend: gpu, but the cluster's workers have no usable CUDA device")
+        for i, entry in enumerate(plan.spec.get("kernels") or []):
+            if isinstance(entry, dict) and entry.get("placement") == "device":
+                raise GraphsweepError(f"kernels[{i}].placement: 'device' needs a GPU, but the cluster's workers have "
+                                      f"no usable CUDA device (backend {plan.backend} runs the CPU twins, whose graphs "
+                                      "are in host memory)")
+    sliced = [t for t in plan.tasks if t.params.get("partitions") and not t.params.get("scheduler")]
+    widest = max(sliced, key=lambda t: t.params["partitions"], default=None)
+    if widest is not None and widest.params["partitions"] > workers:
+        raise GraphsweepError(f"{widest.label}: parameter 'partitions': {widest.params['partitions']} slices, but "
+                              f"{where} has {workers} worker{'s' if workers != 1 else ''}")
+
+
 def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
     """Everything that can be refused before a cluster starts (``run --dry-run`` too): the results
-    directory (writable and, with ``claim``, free and the same sweep when resuming) and the room
-    the sweep needs."""
+    directory (writable and, with ``claim``, free and the same sweep when resuming), what a local
+    cluster cannot serve (``check_served``: a GPU, enough workers) and the room the sweep needs."""
     paths.check_writable(plan.results, "results directory")
     if any(d.generated and not d.in_memory for d in plan.datasets):
         paths.check_writable(plan.data, "data directory")
     if claim:
         store.check_claim(plan, resume=resume)
+    name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
+    workers = cluster.local_workers(name, chosen)
+    if workers is not None:
+        check_served(plan, has_gpu=gpu.available(), workers=workers, where=f"the cluster of profile {name}")
     check_room(plan, profile, cluster_file)
 
 

@@ -384,6 +384,40 @@ def test_status_sees_a_run_from_before_its_cluster_answers(tmp_path, write_spec,
     assert not (tmp_path / "results-early").exists()
 
 
+# --- a dry run refuses what the run refuses (issue 34) ------------------------------------------------
+
+@pytest.mark.parametrize("top, kernels, message", [
+    ({"backend": "gpu"}, ["cc.best"], "graphsweep: error: backend: gpu, but the cluster's workers have no "
+                                              "usable CUDA device"),
+    ({}, [{"name": "cc.best", "placement": "device"}],
+     "graphsweep: error: kernels[0].placement: 'device' needs a GPU, but the cluster's workers have no usable CUDA "
+     "device (backend auto runs the CPU twins, whose graphs are in host memory)"),
+    ({}, [{"name": "cc.distributed", "params": {"partitions": 3}}],
+     "graphsweep: error: cc.distributed(partitions=3,scheduler=,merge=tree,fan_in=2) on rmat_scale=6_seed=1: "
+     "parameter 'partitions': 3 slices, but the cluster of profile local-cpu has 2 workers"),
+])
+def test_a_dry_run_refuses_in_the_run_s_own_words(tmp_path, write_spec, gs, cluster_file, monkeypatch, top, kernels,
+                                                  message):
+    from graphsweep.datasets import gpu
+    monkeypatch.setattr(gpu, "available", lambda: False)   # a machine without a GPU
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)        # ... of 4 cores, under local-cpu's 2 workers
+    spec = write_spec(tmp_path, "refused", datasets=[{"generator": "rmat", "params": {"scale": 6}}],
+                      kernels=kernels, **top)
+    for argv in (["--dry-run"], ["--no-report"]):
+        rc, out, err = gs("run", spec, *argv, "--cluster", "local-cpu", "--cluster-file", cluster_file)
+        assert rc == 2 and err.strip().splitlines()[-1] == message, err
+    assert not (tmp_path / "results-refused").exists()
+
+
+def test_partitions_beyond_a_remote_cluster_s_workers_are_refused_before_any_task(tmp_path, write_spec, gs,
+                                                                                   cluster_file):
+    spec = write_spec(tmp_path, "wide", datasets=[{"generator": "rmat", "params": {"scale": 6}}],
+                      kernels=[{"name": "cc.distributed", "params": {"partitions": 3}}])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 2 and err.strip().endswith("parameter 'partitions': 3 slices, but the cluster has 2 workers"), err
+    assert not (tmp_path / "results-wide").exists()
+
+
 # --- what a task loads, and what the report calls it (issue 34) ---------------------------------------
 
 def test_a_sweep_task_checks_its_dataset_s_checksums_unless_the_spec_turns_them_off(tmp_path, make_list):
