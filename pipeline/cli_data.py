@@ -6,8 +6,9 @@ strings and go through ``Param.coerce``, so a bad value is a ``ParameterError`` 
 parameter, and every count takes the one size syntax (1M, 2^20, 1e6, 1_000_000).
 ``--workers W`` > 0 runs the part tasks on a LocalCluster of W worker processes started for the
 run (closed after it; trouble closing it is a warning: the dataset is written by then); 0 runs
-them in this process.  Before anything is written the output path is checked, the disk and memory
-the dataset needs are compared with what there is, and partial datasets that killed writers left
+them in this process.  Interrupted (Ctrl-C, SIGTERM), it removes the partial dataset and says so
+in one line.  Before anything is written the output path is checked, the disk and memory the
+dataset needs are compared with what there is, and partial datasets that killed writers left
 beside it are removed.  Progress goes to stderr (whole lines when stderr is not a terminal; none
 with ``--no-progress``), the summary (path, rows, seconds, rows/s, MB/s of Parquet written) to
 stdout.
@@ -125,10 +126,13 @@ def _generate_command(name: str, generator) -> click.Command:
         rows_per_part = parse_rows("part_rows", part_rows)
         out = _prepare_out(out)
         start = time.perf_counter()
-        with _client(workers) as client:
-            path = generate_dataset(name, out, seed=seed, params=given, part_rows=rows_per_part,
-                                    client=client, backend=backend, overwrite=overwrite,
-                                    progress=not no_progress)
+        try:
+            with _client(workers) as client:
+                path = generate_dataset(name, out, seed=seed, params=given, part_rows=rows_per_part,
+                                        client=client, backend=backend, overwrite=overwrite,
+                                        progress=not no_progress)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the generator removed its partial dataset
+            raise type(exc)(f"partial dataset removed, {out} left as it was") from None
         seconds = time.perf_counter() - start
         manifest = read_manifest(path)
         rows = manifest["n"] if manifest["kind"] == "list" else manifest["m"]

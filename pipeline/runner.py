@@ -114,12 +114,12 @@ def _priorities(todo: list, wait: bool) -> dict:
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
 
-def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict):
+def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict, progress: bool = False):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
-    With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size);
-    otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task,
-    holding ``resources`` (see ``_placement``).
+    With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size;
+    ``progress``: with progress lines); otherwise kernel tasks depend on the generation futures.
+    ``send(task)`` submits one task, holding ``resources`` (see ``_placement``).
     """
     use_gpu = "GPU" in resources
     needed = {t.dataset.id for t in todo}
@@ -134,7 +134,7 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
                     worker.generate_dataset, ref, plan.part_rows, "gpu" if use_gpu else "cpu",
                     key=f"generate-{ref.id}-{run_id}", priority=len(plan.tasks) + 1, pure=False))
     if wait:
-        generated = client.gather(generated)
+        generated = _wait_generated(plan, generated, progress)
     priority = _priorities(todo, wait)
 
     def send(task, to=None):
@@ -147,6 +147,34 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
                                  **({"workers": [to], "allow_other_workers": True} if to else {}))
 
     return sorted(todo, key=lambda t: -priority[t.key]), send
+
+
+def _completed(running: as_completed, tick, poll: float = 0.1):
+    """The futures of ``running`` as they complete, calling ``tick`` while none does: progress
+    lines go on between task ends (a task may run for minutes)."""
+    while not running.is_empty():
+        if running.has_ready():
+            yield next(running)
+        else:
+            tick()
+            time.sleep(poll)
+
+
+def _progress(label: str, total: int, unit: str, enabled: bool, extra: str = "") -> Progress:
+    """A progress bar on stderr; without a terminal a line every ``run.progress-interval``."""
+    interval = dask.utils.parse_timedelta(config.get("run.progress-interval"))
+    return Progress(label, total, unit, enabled=enabled, interval=interval, extra=extra)
+
+
+def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
+    """The outcomes of the generation tasks in ``generated`` (made-already answers pass through)."""
+    futures = [g for g in generated if not isinstance(g, dict)]
+    if not futures:
+        return generated
+    bar = _progress(f"{plan.name}: generate", len(futures), "datasets", progress)
+    for _ in _completed(as_completed(futures), lambda: bar.step(0)):
+        bar.step()
+    return [g if isinstance(g, dict) else g.result() for g in generated]
 
 
 def owners(todo: list, workers: list, seconds: dict) -> dict:
@@ -221,12 +249,15 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
-    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
+    def after_count() -> str:
+        return (f", {counts['failed']} failed" if counts["failed"] else "") + left()
+
+    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources, progress=progress)
     by_key = {_dask_key(t, run_id): t for t in todo}
     members.update(client.scheduler_info(n_workers=-1)["workers"])
     running = as_completed(_send_all(client, ordered, send, seconds))
-    bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
-    for future in running:
+    bar = _progress(plan.name, len(todo), "tasks", progress, extra=left())
+    for future in _completed(running, lambda: bar.step(0, extra=after_count())):
         task = by_key[future.key]
         members.update(client.scheduler_info(n_workers=-1)["workers"])
         try:
@@ -248,7 +279,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
         else:
             log.info("%s: %s", outcome["status"], task.label)
         clock.done(task.hash)
-        bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
+        bar.step(extra=after_count())
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts

@@ -8,8 +8,10 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
+import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -416,6 +418,38 @@ def test_partitions_beyond_a_remote_cluster_s_workers_are_refused_before_any_tas
     rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 2 and err.strip().endswith("parameter 'partitions': 3 slices, but the cluster has 2 workers"), err
     assert not (tmp_path / "results-wide").exists()
+
+
+# --- progress without a terminal; Ctrl-C while generating (issue 34) ---------------------------------
+
+def test_progress_lines_go_on_while_no_task_ends(tmp_path, write_spec, gs, cluster_file):
+    spec = write_spec(tmp_path, "slow", reps=1, datasets=[{"generator": "list", "params": {"n": 1024}}],
+                      kernels=[{"name": "test.flaky", "params": {"sleep_ms": 1500}}])
+    with dask.config.set({"graphsweep.run.progress-interval": "0.2s"}):
+        rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, err
+    waiting = [line for line in err.splitlines() if line.startswith("slow: 0/1 tasks")]
+    assert len(waiting) >= 4, err   # one a 0.2 s while the one task sleeps 1.5 s
+    assert "\r" not in err
+
+
+def test_ctrl_c_while_a_sweep_generates_is_one_line_and_no_dask_traceback(tmp_path, write_spec, gs_process,
+                                                                        cluster_file, wait_for):
+    spec = write_spec(tmp_path, "gen", datasets=[{"generator": "list", "params": {"n": "64M"}}],
+                      kernels=["listrank.sequential"], data=str(tmp_path / "data"))
+    proc = gs_process("run", spec, "--cluster", "local-cpu", "--cluster-file", cluster_file, "--no-progress",
+                      start_new_session=True)
+    try:
+        wait_for(lambda: any(p.name.startswith(".") for p in (tmp_path / "data").glob("*")) or proc.poll() is not None,
+                 timeout=120, what="a partial dataset")
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)   # Ctrl-C reaches every process of the group
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "AllExit" not in err and "exception was never retrieved" not in err, err
+    assert err.strip().splitlines()[-1] == "graphsweep: interrupted"
 
 
 # --- what a task loads, and what the report calls it (issue 34) ---------------------------------------
