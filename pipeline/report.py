@@ -53,9 +53,9 @@ def _table(frame: pd.DataFrame, wrap: bool = False) -> str:
 def named(summary: pd.DataFrame, plan) -> pd.DataFrame:
     """The summary with ``asked``: the kernel name each task's spec asked for (an alias such as
     ``cc.best``; the kernel itself otherwise), beside ``kernel``, the implementation that ran."""
-    asked = {t.hash: t.asked or t.alias or t.kernel for t in plan.tasks}
     if summary.empty or "task" not in summary:
         return summary
+    asked = {t.hash: t.asked or t.alias or t.kernel for t in plan.tasks}
     return summary.assign(asked=summary["task"].map(asked).fillna(summary["kernel"]))
 
 
