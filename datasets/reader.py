@@ -92,12 +92,27 @@ class Dataset:
         return self.manifest.get("generator") or self.manifest.get("source") or {}
 
 
-def _open_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None) -> pq.ParquetFile:
-    """The part's ParquetFile after checking existence, checksum, schema and row count."""
+def _check_part(file: Path, checksum: str | None) -> None:
+    """The part exists and (``checksum`` given) has the sha256 the manifest records."""
     if not file.is_file():
         raise DatasetError(f"{file}: part listed in the manifest is missing")
     if checksum is not None and sha256_file(file) != checksum:
         raise DatasetError(f"{file}: sha256 differs from the manifest (the part is corrupt or was replaced)")
+
+
+def check_checksums(path, *, threads: int = 4) -> None:
+    """DatasetError naming a part of the dataset at ``path`` that is missing or whose sha256 is not
+    the manifest's, checked by ``threads`` threads (hashing releases the GIL).  What a load with
+    ``checksums=True`` checks, for a caller that hands the path to a reader of its own."""
+    path = Path(path)
+    parts = read_manifest(path)["parts"]
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        list(pool.map(lambda part: _check_part(path / part["path"], part.get("sha256")), parts))
+
+
+def _open_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None) -> pq.ParquetFile:
+    """The part's ParquetFile after checking existence, checksum, schema and row count."""
+    _check_part(file, checksum)
     try:
         pf = pq.ParquetFile(file, memory_map=True)
     except (pa.ArrowException, OSError) as exc:

@@ -56,8 +56,10 @@ def os_error_line(exc: OSError) -> str:
 
 
 def _interrupted(exc: BaseException | None):
+    """One line (with what the command cleaned up, when it says) and 143 for SIGTERM, 130 for Ctrl-C."""
     terminated = isinstance(exc, Terminated)
-    click.echo(f"graphsweep: {'terminated' if terminated else 'interrupted'}", err=True)
+    done = f"; {exc}" if isinstance(exc, KeyboardInterrupt) and str(exc) else ""
+    click.echo(f"graphsweep: {'terminated' if terminated else 'interrupted'}{done}", err=True)
     sys.exit(143 if terminated else 130)
 
 

@@ -5,11 +5,13 @@ generator's declared ``Param``s (``--n``, ``--count``, ``--edge-factor``...): va
 strings and go through ``Param.coerce``, so a bad value is a ``ParameterError`` naming the
 parameter, and every count takes the one size syntax (1M, 2^20, 1e6, 1_000_000).
 ``--workers W`` > 0 runs the part tasks on a LocalCluster of W worker processes started for the
-run; 0 runs them in this process.  Before anything is written the output path is checked, the
-disk and memory the dataset needs are compared with what there is, and partial datasets that
-killed writers left beside it are removed.  Progress goes to stderr (whole lines when stderr is
-not a terminal; none with ``--no-progress``), the summary (path, rows, seconds, rows/s, MB/s of
-Parquet written) to stdout.
+run (closed after it; trouble closing it is a warning: the dataset is written by then); 0 runs
+them in this process.  Interrupted (Ctrl-C, SIGTERM), it removes the partial dataset and says so
+in one line.  Before anything is written the output path is checked, the disk and memory the
+dataset needs are compared with what there is, and partial datasets that killed writers left
+beside it are removed.  Progress goes to stderr (whole lines when stderr is not a terminal; none
+with ``--no-progress``), the summary (path, rows, seconds, rows/s, MB/s of Parquet written) to
+stdout.
 """
 
 import json
@@ -29,7 +31,7 @@ from graphsweep.datasets.validate import validate
 from graphsweep.datasets.writer import remove_stale_partials
 from graphsweep.generators import GENERATORS, generate as generate_dataset
 
-from .cluster import HeldSignals, IgnoreInterrupts
+from .cluster import HeldSignals, IgnoreInterrupts, closing
 from .paths import check_writable
 
 _SEED = Param(1, int, minimum=0, help="seed of every random draw")
@@ -79,7 +81,7 @@ def _client(workers: int):
     with HeldSignals() as held:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.CRITICAL)
-    with cluster, Client(cluster) as client:
+    with closing(cluster, "the generation's cluster"), closing(Client(cluster), "the generation's client") as client:
         held.deliver()
         client.register_plugin(IgnoreInterrupts())
         click.echo(f"dask: {workers} workers, dashboard {cluster.dashboard_link}", err=True)
@@ -124,10 +126,13 @@ def _generate_command(name: str, generator) -> click.Command:
         rows_per_part = parse_rows("part_rows", part_rows)
         out = _prepare_out(out)
         start = time.perf_counter()
-        with _client(workers) as client:
-            path = generate_dataset(name, out, seed=seed, params=given, part_rows=rows_per_part,
-                                    client=client, backend=backend, overwrite=overwrite,
-                                    progress=not no_progress)
+        try:
+            with _client(workers) as client:
+                path = generate_dataset(name, out, seed=seed, params=given, part_rows=rows_per_part,
+                                        client=client, backend=backend, overwrite=overwrite,
+                                        progress=not no_progress)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the generator removed its partial dataset
+            raise type(exc)(f"partial dataset removed, {out} left as it was") from None
         seconds = time.perf_counter() - start
         manifest = read_manifest(path)
         rows = manifest["n"] if manifest["kind"] == "list" else manifest["m"]

@@ -48,10 +48,8 @@ def compare(base, new, threshold, as_json):
                                **{k.replace(" ", "_"): [dict(zip(comparer.KEY, key)) for key in keys]
                                   for k, keys in only.items()}}, default=str))
     else:
-        frame = comparer.table(results)
-        if not frame.empty:
-            click.echo(frame.to_string(index=False, na_rep="-", formatters={
-                "base ms": "{:.4g}".format, "new ms": "{:.4g}".format, "ratio": "{:.3f}".format}))
+        if results:
+            click.echo("\n".join(comparer.lines(results)))
         faster = sum(c.verdict == "faster" for c in results)
         click.echo(f"{len(results)} tasks compared (threshold {threshold:.0%}): {len(regressed)} regressed, "
                    f"{faster} faster; {len(only['base only'])} only in BASE, {len(only['new only'])} only in NEW")

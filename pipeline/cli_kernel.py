@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets import gpu
+from graphsweep.datasets import gpu, reader
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
@@ -108,18 +108,21 @@ def _list_kernels() -> None:
 @click.option("--save-output", type=click.Path(dir_okay=False, path_type=Path),
               help="write the output as named columns (primary first) to this Parquet file (atomically)")
 @click.option("--no-verify", is_flag=True, help="skip the independent verifier")
+@click.option("--no-checksums", is_flag=True,
+              help="skip checking each part's sha256 against the manifest before the run (a read of the dataset)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
-def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement, save_output, no_verify, as_json,
-           list_kernels):
+def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement, save_output, no_verify, no_checksums,
+           as_json, list_kernels):
     """Run kernel NAME on DATASET and report per-phase times against the device's ceilings.
 
     \b
     Exit codes:
       0  verified (or --no-verify)
       1  the verifier rejected the output
-      2  bad input, or refused before any work (the graph fits neither the GPU nor the host,
-         the dataset does not fit in memory, --save-output cannot be written)
+      2  bad input, or refused before any work (a part's sha256 differs from the manifest, the
+         graph fits neither the GPU nor the host, the dataset does not fit in memory,
+         --save-output cannot be written)
     """
     if list_kernels:
         _list_kernels()
@@ -132,6 +135,8 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
     on_gpu = harness.resolve_backend(backend, registry.get(name)) == "gpu"
     estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
                           graph=registry.get(name).problem.dataset_kind == "graph", forced=placement)
+    if not no_checksums:
+        reader.check_checksums(dataset)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                          instances=roots, instance_seed=seed, placement=placement, **_params(params))
     ceiling = ceilings(result.backend)

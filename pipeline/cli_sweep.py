@@ -2,9 +2,11 @@
 
 Each validates its arguments, builds the plan and hands off to runner, store, reduce or report.
 Exit codes for batch use (each command's --help lists its own): ``run`` 0 only when every task
-succeeded and verified, 1 otherwise; ``status`` 0 when all done, 1 when any task failed, 4 when
-tasks a submit launched were lost (none failed), 3 when tasks are running or queued (none failed
-or lost); 2 for bad input or a refusal (any command); 130 / 143 when interrupted / terminated.
+succeeded and verified, 1 otherwise (a task failed, or the run ended early); ``status`` 0 when all
+done, 1 when any task failed, 4 when tasks a submit launched were lost (none failed), 3 when a run
+or submit is at work (none failed or lost), 5 when tasks are pending and nothing works on them
+(an interrupted run); 2 for bad input or a refusal (any command); 130 / 143 when interrupted /
+terminated.
 """
 
 import json
@@ -129,6 +131,24 @@ def submit(spec, resume, retry_failed, results, profile, cluster_file):
                               retry_failed=_retrying(resume, retry_failed))
 
 
+# status's exit codes by the sweep's state (a cron loop acts on them; docs/cron.md).
+STATUS_CODES = {"done": 0, "failed": 1, "running": 3, "starting": 3, "lost": 4, "interrupted": 5}
+
+
+def _starting(results: str, as_json: bool) -> int | None:
+    """status of a folder a run has locked but not claimed yet (its cluster is starting); None
+    when no run holds it."""
+    holder = store.lock_holder(results) if Path(results).is_dir() else None
+    if holder is None:
+        return None
+    code = STATUS_CODES["starting"]
+    if as_json:
+        click.echo(json.dumps({"results": str(results), "state": "starting", "in_use": holder, "exit_code": code}))
+    else:
+        click.echo(f"{results}: starting (no plan yet): {holder}")
+    return code
+
+
 @click.command()
 @click.argument("results", type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print the state as one JSON object")
@@ -141,19 +161,29 @@ def status(results, as_json):
       0  every task done
       1  a task failed (run again with --resume --retry-failed)
       2  bad input: RESULTS is not a results folder
-      3  tasks still running or queued, none failed or lost (ask again later)
+      3  a run or submit is at work: tasks running or queued, or a run starting (its folder is
+         locked, its cluster not up yet); none failed or lost (ask again later)
       4  tasks lost, none failed: launched, no result, and their scheduler does not know them or
          does not answer (run again with --resume)
+      5  interrupted: tasks pending, none failed, and nothing works on them (no run holds the
+         folder, no task a submit launched is running or queued): run again with --resume
     """
+    if not (Path(results) / store.PLAN).is_file():
+        code = _starting(results, as_json)
+        if code is not None:
+            return code
     results = _results_dir(results)
     state = store.status(results)
     plan = state["plan"]
     where, why_lost = launched.classify(results, state["pending"])
     holder = store.lock_holder(results)
-    code = 1 if state["failed"] else 4 if where["lost"] else 3 if state["pending"] else 0
+    at_work = holder is not None or where["running"] or where["queued"]
+    name = ("failed" if state["failed"] else "lost" if where["lost"] else "running" if at_work and state["pending"]
+            else "interrupted" if state["pending"] else "done")
+    code = STATUS_CODES[name]
     if as_json:
         click.echo(json.dumps({
-            "sweep": plan.name, "results": str(results), "tasks": len(plan.tasks),
+            "sweep": plan.name, "results": str(results), "tasks": len(plan.tasks), "state": name,
             "done": len(state["done"]), "stopped": state["stopped"], "in_use": holder,
             "failed": [{"task": t.hash, "label": t.label, "error": e} for t, e in state["failed"].values()],
             "pending": {s: [{"task": t.hash, "label": t.label, **({"why": why_lost[t.hash]} if s == "lost" else {})}
@@ -167,6 +197,9 @@ def status(results, as_json):
         click.echo(f"  {holder}")
     if state["pending"] and store.submissions(results):
         click.echo("  pending: " + ", ".join(f"{len(tasks)} {s}" for s, tasks in where.items() if tasks))
+    if name == "interrupted":
+        click.echo(f"  interrupted: nothing works on the {len(state['pending'])} pending tasks (no run holds the "
+                   "folder, and no task a submit launched is running or queued); finish them with --resume")
     for task, error in state["failed"].values():
         click.echo(f"  failed  {task.hash}  {task.label}: {(error or 'verification failed').splitlines()[0]}")
     for task in where["lost"]:
@@ -201,6 +234,7 @@ def report(results, figures_dir):
         figures_dir = paths.check_writable(figures_dir, "--figures")
     click.echo(f"report: {reporter.report(results)}")
     if figures_dir:
-        for path in papers.write(reducer.summarize(reducer.rows_of(results)), figures_dir):
+        summary = reporter.named(reducer.summarize(reducer.rows_of(results)), store.read_plan(results))
+        for path in papers.write(summary, figures_dir):
             click.echo(str(path))
     return 0

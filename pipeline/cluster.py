@@ -26,14 +26,17 @@ installed, CuPy's where it is not (``memory_pool``).
 
 import importlib.util
 import logging
+import os
 import signal
 import threading
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import click
 import dask.config
 from distributed import Client
+from distributed.deploy.utils import nprocesses_nthreads
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from graphsweep.datasets import gpu
@@ -96,6 +99,37 @@ def resolve(name=None, cluster_file=None, backend: str = "auto") -> tuple[str, d
     return name, known[name]
 
 
+def _check_gpu(name: str) -> None:
+    if not gpu.available():
+        raise GraphsweepError(f"profile {name}: no CUDA device is usable here; use --cluster local-cpu")
+
+
+def local_workers(name: str, profile: dict) -> int | None:
+    """How many workers the local profile ``name`` starts (None for other kinds: only their cluster
+    knows).  One per GPU for local-gpu (refused without one, as its start refuses); for local-cpu
+    what its options ask of LocalCluster, and at most one per core."""
+    options = profile.get("options") or {}
+    if profile["kind"] == "local-gpu":
+        _check_gpu(name)
+        import cupy
+        visible = options.get("CUDA_VISIBLE_DEVICES")
+        count = (len(visible.split(",") if isinstance(visible, str) else visible) if visible
+                 else cupy.cuda.runtime.getDeviceCount())
+        return min(count, options.get("n_workers") or count)
+    if profile["kind"] != "local-cpu":
+        return None
+    cores = os.cpu_count() or 1
+    if options.get("n_workers"):
+        workers = int(options["n_workers"])
+    elif options.get("processes") is False:
+        workers = 1
+    elif options.get("threads_per_worker"):
+        workers = max(1, cores // int(options["threads_per_worker"]))
+    else:
+        workers = nprocesses_nthreads()[0]   # LocalCluster's own choice
+    return min(workers, cores)
+
+
 def is_long_lived(profile: dict) -> bool:
     """Whether the cluster outlives this process (so a submitted sweep can run without us)."""
     return profile["kind"] in LONG_LIVED
@@ -129,8 +163,7 @@ def _start_kind(name: str, profile: dict):
 def _start_local(name: str, profile: dict):
     kind, options = profile["kind"], dict(profile.get("options") or {})
     if kind == "local-gpu":
-        if not gpu.available():
-            raise GraphsweepError(f"profile {name}: no CUDA device is usable here; use --cluster local-cpu")
+        _check_gpu(name)
         try:
             from dask_cuda import LocalCUDACluster
         except ImportError:
@@ -216,6 +249,23 @@ def _prepare_workers(client) -> None:
 
 
 @contextmanager
+def closing(resource, what: str):
+    """``with resource`` (a Client or a cluster), except that trouble closing it is a warning on
+    stderr and in the log, never the command's failure: the work is done and its results stored by
+    then (a cluster's close timing out must not turn a good run's exit code into an error)."""
+    entered = resource.__enter__()
+    try:
+        yield entered
+    finally:
+        try:
+            resource.__exit__(None, None, None)
+        except Exception as exc:
+            line = f"closing {what}: {type(exc).__name__}{f': {exc}' if str(exc) else ''}"
+            log.info("%s", line, exc_info=True)  # the traceback for the run's log (INFO: not on stderr)
+            click.echo(f"graphsweep: warning: {line} (what was done is kept)", err=True)
+
+
+@contextmanager
 def connect(name=None, cluster_file=None, backend: str = "auto"):
     """A Client on the profile's cluster, started here when it is local or SLURM, closed on exit."""
     name, profile = resolve(name, cluster_file, backend)
@@ -231,15 +281,15 @@ def connect(name=None, cluster_file=None, backend: str = "auto"):
                       else Client(target))
         except OSError as exc:
             raise GraphsweepError(f"profile {name}: cannot reach the scheduler at {target} ({exc})") from None
-        with client:
+        with closing(client, f"the client of {target}"):
             _prepare_workers(client)
             yield client
         return
     with HeldSignals() as held:
         cluster = _start(name, profile)
-    with cluster:
+    with closing(cluster, f"the cluster of profile {name}"):
         held.deliver()
-        with Client(cluster) as client:
+        with closing(Client(cluster), f"the client of profile {name}") as client:
             if kind in LOCAL_KINDS:
                 client.register_plugin(IgnoreInterrupts())
             _prepare_workers(client)

@@ -14,16 +14,18 @@ decides.  A task that failed in NEW and succeeded in BASE is a regression too.
 """
 
 import json
+import math
+import textwrap
 import zlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from graphsweep.datasets.errors import GraphsweepError
 
 from . import reduce as reducer
+from .figures.frame import natural
 
 KEY = ("kernel", "dataset", "params")
 CONFIDENCE = 0.95
@@ -120,11 +122,49 @@ def _len(times) -> int:
     return 0 if times is None else len(times)
 
 
-def table(comparisons: list[Comparison]) -> pd.DataFrame:
-    """The comparisons as a table (what ``graphsweep compare`` prints)."""
-    from .report import compact_params
-    return pd.DataFrame([{
-        "kernel": c.kernel, "dataset": c.dataset, "params": compact_params(c.params),
-        "base ms": c.base_ms, "new ms": c.new_ms, "ratio": c.ratio,
-        "95% CI": "" if c.low is None else f"{c.low:.3f}-{c.high:.3f}", "reps": f"{c.base_reps}/{c.new_reps}",
-        "verdict": c.verdict} for c in comparisons])
+WIDTH = 120   # the longest line ``lines`` prints
+NUMBERS = f"{'base ms':>9} {'new ms':>9} {'ratio':>7} {'95% CI':>13} {'reps':>7}  verdict"
+
+
+def _numbers(c: Comparison) -> str:
+    def ms(value):
+        return "-" if math.isnan(value) else f"{value:.4g}"
+    ratio = "-" if math.isnan(c.ratio) else f"{c.ratio:.3f}"
+    ci = "" if c.low is None else f"{c.low:.3g}-{c.high:.3g}"
+    return f"{ms(c.base_ms):>9} {ms(c.new_ms):>9} {ratio:>7} {ci:>13} {f'{c.base_reps}/{c.new_reps}':>7}  {c.verdict}"
+
+
+def _params(c: Comparison) -> dict:
+    try:
+        params = json.loads(c.params)
+    except (TypeError, ValueError):
+        return {}
+    return {k: v for k, v in params.items() if v is not None} if isinstance(params, dict) else {}
+
+
+def lines(comparisons: list[Comparison], width: int = WIDTH) -> list[str]:
+    """What ``graphsweep compare`` prints: the comparisons sorted by (kernel, dataset, params),
+    under a line per kernel naming the parameters its tasks share; a task's line names its dataset
+    and the parameters that vary, then its numbers.  No line is longer than ``width`` (a task whose
+    name is longer than its column gets a line of its own above its numbers)."""
+    column = width - len(NUMBERS) - 3
+    out = [f"  {'dataset, params':<{column}} {NUMBERS}"]
+    by_kernel: dict = {}
+    for c in comparisons:
+        by_kernel.setdefault(c.kernel, []).append(c)
+    for kernel in sorted(by_kernel, key=natural):
+        tasks = by_kernel[kernel]
+        params = [_params(c) for c in tasks]
+        shared = {k: v for k, v in params[0].items() if all(p.get(k, object()) == v for p in params[1:])}
+        heading = " ".join(f"{k}={v}" for k, v in shared.items())
+        out += textwrap.wrap(f"{kernel} ({heading})" if heading else str(kernel), width, subsequent_indent="    ",
+                             break_on_hyphens=False)
+        named = sorted(((" ".join([c.dataset, *(f"{k}={v}" for k, v in p.items() if k not in shared)]), c)
+                        for c, p in zip(tasks, params)), key=lambda item: natural(item[0]))
+        for name, c in named:
+            if len(name) > column:
+                out += textwrap.wrap(name, width - 2, initial_indent="  ", subsequent_indent="    ",
+                                     break_on_hyphens=False)
+                name = ""
+            out.append(f"  {name:<{column}} {_numbers(c)}")
+    return out

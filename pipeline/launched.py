@@ -15,6 +15,7 @@ which of their tasks execute.
 from distributed import Client
 
 from . import store
+from .cluster import closing
 
 RUNNING, QUEUED = {"processing"}, {"released", "waiting", "queued", "no-worker"}
 STATES = ("running", "queued", "lost", "not submitted")
@@ -49,7 +50,8 @@ def scheduler_states(address: str, keys: list, *, client=None, timeout: float = 
     if client is not None and client.scheduler.address == address:
         return _ask(client, keys)
     try:
-        with Client(address, timeout=timeout, set_as_default=False) as other:
+        # A close that times out after the answer came is no silence (closing: a warning).
+        with closing(Client(address, timeout=timeout, set_as_default=False), f"the client of {address}") as other:
             return _ask(other, keys)
     except OSError:  # refused, unreachable, timed out
         return None

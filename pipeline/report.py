@@ -25,6 +25,7 @@ from graphsweep.datasets.writer import write_atomically
 from . import figures as papers
 from . import reduce as reducer
 from . import store
+from .figures.frame import natural
 
 REPORT = "report.html"
 
@@ -41,9 +42,27 @@ def figures(summary: pd.DataFrame, rows: pd.DataFrame | None = None) -> list[tup
     return [(ident, caption, _png(fig)) for ident, caption, fig in papers.figures(summary, rows, report=True)]
 
 
-def _table(frame: pd.DataFrame) -> str:
-    table = frame.to_html(index=False, border=0, classes="data", na_rep="", float_format=lambda v: f"{v:.4g}")
+def _table(frame: pd.DataFrame, wrap: bool = False) -> str:
+    """An HTML table in a container that scrolls sideways; ``wrap``: its text cells may wrap, so
+    that a wide table fits the page."""
+    classes = ["data", "wrap"] if wrap else "data"
+    table = frame.to_html(index=False, border=0, classes=classes, na_rep="", float_format=lambda v: f"{v:.4g}")
     return f"<div class='scroll'>{table}</div>"
+
+
+def named(summary: pd.DataFrame, plan) -> pd.DataFrame:
+    """The summary with ``asked``: the kernel name each task's spec asked for (an alias such as
+    ``cc.best``; the kernel itself otherwise), beside ``kernel``, the implementation that ran."""
+    if summary.empty or "task" not in summary:
+        return summary
+    asked = {t.hash: t.asked or t.alias or t.kernel for t in plan.tasks}
+    return summary.assign(asked=summary["task"].map(asked).fillna(summary["kernel"]))
+
+
+def _sorted(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``frame`` sorted by ``keys`` in natural order (list_n=1024 before list_n=16384), stably: a
+    task's phases keep the order they were timed in."""
+    return frame.sort_values(keys, key=lambda column: column.map(natural), kind="stable")
 
 
 def compact_params(text) -> str:
@@ -80,6 +99,7 @@ figcaption, p.note { color: #555; font-size: 0.9em; }
 div.scroll { overflow-x: auto; }
 table.data { border-collapse: collapse; font-size: 0.8em; }
 table.data td, table.data th { padding: 2px 6px; border-bottom: 1px solid #ddd; white-space: nowrap; }
+table.wrap th, table.wrap td { white-space: normal; overflow-wrap: anywhere; }
 .failed { color: #a00; }
 """
 
@@ -88,6 +108,7 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
     """The report's HTML for the sweep in ``results`` from its rows and summary."""
     state = store.status(results)
     plan = state["plan"]
+    summary = named(summary, plan)
     title = f"graphsweep report: {plan.name}"
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
@@ -119,12 +140,17 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
         # The link columns only when a graph was placed in host memory (kernels.placement).
         hosted = "placement" in summary and "link_gbps" in summary and summary["link_gbps"].notna().any()
         link = ("placement", "bytes_link", "link_gbps", "pct_link_ceiling") if hosted else ()
-        columns = [c for c in ("dataset", "n", "kernel", "params", "backend", *link[:1], "phase", "reps", "mean_ms",
-                               "std_ms", "median_ms", "min_ms", "gbps", "pct_copy_ceiling", *link[1:], "verified")
-                   if c in summary]
-        shown, note = _over_ceiling(summary.assign(params=summary["params"].map(compact_params))
-                                    if "params" in summary else summary, columns)
-        parts += ["<h2>Summary (per task and phase)</h2>", _table(shown[columns])]
+        # Tasks by the kernel name asked for, with the implementation that ran beside it where they differ.
+        table = summary.rename(columns={"kernel": "ran", "asked": "kernel"})
+        ran = ("ran",) if (table["ran"] != table["kernel"]).any() else ()
+        columns = [c for c in ("kernel", *ran, "dataset", "n", "params", "backend", *link[:1], "phase", "reps",
+                               "mean_ms", "std_ms", "median_ms", "min_ms", "gbps", "pct_copy_ceiling", *link[1:],
+                               "verified") if c in table]
+        if "params" in table:
+            table = table.assign(params=table["params"].map(compact_params))
+        shown, note = _over_ceiling(_sorted(table, [c for c in ("kernel", "dataset", "params") if c in table]),
+                                    columns)
+        parts += ["<h2 id='summary'>Summary (per task and phase)</h2>", _table(shown[columns], wrap=True)]
         if note:
             parts.append(note)
     parts.append("</body></html>")

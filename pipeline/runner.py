@@ -14,9 +14,14 @@ plugin loads it once; idle workers steal from busy ones at the end.  Tasks store
 launched, for ``status``).
 
 Order of a run: check what can be checked without a cluster (the results folder, the room the
-sweep needs), connect, check the workers (resources, memory), and only then claim the results
-folder: lock it for the run's life, write plan.json and the log.  A run that cannot reach its
-cluster leaves nothing behind, so a retry is not refused.
+sweep needs, a GPU and the workers the sweep asks of a local cluster), lock the results folder
+for the run's life (``status`` sees a run starting from then on), connect, check the workers
+(resources, memory), and only then claim the folder: write plan.json and the log.  A run that
+cannot reach its cluster leaves nothing behind, so a retry is not refused.
+
+Exit codes (``run_plan``): 0 every task done, 1 a task failed or is pending (the run ended
+early); a refusal before the claim is a ``GraphsweepError`` (2).  Trouble once the results are
+stored — the report, the cluster's close — is a warning on stderr, never the run's failure.
 """
 
 import dataclasses
@@ -30,7 +35,7 @@ import click
 import dask
 from distributed import as_completed, fire_and_forget, span
 
-from graphsweep.datasets import capacity
+from graphsweep.datasets import capacity, gpu
 from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.generators.progress import Progress
@@ -64,8 +69,7 @@ def _placement(client, plan: SweepPlan) -> dict:
         raise GraphsweepError(f"no worker joined the cluster within {timeout}") from None
     offers = client.run(estimate.worker_capacity)
     has_gpu = all(o["gpu"] for o in offers.values())
-    if plan.backend == "gpu" and not has_gpu:
-        raise GraphsweepError("backend: gpu, but the cluster's workers have no usable CUDA device")
+    check_served(plan, has_gpu=has_gpu, workers=len(offers), where="the cluster")
     use_gpu = has_gpu and plan.backend != "cpu"
     need = dict(config.get("worker.gpu-resources" if use_gpu else "worker.cpu-resources"))
     offered = [w.get("resources", {}) for w in client.scheduler_info(n_workers=-1)["workers"].values()]
@@ -110,12 +114,12 @@ def _priorities(todo: list, wait: bool) -> dict:
     return {t.key: len(todo) - i for i, t in enumerate(todo)}
 
 
-def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict):
+def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict, progress: bool = False):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
-    With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size);
-    otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task,
-    holding ``resources`` (see ``_placement``).
+    With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size;
+    ``progress``: with progress lines); otherwise kernel tasks depend on the generation futures.
+    ``send(task)`` submits one task, holding ``resources`` (see ``_placement``).
     """
     use_gpu = "GPU" in resources
     needed = {t.dataset.id for t in todo}
@@ -130,7 +134,7 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
                     worker.generate_dataset, ref, plan.part_rows, "gpu" if use_gpu else "cpu",
                     key=f"generate-{ref.id}-{run_id}", priority=len(plan.tasks) + 1, pure=False))
     if wait:
-        generated = client.gather(generated)
+        generated = _wait_generated(plan, generated, progress)
     priority = _priorities(todo, wait)
 
     def send(task, to=None):
@@ -143,6 +147,34 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
                                  **({"workers": [to], "allow_other_workers": True} if to else {}))
 
     return sorted(todo, key=lambda t: -priority[t.key]), send
+
+
+def _completed(running: as_completed, tick, poll: float = 0.1):
+    """The futures of ``running`` as they complete, calling ``tick`` while none does: progress
+    lines go on between task ends (a task may run for minutes)."""
+    while not running.is_empty():
+        if running.has_ready():
+            yield next(running)
+        else:
+            tick()
+            time.sleep(poll)
+
+
+def _progress(label: str, total: int, unit: str, enabled: bool, extra: str = "") -> Progress:
+    """A progress bar on stderr; without a terminal a line every ``run.progress-interval``."""
+    interval = dask.utils.parse_timedelta(config.get("run.progress-interval"))
+    return Progress(label, total, unit, enabled=enabled, interval=interval, extra=extra)
+
+
+def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
+    """The outcomes of the generation tasks in ``generated`` (made-already answers pass through)."""
+    futures = [g for g in generated if not isinstance(g, dict)]
+    if not futures:
+        return generated
+    bar = _progress(f"{plan.name}: generate", len(futures), "datasets", progress)
+    for _ in _completed(as_completed(futures), lambda: bar.step(0)):
+        bar.step()
+    return [g if isinstance(g, dict) else g.result() for g in generated]
 
 
 def owners(todo: list, workers: list, seconds: dict) -> dict:
@@ -217,12 +249,15 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
 
-    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources)
+    def after_count() -> str:
+        return (f", {counts['failed']} failed" if counts["failed"] else "") + left()
+
+    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources, progress=progress)
     by_key = {_dask_key(t, run_id): t for t in todo}
     members.update(client.scheduler_info(n_workers=-1)["workers"])
     running = as_completed(_send_all(client, ordered, send, seconds))
-    bar = Progress(plan.name, len(todo), "tasks", enabled=progress, extra=left())
-    for future in running:
+    bar = _progress(plan.name, len(todo), "tasks", progress, extra=left())
+    for future in _completed(running, lambda: bar.step(0, extra=after_count())):
         task = by_key[future.key]
         members.update(client.scheduler_info(n_workers=-1)["workers"])
         try:
@@ -244,7 +279,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
         else:
             log.info("%s: %s", outcome["status"], task.label)
         clock.done(task.hash)
-        bar.step(extra=(f", {counts['failed']} failed" if counts["failed"] else "") + left())
+        bar.step(extra=after_count())
     counts["seconds"] = time.perf_counter() - started
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
@@ -269,15 +304,39 @@ def check_room(plan: SweepPlan, profile=None, cluster_file=None) -> None:
                    device_memory=capacity.device_memory(total=True) if has_gpu else None)
 
 
+def check_served(plan: SweepPlan, *, has_gpu: bool, workers: int, where: str) -> None:
+    """Refuse, in one line, a sweep that ``workers`` workers (of the cluster ``where`` names) cannot
+    serve: ``backend: gpu`` or a kernel's ``placement: device`` without a GPU, and a partitioned
+    task's ``partitions`` beyond the workers that hold its slices (its own cluster's, unless it
+    names a ``scheduler``)."""
+    if not has_gpu:
+        if plan.backend == "gpu":
+            raise GraphsweepError("backend: gpu, but the cluster's workers have no usable CUDA device")
+        for i, entry in enumerate(plan.spec.get("kernels") or []):
+            if isinstance(entry, dict) and entry.get("placement") == "device":
+                raise GraphsweepError(f"kernels[{i}].placement: 'device' needs a GPU, but the cluster's workers have "
+                                      f"no usable CUDA device (backend {plan.backend} runs the CPU twins, whose graphs "
+                                      "are in host memory)")
+    sliced = [t for t in plan.tasks if t.params.get("partitions") and not t.params.get("scheduler")]
+    widest = max(sliced, key=lambda t: t.params["partitions"], default=None)
+    if widest is not None and widest.params["partitions"] > workers:
+        raise GraphsweepError(f"{widest.label}: parameter 'partitions': {widest.params['partitions']} slices, but "
+                              f"{where} has {workers} worker{'s' if workers != 1 else ''}")
+
+
 def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:
     """Everything that can be refused before a cluster starts (``run --dry-run`` too): the results
-    directory (writable and, with ``claim``, free and the same sweep when resuming) and the room
-    the sweep needs."""
+    directory (writable and, with ``claim``, free and the same sweep when resuming), what a local
+    cluster cannot serve (``check_served``: a GPU, enough workers) and the room the sweep needs."""
     paths.check_writable(plan.results, "results directory")
     if any(d.generated and not d.in_memory for d in plan.datasets):
         paths.check_writable(plan.data, "data directory")
     if claim:
         store.check_claim(plan, resume=resume)
+    name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
+    workers = cluster.local_workers(name, chosen)
+    if workers is not None:
+        check_served(plan, has_gpu=gpu.available(), workers=workers, where=f"the cluster of profile {name}")
     check_room(plan, profile, cluster_file)
 
 
@@ -338,39 +397,50 @@ def _summary(plan: SweepPlan, report: bool, log_path) -> tuple[list[str], int]:
     lines += [f"  failed: {task.label}: {(error or 'verification failed').strip().splitlines()[0]}"
               for task, error in state["failed"].values()]
     if report and (state["done"] or state["failed"]):
-        lines.append(f"report: {reporter.report(plan.results)}")
+        try:
+            lines.append(f"report: {reporter.report(plan.results)}")
+        except Exception as exc:  # derived from the stored results: a warning, not the run's failure
+            log.warning("no report", exc_info=True)
+            click.echo(f"graphsweep: warning: no report ({type(exc).__name__}: {exc}); the results are stored "
+                       f"(graphsweep report {plan.results} writes it)", err=True)
     lines.append(f"log: {log_path}")
     return lines, 0 if not state["failed"] and not state["pending"] else 1
 
 
 def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
              progress: bool = True, report: bool = True, echo=click.echo) -> int:
-    """Run a whole sweep: connect, claim its results directory (held locked to the end), run,
-    reduce and report.  A refusal before the claim writes nothing into the directory.
+    """Run a whole sweep: mark its results directory (locked to the end), connect, claim it, run,
+    reduce and report.  A refusal before the claim leaves nothing in the directory.
 
     Returns the exit code for batch use: 0 only when every task succeeded (and verified, unless
-    the spec says ``verify: false``), else 1.
+    the spec says ``verify: false``), else 1 — also when the run ended early, once it had started.
+    What goes wrong after the results are stored (the report, the cluster's close) is a warning.
     """
     check_before_connecting(plan, profile, cluster_file, resume=resume)
     echo(estimate.describe(plan)[1])
     held = logs.attach()  # records from here on wait in memory for the run's log file
     before = None  # the tasks finished before this run, once it claimed the folder
     try:
-        with cluster.connect(profile, cluster_file, plan.backend) as client:
+        # Locked before the cluster starts: a status polling the folder sees the run from its start.
+        with store.hold(plan.results, "run"), cluster.connect(profile, cluster_file, plan.backend) as client:
             resources = _placement(client, plan)
-            with store.hold(plan.results, "run"):
-                _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
-                before = store.finished(plan.results).keys()
-                run_id = new_run_id()
-                path = _log_path(plan, run_id)
-                held = logs.open_file(held, path)
-                with logs.forwarded(client):
+            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+            before = store.finished(plan.results).keys()
+            run_id = new_run_id()
+            path = _log_path(plan, run_id)
+            held = logs.open_file(held, path)
+            with logs.forwarded(client):
+                try:
                     execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
-                lines, code = _summary(plan, report, path)
-                for line in lines:
-                    log.info(line)
-                    echo(line)
-                return code
+                except Exception as exc:  # the cluster failed under the run: what is stored stays, the rest pending
+                    log.error("the run ended early", exc_info=True)
+                    click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
+                               f"finish it with --resume", err=True)
+            lines, code = _summary(plan, report, path)
+            for line in lines:
+                log.info(line)
+                echo(line)
+            return code
     except KeyboardInterrupt:
         if before is not None:
             # Counted once the cluster is left: a task executing at the interrupt may still store its result.
@@ -384,7 +454,8 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
 
 def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False,
                 retry_failed: bool = False, echo=click.echo) -> int:
-    """Send a sweep to a long-lived cluster and return at once; the tasks store their own results."""
+    """Send a sweep to a long-lived cluster and return at once; the tasks store their own results.
+    Returns 0 once every task was sent (trouble leaving the cluster after that is a warning)."""
     name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
     if not cluster.is_long_lived(chosen):
         raise GraphsweepError(f"--cluster {name}: submit needs a cluster that outlives this command "
@@ -393,14 +464,13 @@ def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: boo
     echo(estimate.describe(plan)[1])
     held = logs.attach()
     try:
-        with cluster.connect(profile, cluster_file, plan.backend) as client:
+        with store.hold(plan.results, "submit"), cluster.connect(profile, cluster_file, plan.backend) as client:
             resources = _placement(client, plan)
-            with store.hold(plan.results, "submit"):
-                _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
-                run_id = new_run_id()
-                held = logs.open_file(held, _log_path(plan, run_id))
-                echo(f"dashboard: {client.dashboard_link}")
-                sent = submit(plan, client, run_id=run_id, resources=resources)
+            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+            run_id = new_run_id()
+            held = logs.open_file(held, _log_path(plan, run_id))
+            echo(f"dashboard: {client.dashboard_link}")
+            sent = submit(plan, client, run_id=run_id, resources=resources)
         echo(f"submitted {sent} tasks of sweep {plan.name}; watch with: graphsweep status {plan.results}")
         return 0
     finally:

@@ -2,11 +2,12 @@
 
 Layout::
 
-    RESULTS/plan.json             the expanded plan (written when a sweep starts; marks the directory)
+    RESULTS/plan.json             the expanded plan (written once the run's cluster answered: it claims the directory)
     RESULTS/tasks/HASH.parquet    one file per finished task, tidy rows (see worker.py)
     RESULTS/logs/RUN_ID.log       one log per run or submit
     RESULTS/submitted/RUN_ID.json what a submit launched: scheduler, time, task hash -> Dask key
     RESULTS/run.lock              locked (flock) by the run or submit using the directory: host, pid, since
+                                  (from before its cluster starts: it marks the directory of a run starting)
     RESULTS/STOP                  written by the first failed task when on_failure is stop
 
 A run holds an OS lock on ``run.lock`` for its whole life, so a second run or submit into the
@@ -23,10 +24,12 @@ import errno
 import fcntl
 import json
 import os
+import shutil
 import socket
 import sys
+import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -44,6 +47,7 @@ LOGS = "logs"
 STOP = "STOP"
 LOCK = "run.lock"
 SUBMITTED = "submitted"
+LOCK_WAIT_S = 0.2   # how long a run waits for a lock held (shared) by a status reading its holder
 STATUS_KEY = b"graphsweep.status"
 ERROR_KEY = b"graphsweep.error"
 
@@ -123,26 +127,83 @@ def lock_holder(results) -> str | None:
         os.close(fd)  # also drops the shared lock just taken
 
 
-@contextmanager
-def hold(results, command: str):
-    """Hold the results directory's lock while the block runs (see the module doc); refuses in
-    one line naming the holder when another process holds it.  Makes the directory if needed."""
-    results = Path(results)
-    results.mkdir(parents=True, exist_ok=True)
-    fd = os.open(results / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
+def _holder_record(command: str) -> bytes:
+    return json.dumps({"command": command, "host": socket.gethostname(), "pid": os.getpid(),
+                       "since": datetime.now().astimezone().isoformat(timespec="seconds"),
+                       "argv": sys.argv[1:]}).encode()
+
+
+def _lock(results: Path) -> int:
+    """A descriptor of ``results``/run.lock, locked; refuses naming the holder.  A status reading the
+    holder locks it shared for an instant: a lock busy that long only is waited for."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        fd = os.open(results / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
             raise GraphsweepError(f"{results}: {_holder_text((results / LOCK).read_text())}; "
                                   "wait for it to finish or stop it") from None
-        me = {"command": command, "host": socket.gethostname(), "pid": os.getpid(),
-              "since": datetime.now().astimezone().isoformat(timespec="seconds"), "argv": sys.argv[1:]}
+        try:
+            if os.fstat(fd).st_ino == os.stat(results / LOCK).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # locked a file a run that never started had just removed: lock the one there now
+
+
+def _made_locked(results: Path, record: bytes) -> int | None:
+    """Make the folder ``results`` with its lock held and naming its holder, in one step (a hidden
+    folder, renamed into place), so that it is never seen unmarked; None when it appeared meanwhile."""
+    staging = results.with_name(f".{results.name}.starting-{uuid.uuid4().hex[:8]}")
+    staging.mkdir(parents=True)   # the mode a plain mkdir gives (the umask's), as the folder's own
+    fd = os.open(staging / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, record)
+    try:
+        os.rename(staging, results)
+        return fd
+    except OSError as exc:
+        os.close(fd)
+        shutil.rmtree(staging, ignore_errors=True)
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+            return None
+        raise
+
+
+@contextmanager
+def hold(results, command: str):
+    """Hold the results directory's lock while the block runs (see the module doc); refuses in
+    one line naming the holder when another process holds it.
+
+    A run takes it first, before its cluster starts, so that ``status`` finds the folder marked
+    from the start: a folder that does not exist yet appears with its lock held.  A block that
+    ends before the run claimed the folder (no plan.json: its cluster could not be reached, or it
+    was interrupted while starting) removes the lock again, and the folder if it made it, so that
+    nothing is left behind."""
+    results = Path(results)
+    record = _holder_record(command)
+    fd = None if results.exists() else _made_locked(results, record)
+    made = fd is not None
+    if fd is None:
+        fd = _lock(results)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(me).encode(), 0)
+        os.pwrite(fd, record, 0)
+    try:
         yield
     finally:
-        os.close(fd)  # releases the lock; the file stays, read only while locked
+        try:
+            if not (results / PLAN).exists():
+                (results / LOCK).unlink(missing_ok=True)  # while still held: no one locks it meanwhile
+                if made:
+                    with suppress(OSError):
+                        results.rmdir()
+        finally:
+            os.close(fd)  # releases the lock; the file stays, read only while locked
 
 
 def record_submission(results, run_id: str, scheduler: str, keys: dict) -> Path:

@@ -9,6 +9,7 @@ A spec (see sweeps/*.yaml and pipeline/sweeps/default.yaml)::
     reps: 20
     warmup: 2
     verify: true
+    checksums: true                       # check each part's sha256 as a task loads a dataset
     on_failure: continue                  # continue | stop
     datasets:
       - generator: list                   # generated once, on the cluster, part-parallel
@@ -61,7 +62,7 @@ from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 from . import config
 
 FAILURE_POLICIES = ("continue", "stop")
-TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "on_failure",
+TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "checksums", "on_failure",
             "part_rows", "roots_seed", "seed", "roots", "datasets", "kernels")
 DATASET_KEYS = ("generator", "params", "seed", "path", "store")
 KERNEL_KEYS = ("name", "params", "datasets", "placement")
@@ -85,6 +86,9 @@ class DatasetRef:
     # 'parquet' (written under the sweep's data folder once, reused) or 'memory' (generated into
     # the worker's memory when a task needs it, never written).
     store: str = "parquet"
+    # Whether a worker loading it checks each part's sha256 against the manifest (the spec's
+    # ``checksums``; not part of what the dataset is).
+    checksums: bool = True
 
     @property
     def generated(self) -> bool:
@@ -122,6 +126,9 @@ class Task:
     # The spec's name when it stands for another kernel per placement (cc.best: cc.streaming on a
     # host-placed graph, registry.HOST_ALIASES); ``kernel`` is what it stands for on the device.
     alias: str | None = None
+    # The name the spec asked for when it is an alias of ``kernel`` (listrank.best, cc.best): tasks
+    # are labelled by it, with the kernel that runs beside it.  Not part of what the task is.
+    asked: str | None = None
 
     @property
     def runs(self) -> str:
@@ -132,7 +139,8 @@ class Task:
     def label(self) -> str:
         params = ",".join(f"{k}={v}" for k, v in self.params.items() if v is not None)
         placed = f" [placement {self.placement}]" if self.placement else ""
-        name = f"{self.alias} = {self.kernel}" if self.alias else self.kernel
+        asked = self.asked or self.alias
+        name = f"{asked} = {self.kernel}" if asked else self.kernel
         return f"{name}({params}) on {self.dataset.id}{' (in memory)' if self.dataset.in_memory else ''}{placed}"
 
     @property
@@ -253,6 +261,12 @@ def _int(value, where: _Where, minimum: int) -> int:
     return value
 
 
+def _bool(value, where: _Where) -> bool:
+    if not isinstance(value, bool):
+        raise where.error(f"{value!r} is not true or false")
+    return value
+
+
 def _choice(value, choices, where: _Where) -> str:
     if value not in choices:
         raise where.error(f"{value!r} is not one of {', '.join(choices)}")
@@ -325,7 +339,7 @@ def _dataset_name(generator: str, params: dict, seed: int) -> str:
     return "_".join(parts).replace("/", "-")
 
 
-def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
+def _datasets(entries, where: _Where, data: Path, checksums: bool) -> list[DatasetRef]:
     if not isinstance(entries, list) or not entries:
         raise where.error("expected a non-empty list of datasets ({generator: ..., params: ...} or {path: ...})")
     out = []
@@ -351,7 +365,7 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
                 except GraphsweepError as exc:
                     raise (at / "path").error(str(exc)) from None
                 out.append(DatasetRef(id=path.name, path=str(path), kind=manifest["kind"],
-                                      capabilities=sorted(capabilities(manifest))))
+                                      capabilities=sorted(capabilities(manifest)), checksums=checksums))
             continue
         name = entry["generator"]
         gens = _generators()
@@ -372,7 +386,7 @@ def _datasets(entries, where: _Where, data: Path) -> list[DatasetRef]:
                 ident = _dataset_name(name, given, seed)
                 out.append(DatasetRef(id=ident, path=f"<memory:{ident}>" if store == "memory" else str(data / ident),
                                       generator=name, params=params, seed=seed, kind=gen.kind, capabilities=caps,
-                                      store=store))
+                                      store=store, checksums=checksums))
     ids = [d.path for d in out]
     for d in out:
         if ids.count(d.path) > 1:
@@ -405,8 +419,8 @@ def _why_not(kernel, data: DatasetRef) -> str | None:
 
 
 def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
-    """(kernel, [resolved params, ...], dataset patterns or None, placement or None, alias or None) for
-    each kernel entry."""
+    """(kernel, [resolved params, ...], dataset patterns or None, placement or None, alias or None,
+    the name asked for when an alias or None) for each kernel entry."""
     if not isinstance(entries, list) or not entries:
         raise where.error("expected a non-empty list of kernels ({name: ..., params: ...})")
     out = []
@@ -430,7 +444,8 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
             if backend == "cpu" and placement == "device":
                 raise (at / "placement").error("'device' needs a GPU backend (backend: cpu keeps graphs in host memory)")
         alias = entry["name"] if entry["name"] in registry.HOST_ALIASES else None
-        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets"), placement, alias))
+        asked = entry["name"] if entry["name"] != kernel.name else None
+        out.append((kernel, grid, _patterns(entry.get("datasets"), at / "datasets"), placement, alias, asked))
     return out
 
 
@@ -462,9 +477,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
     backend = _choice(spec.get("backend", "auto"), gpu.BACKENDS, top / "backend")
     reps = _int(spec.get("reps", 20), top / "reps", 1)
     warmup = _int(spec.get("warmup", 2), top / "warmup", 0)
-    verify = spec.get("verify", True)
-    if not isinstance(verify, bool):
-        raise (top / "verify").error(f"{verify!r} is not true or false")
+    verify, checksums = (_bool(spec.get(key, True), top / key) for key in ("verify", "checksums"))
     on_failure = _choice(spec.get("on_failure", "continue"), FAILURE_POLICIES, top / "on_failure")
     try:  # the one size syntax (4M, 2^22, 4e6)
         part_rows = Param(1 << 20, int, minimum=1).coerce("part_rows", spec.get("part_rows", 1 << 20))
@@ -477,7 +490,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
             raise (top / key).error(f"{value!r} is not a path")
         dirs[key] = Path(value).expanduser().absolute()
 
-    datasets = _datasets(spec["datasets"], top / "datasets", dirs["data"])
+    datasets = _datasets(spec["datasets"], top / "datasets", dirs["data"], checksums)
     kernels = _kernels(spec["kernels"], top / "kernels", backend)
     roots_seed = _roots_seed(spec, top)
     roots = spec.get("roots")
@@ -489,7 +502,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
                  if not any(_named(d, [pattern]) for d in datasets)]
     tasks, skipped = [], []
     for data in datasets:
-        for kernel, grid, patterns, placement, alias in kernels:
+        for kernel, grid, patterns, placement, alias, asked in kernels:
             if not _named(data, patterns):
                 continue
             why = _why_not(kernel, data)
@@ -507,7 +520,8 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
                 tasks.append(Task(hash=_digest(ident), index=len(tasks), sweep=name, dataset=data,
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
                                   warmup=warmup, verify=verify, roots=roots if sampled else None,
-                                  roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias))
+                                  roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias,
+                                  asked=asked))
     if not tasks:
         reasons = sorted({why for _, _, why in skipped})
         raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else

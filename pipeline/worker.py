@@ -144,7 +144,8 @@ class WorkerState(WorkerPlugin):
             elif ref.in_memory:
                 data = memory.generate(ref.generator, seed=ref.seed, params=ref.params, backend=load)
             else:
-                data = reader.read(ref.path, backend=load, threads=int(config.get("worker.load-threads")))
+                data = reader.read(ref.path, backend=load, threads=int(config.get("worker.load-threads")),
+                                   checksums=ref.checksums)
             self.loaded[load] = data
             if load == "gpu":
                 grow_pool(estimate.task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0))

@@ -57,9 +57,14 @@ def varying(frame: pd.DataFrame, columns) -> list[str]:
 
 
 def variants(summary: pd.DataFrame, exclude=()) -> pd.Series:
-    """A label per row: the kernel and its parameters that vary among that kernel's rows."""
+    """A label per row: the kernel and its parameters that vary among that kernel's rows.  The
+    kernel is named as the sweep asked for it (``asked``, from ``report.named``) with the
+    implementation that ran beside it where the two differ: 'cc.best (cc.select)'."""
     params = [c for c in summary.columns if c.startswith("param_") and c not in exclude and c not in QUIET]
     labels = pd.Series(summary["kernel"].astype(str), index=summary.index)
+    if "asked" in summary:
+        asked = summary["asked"].fillna(summary["kernel"]).astype(str)
+        labels = asked.where(asked == labels, asked + " (" + labels + ")")
     for kernel_, rows in summary.groupby("kernel", sort=False):
         for c in varying(rows, params):
             labels[rows.index] += rows[c].map(lambda v, c=c: f" {c[6:]}={fmt(v)}")

@@ -10,6 +10,7 @@ import pytest
 
 from graphsweep.datasets import (DatasetError, ListStructureError, abort, begin, commit, read,
                                  validate, write_arrays, write_part)
+from graphsweep.datasets.reader import check_checksums
 
 
 def _graph(path, m=10, n=5, weighted=True, part_rows=4):
@@ -116,6 +117,12 @@ def test_replaced_part_fails_its_checksum(tmp_path):
     with pytest.raises(DatasetError, match="sha256 differs from the manifest"):
         validate(path)
     read(path)  # without checksums the values are still in range, so reading works
+    for check in (lambda: read(path, checksums=True), lambda: check_checksums(path)):
+        with pytest.raises(DatasetError) as err:
+            check()
+        assert str(err.value) == (f"{path / 'part-00000.parquet'}: sha256 differs from the manifest "
+                                  "(the part is corrupt or was replaced)")
+    check_checksums(other)
 
 
 @pytest.mark.parametrize("succ,message", [

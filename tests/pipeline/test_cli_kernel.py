@@ -84,3 +84,16 @@ def test_the_phase_table_is_aligned_and_prints_no_nan(tmp_path):
     assert any(line.startswith("queue-to-bitmap ") for line in table) or any("(input)" in line for line in table)
     assert len({len(line) for line in table}) == 1 and "nan" not in out.output
     assert table[-2].split()[-1] != "-" and all(line.split()[-1] == "-" for line in table[1:-2])
+
+
+def test_a_part_whose_sha256_differs_is_refused_in_one_line_naming_it(dataset, tmp_path, gs, make_list):
+    other = write_arrays(tmp_path / "other", kind="list", n=4000, columns={"succ": make_list(4000, seed=3)},
+                         generator={"name": "random_list", "params": {"n": 4000}, "seed": 3})
+    part = json.loads((dataset / "manifest.json").read_text())["parts"][0]["path"]
+    (dataset / part).write_bytes((other / part).read_bytes())   # a valid list of the same size, not this one
+    rc, out, err = gs("kernel", "listrank.sequential", dataset, "--backend", "cpu", "--reps", "1", "--warmup", "0")
+    assert rc == 2 and out == "" and err.splitlines() == [
+        f"graphsweep: error: {dataset / part}: sha256 differs from the manifest (the part is corrupt or was replaced)"]
+    rc, out, err = gs("kernel", "listrank.sequential", dataset, "--backend", "cpu", "--reps", "1", "--warmup", "0",
+                      "--no-checksums")
+    assert rc == 0 and "verification: passed" in out, err

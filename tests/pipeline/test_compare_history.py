@@ -151,3 +151,32 @@ def test_results_lists_folders_with_their_state(tmp_path, gs):
     assert rc == 0, err
     states = {line.split()[0].rsplit("/", 1)[-1]: line.split()[2] for line in out.splitlines()[1:]}
     assert states == {"done": "done", "failed": "failed", "pending": "pending", "busy": "running"}
+
+
+def test_compare_prints_tasks_sorted_in_lines_that_fit_120_columns(tmp_path, gs):
+    times = {label: [5.0, 5.1, 4.9] for label in labels(tmp_path)}
+    make_results(tmp_path / "base", times)
+    make_results(tmp_path / "new", times)
+    rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new")
+    lines = out.splitlines()
+    assert rc == 0 and max(map(len, lines)) <= 120, out
+    headings = [line for line in lines[1:-1] if not line.startswith(" ")]   # a line per kernel, sorted
+    assert [h.split()[0] for h in headings] == ["listrank.random-splitter", "listrank.sequential", "listrank.wyllie"]
+    assert "packing" not in headings[0] and "threads=256" in headings[0]   # what its tasks share
+    first = lines[lines.index(headings[0]) + 1:lines.index(headings[1])]
+    assert [line.split()[:2] for line in first] == [["list_n=1024_seed=1", "packing=48"],
+                                                    ["list_n=1024_seed=1", "packing=64"],
+                                                    ["list_n=2048_seed=1", "packing=48"],
+                                                    ["list_n=2048_seed=1", "packing=64"]]
+    assert all(line.split()[-1] == "same" for line in first)
+
+
+def test_a_task_named_longer_than_its_column_gets_a_line_of_its_own():
+    long = compare.Comparison("k", "rmat_" + "edge_factor=16_" * 4 + "seed=1", json.dumps({"a": 1}), 2.0, 3.0, 5, 5,
+                              1.5, 1.4, 1.6, "slower")
+    short = compare.Comparison("k", "tiny", json.dumps({"a": 2}), 2.0, 2.0, 5, 5, 1.0, 0.9, 1.1, "same")
+    lines = compare.lines([long, short])
+    assert max(map(len, lines)) <= 120 and lines[1] == "k"
+    assert lines[2].strip() == long.dataset + " a=1" and lines[3].split() == ["2", "3", "1.500", "1.4-1.6", "5/5",
+                                                                            "slower"]
+    assert lines[4].split()[:2] == ["tiny", "a=2"]

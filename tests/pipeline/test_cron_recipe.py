@@ -1,6 +1,7 @@
 """docs/cron.md's nightly.sh, run as cron would run it (a `mail` that files what it is sent):
 a refused run mails what it printed; a clean first night mails nothing; a night slower than the
-last good one mails the comparison."""
+last good one mails the comparison.  Its watch.sh, polling status, submits an interrupted sweep
+again and waits for it."""
 
 import os
 import re
@@ -15,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from graphsweep.pipeline import store
+from graphsweep.pipeline import store, sweep
 
 ROOT = Path(__file__).parents[2]
 VENV = Path(sys.prefix)
@@ -78,3 +79,22 @@ def test_the_nightly_recipe_mails_refusals_and_slowdowns(tmp_path):
     assert mails[0].startswith("subject: graphsweep nightly ") and "slower than nightly-2000-01-01" in mails[0]
     # (Microsecond tasks can swing tenfold on a loaded machine; the mail is the point here.)
     assert re.search(r"4 tasks compared \(threshold 10%\): [1-4] regressed", mails[0]), mails[0]
+
+
+def watch_script() -> str:
+    text = (ROOT / "docs" / "cron.md").read_text()
+    return re.search(r"`watch.sh SPEC RESULTS CLUSTER`.*?```bash\n(.*?)```", text, re.S).group(1)
+
+
+def test_the_watch_loop_submits_an_interrupted_sweep_again_and_waits_for_it(tmp_path, write_spec, cluster_file):
+    (tmp_path / "watch.sh").write_text(watch_script())
+    shutil.copy(cluster_file, tmp_path / "cluster.yaml")   # profile 'test': the long-lived cluster
+    spec = write_spec(tmp_path, "watched", kernels=["listrank.sequential"])
+    plan = sweep.load(spec)
+    store.init(plan, resume=False)   # what an interrupted run leaves: claimed, nothing running, tasks pending
+    env = {**os.environ, "POLL_S": "0.2", "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "watch.sh", str(spec), str(plan.results), "test"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "submitted 2 tasks" in done.stdout and len(store.submissions(plan.results)) == 1
+    assert len(store.status(plan.results)["done"]) == 2

@@ -55,6 +55,16 @@ def test_labels_name_the_varying_parameters_and_dataset_families():
     assert set(s["family"]) == {"list", "tree k=2", "tree k=5"}
 
 
+def test_a_kernel_asked_for_by_an_alias_is_labelled_by_it_with_the_kernel_that_ran():
+    s = frame([row("listrank.recursive-splitter", n, 1, asked="listrank.best") for n in (2**20, 2**21)]
+              + [row("cc.select", 100, 1, generator="rmat", m=99, asked="cc.best"),
+                 row("cc.streaming", 100, 1, generator="rmat", m=99, asked="cc.best", dataset="rmat_host"),
+                 row("listrank.wyllie", 2**20, 1, asked="listrank.wyllie")])
+    assert list(core.variants(s)) == ["listrank.best (listrank.recursive-splitter)"] * 2 + [
+        "cc.best (cc.select)", "cc.best (cc.streaming)", "listrank.wyllie"]
+    assert list(core.variants(s.drop(columns="asked"))) == list(s["kernel"])   # a summary without it: as ran
+
+
 def test_time_vs_size_draws_one_curve_per_variant_and_family_and_nothing_for_one_size():
     rows = [row(k, n, n / 1e6 * f, generator=g, std_ms=0.1) for k, f in (("listrank.wyllie", 3), ("listrank.best", 1))
             for g in ("list", "ordered-list") for n in LIST_SIZES[:3]]

@@ -51,7 +51,7 @@ def test_an_output_file_on_proc_is_refused_before_the_run(tmp_path, gs, make_lis
 # --- exit codes are in --help -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("command, codes", [
-    ("run", {0, 1, 2, 130}), ("submit", {0, 2, 130}), ("status", {0, 1, 2, 3, 4}), ("kernel", {0, 1, 2}),
+    ("run", {0, 1, 2, 130}), ("submit", {0, 2, 130}), ("status", {0, 1, 2, 3, 4, 5}), ("kernel", {0, 1, 2}),
     ("compare", {0, 1, 2}), ("history", {0, 2}), ("results", {0, 2}), ("reduce", {0, 2}), ("report", {0, 2})])
 def test_every_exit_code_is_in_help(gs, command, codes):
     rc, out, err = gs(command, "--help")
@@ -125,6 +125,7 @@ def test_resume_dry_run_estimates_only_what_is_left(tmp_path, gs, write_spec, cl
 def test_a_dry_run_refuses_a_read_only_or_busy_results_folder(tmp_path, gs, write_spec, monkeypatch):
     spec = write_spec(tmp_path, "ro", kernels=["listrank.sequential"])
     plan = sweep.load(spec)
+    plan.results.mkdir()  # a lock on a folder of its own making goes with the folder, unclaimed
     with store.hold(plan.results, "run"):
         rc, out, err = gs("run", spec, "--dry-run", "--resume")
         assert rc == 2 and "in use by `graphsweep run`" in one_error_line(err)

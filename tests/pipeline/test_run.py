@@ -1,20 +1,24 @@
 """End to end on a CPU LocalCluster: run, failures as rows, a killed worker, interrupt and resume,
 submit and status, stop on failure, reduce, and the report rendered in headless Chromium."""
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
+import dask
 import numpy as np
 import pandas as pd
 import pytest
 from distributed import Client
 
-from graphsweep.pipeline import reduce, runner, store, sweep
+from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.pipeline import cluster, reduce, runner, store, sweep
 
 FIGURES = ("fig-time-vs-n", "fig-time-per-n", "fig-phases", "fig-gbps", "fig-speedup-blocks", "fig-iterations")
 
@@ -227,6 +231,8 @@ def test_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path, write_
     assert proc.returncode == 130, err[-2000:]
     first = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in store.finished(plan.results).values()}
     assert 2 <= len(first) < len(plan.tasks)
+    rc, out, err = gs("status", plan.results)   # nothing runs on the folder now: a polling loop is told so
+    assert rc == 5 and "interrupted" in out
     rc, out, err = gs("run", spec, "--resume", "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 0, out + err
     assert "resuming: " in out
@@ -293,3 +299,205 @@ def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write
     two = totals[totals["stat_partitions"] == 2]
     assert (two["stat_rounds"] > 0).all() and (two["stat_bytes_exchanged"] > 0).all()
     assert two["stat_comm_ms"].notna().all() and two["stat_local_ms"].notna().all()
+
+
+# --- exit codes a scheduler can trust (issue 34) ------------------------------------------------------
+
+@pytest.fixture
+def close_times_out(monkeypatch):
+    """Leaving a Client's ``with`` closes it, then raises TimeoutError (a cluster slow to go, after the
+    results are stored)."""
+    import distributed
+    really_exit = distributed.Client.__exit__
+
+    def exit_then_time_out(self, *exc):
+        really_exit(self, *exc)
+        raise TimeoutError("closing took too long")
+    monkeypatch.setattr(distributed.Client, "__exit__", exit_then_time_out)
+
+
+@pytest.mark.parametrize("kernels, code", [(["listrank.sequential"], 0),
+                                           ([{"name": "test.flaky", "params": {"mode": "raise"}}], 1)])
+def test_a_close_that_times_out_after_the_results_are_stored_is_a_warning(tmp_path, write_spec, gs, cluster_file,
+                                                                          close_times_out, kernels, code):
+    spec = write_spec(tmp_path, "close", kernels=kernels)
+    rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == code, err
+    assert f"2 tasks: {2 - 2 * code} done, {2 * code} failed, 0 pending" in out
+    warning = [line for line in err.splitlines() if line.startswith("graphsweep: warning: closing the client of")]
+    assert len(warning) == 1 and "TimeoutError: closing took too long" in warning[0]
+    assert "error" not in err and "Traceback" not in err
+
+
+def test_a_submit_and_a_generation_whose_close_times_out_still_exit_0(tmp_path, write_spec, gs, cluster_file,
+                                                                      close_times_out, wait_for):
+    spec = write_spec(tmp_path, "sent", kernels=[{"name": "test.flaky", "params": {"sleep_ms": 300}}])
+    rc, out, err = gs("submit", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0 and "submitted 2 tasks" in out and "warning: closing the client of" in err, err
+    codes = []
+    wait_for(lambda: codes.append(gs("status", tmp_path / "results-sent")[0]) or codes[-1] == 0,
+             what="the submitted tasks")
+    assert codes[0] == 3 and 4 not in codes   # a scheduler that answered, then closed slowly, lost nothing
+    rc, out, err = gs("generate", "list", "--n", "4096", "--workers", "1", "--no-progress", "--out", tmp_path / "l")
+    assert rc == 0 and "4,096 elements in" in out and "warning: closing the generation's client" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_run_whose_cluster_fails_under_it_exits_1_with_what_is_stored(tmp_path, write_spec, gs, cluster_file,
+                                                                       monkeypatch):
+    def lose_the_scheduler(plan, client, **kwargs):
+        raise OSError("Timed out during handshake while connecting to the scheduler")
+    monkeypatch.setattr(runner, "execute", lose_the_scheduler)
+    spec = write_spec(tmp_path, "early", kernels=["listrank.sequential"])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 1 and "2 tasks: 0 done, 0 failed, 2 pending" in out, out + err
+    assert "graphsweep: error: the run ended early (OSError: Timed out during handshake" in err
+    assert gs("status", tmp_path / "results-early")[0] == 5   # nothing runs on it: interrupted
+
+
+def test_a_report_that_fails_after_the_results_are_stored_is_a_warning(tmp_path, write_spec, gs, cluster_file,
+                                                                      monkeypatch):
+    from graphsweep.pipeline import report
+
+    def broken(results):
+        raise ValueError("no figure today")
+    monkeypatch.setattr(report, "report", broken)
+    spec = write_spec(tmp_path, "noreport", kernels=["listrank.sequential"])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0 and "2 tasks: 2 done" in out, out + err
+    assert "graphsweep: warning: no report (ValueError: no figure today)" in err
+
+
+def test_status_sees_a_run_from_before_its_cluster_answers(tmp_path, write_spec, gs, monkeypatch):
+    """The folder is marked (locked) before the cluster starts; a cluster that never answers leaves nothing."""
+    seen = []
+
+    @contextlib.contextmanager
+    def unreachable(*args, **kwargs):
+        seen.append(gs("status", tmp_path / "results-early"))
+        raise GraphsweepError("profile x: cannot reach the scheduler")
+        yield
+    monkeypatch.setattr(cluster, "connect", unreachable)
+    spec = write_spec(tmp_path, "early", kernels=["listrank.sequential"])
+    rc, out, err = gs("run", spec, "--cluster", "local-cpu")
+    assert rc == 2 and "cannot reach the scheduler" in err
+    [(code, text, _)] = seen
+    assert code == 3 and "starting" in text and "in use by `graphsweep run`" in text
+    assert not (tmp_path / "results-early").exists()
+
+
+# --- a dry run refuses what the run refuses (issue 34) ------------------------------------------------
+
+@pytest.mark.parametrize("top, kernels, message", [
+    ({"backend": "gpu"}, ["cc.best"], "graphsweep: error: backend: gpu, but the cluster's workers have no "
+                                              "usable CUDA device"),
+    ({}, [{"name": "cc.best", "placement": "device"}],
+     "graphsweep: error: kernels[0].placement: 'device' needs a GPU, but the cluster's workers have no usable CUDA "
+     "device (backend auto runs the CPU twins, whose graphs are in host memory)"),
+    ({}, [{"name": "cc.distributed", "params": {"partitions": 3}}],
+     "graphsweep: error: cc.distributed(partitions=3,scheduler=,merge=tree,fan_in=2) on rmat_scale=6_seed=1: "
+     "parameter 'partitions': 3 slices, but the cluster of profile local-cpu has 2 workers"),
+])
+def test_a_dry_run_refuses_in_the_run_s_own_words(tmp_path, write_spec, gs, cluster_file, monkeypatch, top, kernels,
+                                                  message):
+    from graphsweep.datasets import gpu
+    monkeypatch.setattr(gpu, "available", lambda: False)   # a machine without a GPU
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)        # ... of 4 cores, under local-cpu's 2 workers
+    spec = write_spec(tmp_path, "refused", datasets=[{"generator": "rmat", "params": {"scale": 6}}],
+                      kernels=kernels, **top)
+    for argv in (["--dry-run"], ["--no-report"]):
+        rc, out, err = gs("run", spec, *argv, "--cluster", "local-cpu", "--cluster-file", cluster_file)
+        assert rc == 2 and err.strip().splitlines()[-1] == message, err
+    assert not (tmp_path / "results-refused").exists()
+
+
+def test_partitions_beyond_a_remote_cluster_s_workers_are_refused_before_any_task(tmp_path, write_spec, gs,
+                                                                                   cluster_file):
+    spec = write_spec(tmp_path, "wide", datasets=[{"generator": "rmat", "params": {"scale": 6}}],
+                      kernels=[{"name": "cc.distributed", "params": {"partitions": 3}}])
+    rc, out, err = gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 2 and err.strip().endswith("parameter 'partitions': 3 slices, but the cluster has 2 workers"), err
+    assert not (tmp_path / "results-wide").exists()
+
+
+# --- progress without a terminal; Ctrl-C while generating (issue 34) ---------------------------------
+
+def test_progress_lines_go_on_while_no_task_ends(tmp_path, write_spec, gs, cluster_file):
+    spec = write_spec(tmp_path, "slow", reps=1, datasets=[{"generator": "list", "params": {"n": 1024}}],
+                      kernels=[{"name": "test.flaky", "params": {"sleep_ms": 1500}}])
+    with dask.config.set({"graphsweep.run.progress-interval": "0.2s"}):
+        rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+    assert rc == 0, err
+    waiting = [line for line in err.splitlines() if line.startswith("slow: 0/1 tasks")]
+    assert len(waiting) >= 4, err   # one a 0.2 s while the one task sleeps 1.5 s
+    assert "\r" not in err
+
+
+def test_ctrl_c_while_a_sweep_generates_is_one_line_and_no_dask_traceback(tmp_path, write_spec, gs_process,
+                                                                        cluster_file, wait_for):
+    spec = write_spec(tmp_path, "gen", datasets=[{"generator": "list", "params": {"n": "64M"}}],
+                      kernels=["listrank.sequential"], data=str(tmp_path / "data"))
+    proc = gs_process("run", spec, "--cluster", "local-cpu", "--cluster-file", cluster_file, "--no-progress",
+                      start_new_session=True)
+    try:
+        wait_for(lambda: any(p.name.startswith(".") for p in (tmp_path / "data").glob("*")) or proc.poll() is not None,
+                 timeout=120, what="a partial dataset")
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)   # Ctrl-C reaches every process of the group
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "AllExit" not in err and "exception was never retrieved" not in err, err
+    assert err.strip().splitlines()[-1] == "graphsweep: interrupted"
+
+
+# --- what a task loads, and what the report calls it (issue 34) ---------------------------------------
+
+def test_a_sweep_task_checks_its_dataset_s_checksums_unless_the_spec_turns_them_off(tmp_path, make_list):
+    from graphsweep.datasets.writer import write_arrays
+    from graphsweep.pipeline import worker
+
+    def written(name, seed):
+        return write_arrays(tmp_path / name, kind="list", n=64, columns={"succ": make_list(64, seed=seed)},
+                            generator={"name": "random_list", "params": {"n": 64}, "seed": seed})
+    data, other = written("l", 1), written("o", 2)
+    part = json.loads((data / "manifest.json").read_text())["parts"][0]["path"]
+    (data / part).write_bytes((other / part).read_bytes())   # another valid list: only its sha256 tells
+    for checksums, state in ((True, "failed"), (False, "ok")):
+        plan = sweep.expand({"name": "sums", "results": str(tmp_path / f"results-{checksums}"), "reps": 1, "warmup": 0,
+                             "checksums": checksums, "datasets": [{"path": str(data)}],
+                             "kernels": ["listrank.sequential"]})
+        store.init(plan, resume=False)
+        outcome = worker.run_task(plan.tasks[0], str(plan.results), "sums", "continue", [])
+        assert outcome["status"] == state, outcome
+    assert f"{data / part}: sha256 differs from the manifest" in store.status(tmp_path / "results-True")[
+        "failed"][plan.tasks[0].hash][1]
+
+
+def test_the_report_names_kernels_as_asked_and_sorts_its_summary(tmp_path):
+    import re
+
+    from graphsweep.generators import generate
+    from graphsweep.pipeline import report, worker
+    plan = sweep.expand({"name": "names", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
+                         "reps": 2, "warmup": 0, "datasets": [{"generator": "list", "params": {"n": [2048, 1024]}}],
+                         "kernels": ["listrank.wyllie", "listrank.best"]})
+    store.init(plan, resume=False)
+    for ref in plan.datasets:
+        generate(ref.generator, ref.path, seed=ref.seed, params=ref.params, progress=False)
+    for task in plan.tasks:   # in plan order: n = 2048 first, wyllie before best
+        assert worker.run_task(task, str(plan.results), "names", "continue", [])["status"] == "ok"
+    page = report.report(plan.results).read_text()
+    summary = page.split("<h2 id='summary'>", 1)[1]
+    assert summary.startswith("Summary (per task and phase)</h2>\n"
+                              "<div class='scroll'><table class=\"dataframe data wrap\">")
+    assert "table.wrap th, table.wrap td { white-space: normal; overflow-wrap: anywhere; }" in page   # it fits the page
+    header = re.findall(r"<th>(.*?)</th>", summary.split("</thead>")[0])
+    assert header[:3] == ["kernel", "ran", "dataset"]
+    cells = [tuple(re.findall(r"<td>(.*?)</td>", row)[:3]) for row in summary.split("<tr>")[2:]]
+    tasks = list(dict.fromkeys(cells))   # each task's rows are consecutive, in this order:
+    assert tasks == [("listrank.best", "listrank.recursive-splitter", "list_n=1024_seed=1"),
+                     ("listrank.best", "listrank.recursive-splitter", "list_n=2048_seed=1"),
+                     ("listrank.wyllie", "listrank.wyllie", "list_n=1024_seed=1"),
+                     ("listrank.wyllie", "listrank.wyllie", "list_n=2048_seed=1")]

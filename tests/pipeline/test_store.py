@@ -66,3 +66,39 @@ def test_a_corrupt_task_file_is_one_clear_error(tmp_path):
         store.outcome(store.task_file(plan.results, "bad"))
     with pytest.raises(GraphsweepError, match=r"bad\.parquet: unreadable task result"):
         reduce.load(plan.results)
+
+
+# --- what a polling loop reads (status: starting, running, interrupted) -------------------------------
+
+def test_a_run_marks_a_new_folder_locked_in_one_step_and_leaves_nothing_if_it_never_claims_it(tmp_path):
+    plan = plan_in(tmp_path)
+    with store.hold(plan.results, "run"):
+        assert [p.name for p in plan.results.iterdir()] == [store.LOCK]   # made with its lock held
+        assert "in use by `graphsweep run`" in store.lock_holder(plan.results)
+        assert [p.name for p in tmp_path.iterdir()] == ["r"]             # no staging folder left beside it
+    assert list(tmp_path.iterdir()) == []                                # never claimed: gone again
+    with store.hold(plan.results, "run"):
+        store.init(plan, resume=False)
+    assert store.lock_holder(plan.results) is None and (plan.results / store.PLAN).is_file()
+
+
+def test_status_tells_a_starting_a_running_and_an_interrupted_run_apart(tmp_path, gs):
+    import json
+    plan = plan_in(tmp_path)
+    with store.hold(plan.results, "run"):   # as a run holds it while its cluster starts, before plan.json
+        rc, out, err = gs("status", plan.results)
+        assert rc == 3 and "starting" in out and "in use by `graphsweep run`" in out, out + err
+        rc, out, err = gs("status", plan.results, "--json")
+        assert rc == 3 and json.loads(out)["state"] == "starting"
+        store.init(plan, resume=False)
+        rc, out, err = gs("status", plan.results)
+        assert rc == 3 and "0 done, 0 failed, 2 pending" in out        # the run holds it: at work
+    store.write_task(plan.results, plan.tasks[0].hash, pa.table({"x": [1]}), failed=False, error=None)
+    rc, out, err = gs("status", plan.results)          # the run is gone and a task is still pending
+    assert rc == 5 and "interrupted" in out and "--resume" in out, out + err
+    rc, out, err = gs("status", plan.results, "--json")
+    assert rc == 5 and json.loads(out)["state"] == "interrupted" and json.loads(out)["exit_code"] == 5
+    store.write_task(plan.results, plan.tasks[1].hash, pa.table({"x": [1]}), failed=False, error=None)
+    assert gs("status", plan.results)[0] == 0
+    rc, out, err = gs("status", tmp_path / "nothing")
+    assert rc == 2 and "not a graphsweep results directory" in err

@@ -173,3 +173,39 @@ def test_the_estimate_places_a_graph_larger_than_the_gpu_in_host_memory_and_writ
                                kernels=[{"name": "cc.best", "placement": "host"}, "bfs.best"]))
     [cost] = estimate.costs(forced, has_gpu=True, memory=(80 * GiB, 128 * GiB))
     assert cost.placements == ("device", "host")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("name: s\nreps: 2\nkernels: [listrank.sequential]\nreps: 3\n",
+     "d.yaml: not a readable YAML file (line 4, column 1: duplicate key 'reps' (first given at line 2))"),
+    ("name: s\nkernels:\n  - name: listrank.wyllie\n    params: {threads: 64, threads: 128}\n",
+     "d.yaml: not a readable YAML file (line 4, column 27: duplicate key 'threads' (first given at line 4))"),
+    ("name: s\nkernels: [listrank.sequential\ndatasets: []\n",
+     "d.yaml: not a readable YAML file (line 3, column 9: expected ',' or ']', but got ':' "
+     "(while parsing a flow sequence at line 2))"),
+    ("name: s\n  reps: 2\n",
+     "d.yaml: not a readable YAML file (line 2, column 7: mapping values are not allowed here)"),
+])
+def test_a_key_given_twice_and_a_syntax_error_name_their_line(tmp_path, text, message):
+    (tmp_path / "d.yaml").write_text(text)
+    with pytest.raises(ParameterError) as err:
+        sweep.load(tmp_path / "d.yaml")
+    assert str(err.value) == f"{tmp_path / message}"
+
+
+def test_checksums_are_a_sweep_key_every_dataset_carries(tmp_path):
+    assert all(d.checksums for d in sweep.expand(spec()).datasets)
+    plan = sweep.expand(spec(checksums=False))
+    assert not any(d.checksums for d in plan.datasets)
+    assert plan.tasks[0].hash == sweep.expand(spec()).tasks[0].hash   # not part of what a task is
+    with pytest.raises(ParameterError, match="checksums: 'no' is not true or false"):
+        sweep.expand(spec(checksums="no"), source="s.yaml")
+
+
+def test_an_alias_is_asked_for_by_name_and_labels_its_tasks():
+    plan = sweep.expand(spec(kernels=["listrank.best", "listrank.wyllie"]))
+    best, wyllie = plan.tasks
+    assert (best.kernel, best.asked) == ("listrank.recursive-splitter", "listrank.best")
+    assert best.label.startswith("listrank.best = listrank.recursive-splitter(") and wyllie.asked is None
+    again = sweep.SweepPlan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
+    assert again.tasks[0].asked == "listrank.best" and again.fingerprint == plan.fingerprint
