@@ -256,6 +256,12 @@ def closing(resource, what: str):
     entered = resource.__enter__()
     try:
         yield entered
+    except KeyboardInterrupt:
+        # A run interrupted: its cluster goes with tasks still in flight, which Dask logs as
+        # critical tracebacks (a cancelled key's message to a closed client); graphsweep's one
+        # line says what happened.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        raise
     finally:
         try:
             resource.__exit__(None, None, None)

@@ -395,7 +395,8 @@ def test_status_sees_a_run_from_before_its_cluster_answers(tmp_path, write_spec,
      "graphsweep: error: kernels[0].placement: 'device' needs a GPU, but the cluster's workers have no usable CUDA "
      "device (backend auto runs the CPU twins, whose graphs are in host memory)"),
     ({}, [{"name": "cc.distributed", "params": {"partitions": 3}}],
-     "graphsweep: error: cc.distributed(partitions=3,scheduler=,merge=tree,fan_in=2) on rmat_scale=6_seed=1: "
+     "graphsweep: error: cc.distributed(link=auto,loads=l1,flatten=True,skip_share=0.5,thread_max=32,seed=1,"
+     "threads=256,partitions=3,scheduler=,comms=auto) on rmat_scale=6_seed=1: "
      "parameter 'partitions': 3 slices, but the cluster of profile local-cpu has 2 workers"),
 ])
 def test_a_dry_run_refuses_in_the_run_s_own_words(tmp_path, write_spec, gs, cluster_file, monkeypatch, top, kernels,
