@@ -5,9 +5,12 @@ generate it (``generators.estimate``: planning, parts in flight, bookkeeping), t
 kernel task needs for it, and a conservative time for its generation and its tasks.  The factors
 are deliberately rough and err high:
 
-- a kernel task holds the dataset's arrays plus the problem's working arrays:
-  ``LIST_BYTES_PER_NODE`` per list node (succ, rank, the packed 64-bit value/link pairs of the
-  splitter and pointer-jumping kernels twice, splitter tables, the verifier's arrays) and
+- a kernel task holds the dataset's arrays plus the problem's working arrays of one run (no
+  more: the harness lets each rep's arrays go before the next one runs):
+  ``LIST_BYTES_PER_NODE`` per list node on each backend (GPU: succ, rank, the packed 64-bit
+  value/link pairs of the splitter and pointer-jumping kernels twice, splitter tables, the
+  verifier's arrays; CPU: the twins' int64 records, weights and suffix sums, measured at 52 B per
+  node at the peak of the recursive splitter and Helman-JaJa, the succ column included) and
   ``GRAPH_BYTES_PER_EDGE`` per stored edge plus ``GRAPH_BYTES_PER_VERTEX`` per vertex for graph
   problems (COO as loaded, a CSR holding both directions, distances/levels/parents, frontiers);
   on the GPU backend this is device memory, on the CPU backend host memory;
@@ -31,7 +34,7 @@ from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import index_dtype_for, is_dataset, read_manifest
 from graphsweep.kernels import placement, registry
 
-LIST_BYTES_PER_NODE = 48
+LIST_BYTES_PER_NODE = {"gpu": 48, "cpu": 56}
 GRAPH_BYTES_PER_EDGE = 48
 GRAPH_BYTES_PER_VERTEX = 32
 LOAD_BYTES_PER_SECOND = 200e6
@@ -65,10 +68,11 @@ def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
         return False
 
 
-def task_memory(kind: str, n: int, m: int) -> int:
-    """Bytes one kernel task holds for a dataset of ``kind`` with n nodes and m edges (see the module doc)."""
+def task_memory(kind: str, n: int, m: int, backend: str = "gpu") -> int:
+    """Bytes one kernel task on ``backend`` holds for a dataset of ``kind`` with n nodes and m edges
+    (see the module doc)."""
     if kind == "list":
-        return n * LIST_BYTES_PER_NODE
+        return n * LIST_BYTES_PER_NODE[backend]
     return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
 
 
@@ -120,7 +124,8 @@ def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCo
             runs = (task.warmup + task.reps) * (task.roots or 1)
             seconds += (load_seconds + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
                         + (elements * VERIFY_NS_PER_ELEMENT * 1e-9 if task.verify else 0) + TASK_OVERHEAD_SECONDS)
-        task_bytes, placements, host_bytes = task_memory(kind, n, m) if tasks else 0, (), 0
+        task_bytes = max((task_memory(kind, n, m, "gpu" if gpu else "cpu") for gpu in placed), default=0)
+        placements, host_bytes = (), 0
         gpu_graph_tasks = [t for t in tasks if kind == "graph" and _on_gpu(plan, t.kernel, has_gpu)]
         if gpu_graph_tasks:
             placements, task_bytes, host_bytes = _placed(ref, size, gpu_graph_tasks,
@@ -198,7 +203,7 @@ def check_kernel(manifest: dict, *, on_gpu: bool, subject: str, graph: bool = Fa
         placement.decide(placement.GraphSize.of(manifest), backend="gpu", device_bytes=device, host_bytes=host,
                          forced=forced, what=subject)
         return
-    need = task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0)
+    need = task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0, "gpu" if on_gpu else "cpu")
     have = capacity.device_memory() if on_gpu else capacity.available_memory()
     capacity.check(subject, [("GPU memory for a kernel task" if on_gpu else "memory for a CPU kernel task",
                               need, have)])
