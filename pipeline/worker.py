@@ -324,6 +324,16 @@ def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -
     return rows
 
 
+def _warn_over_ceiling(task: Task, rows: list[dict], ceilings: dict) -> None:
+    """A line in the run's log for phases whose rate no hardware produces (``throughput.rates``'
+    ``over_ceiling``): the rows keep the flag, reduce and the report show it."""
+    over = sorted({r["phase"] for r in rows if r.get("over_ceiling")})
+    if over:
+        log.warning("task %s: %s moved bytes over the host link faster than its measured %.1f GB/s: the byte "
+                    "model counts bytes that did not cross it", task.label, ", ".join(over),
+                    ceilings.get(throughput.LINK, float("nan")))
+
+
 def error_row(task: Task, run_id: str, error: str, timing: dict | None = None, backend: str | None = None) -> dict:
     """The one row of a task that produced no timings (``backend``: as resolved, if it got that far)."""
     row = dict.fromkeys(ROW)
@@ -379,6 +389,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         timing["task_s"] = time.perf_counter() - t0
         ceilings = state.device_ceilings(backend)  # once per worker, after the run: a failing task fails fast
         rows = result_rows(task, run_id, result, ceilings, timing)
+        _warn_over_ceiling(task, rows, ceilings)
     except Exception as exc:  # every failure of the task itself becomes its error row
         log.warning("task %s failed: %s", task.label, traceback.format_exc())
         if isinstance(exc, (MemoryError, *gpu.device_errors())):   # MemoryError: a full RMM pool
