@@ -211,8 +211,9 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
     members = _Membership()
-    seconds = eta.task_seconds(plan, todo, has_gpu="GPU" in resources)
-    clock = eta.Eta(seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]))
+    estimated = eta.forecast(plan, todo, has_gpu="GPU" in resources, client=client)
+    seconds = estimated.seconds
+    clock = eta.Eta(seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]), start=estimated.start)
 
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
@@ -416,7 +417,8 @@ def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = Non
     ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
     store.record_submission(plan.results, run_id, client.scheduler.address,
                             {t.hash: _dask_key(t, run_id) for t in ordered})
-    futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources))
+    futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources,
+                                                                client=client))
     fire_and_forget(futures)
     _taken(plan, client, ordered, run_id)
     log.info("submitted %d tasks (fire and forget)", len(futures))

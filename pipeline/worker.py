@@ -52,7 +52,7 @@ ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "datas
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
        "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
-       "task_s", "finished")
+       "task_s", "ceilings_s", "started_at", "finished")
 
 
 class WorkerState(WorkerPlugin):
@@ -367,7 +367,9 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         return {"task": task.hash, "status": "stopped", "error": None, "stored": False}
     t0 = time.perf_counter()
     state = _state()
-    timing = {"load_s": 0.0, "kernel_s": 0.0}
+    # started_at (epoch seconds) and ceilings_s (measuring the worker's ceilings, which its first
+    # task pays) let estimates tell a run's tasks from its start-up and gaps (history.earlier)
+    timing = {"load_s": 0.0, "kernel_s": 0.0, "ceilings_s": 0.0, "started_at": time.time()}
     failure = next((g["error"] for g in generated if g["id"] == task.dataset.id and g["error"]), None)
     backend = None
     try:
@@ -388,6 +390,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0
         ceilings = state.device_ceilings(backend)  # once per worker, after the run: a failing task fails fast
+        timing["ceilings_s"] = time.perf_counter() - t0 - timing["task_s"]
         rows = result_rows(task, run_id, result, ceilings, timing)
         _warn_over_ceiling(task, rows, ceilings)
     except Exception as exc:  # every failure of the task itself becomes its error row
