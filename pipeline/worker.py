@@ -101,14 +101,14 @@ class WorkerState(WorkerPlugin):
         Warm-up pays NVRTC compilation, module loading and memory-pool growth, which happen once
         per worker (the pool is grown for each dataset as it loads, see ``dataset``, and keeps its
         blocks from one dataset to the next), and warms the caches, which matters only for inputs
-        that fit in them.  So on the GPU a kernel (with these parameters, on this kind of input)
+        that fit in them.  So on the GPU a kernel (on this kind of input, whatever its parameters)
         warms up the first time it runs on the worker — on the problem's sample (``Problem.sample``):
         compilation and module loading need no full run, and the harness runs a first timed rep
-        again that still paid either — and again, on the input, only for inputs smaller than
-        ``CACHE_RESIDENT`` times the L2; CPU tasks (small inputs, caches and page faults of their
-        own) always warm up on the input."""
-        key = (kernel.name, placement, json.dumps(task.params, sort_keys=True, default=str), backend, data.kind,
-               str(data.index_dtype), task.roots is not None)
+        again that still paid either, as one whose parameters compile another module does — and
+        again, on the input, only for inputs smaller than ``CACHE_RESIDENT`` times the L2; CPU tasks
+        (small inputs, caches and page faults of their own) always warm up on the input.  A sweep
+        of one kernel over many parameters used to warm up once per parameter set and worker."""
+        key = (kernel.name, placement, backend, data.kind, str(data.index_dtype), task.roots is not None)
         with self.lock:
             first = key not in self.warmed
             self.warmed.add(key)
@@ -125,8 +125,9 @@ class WorkerState(WorkerPlugin):
         key = (ref.path, manifest.get("created"))
         with self.lock:
             if key != self.key:
-                # Tasks come largest dataset first: a smaller one's kernels find the blocks they
-                # need in the memory pool, so the pool is only handed back for a larger dataset.
+                # Tasks come longest dataset first, by estimated time, which grows with size: a
+                # smaller one's kernels find the blocks they need in the memory pool, so the pool
+                # is only handed back for a larger dataset.
                 nbytes = 4 * (manifest["n"] + 3 * (manifest.get("m") or 0))
                 self.drop(free_pool=nbytes > self.bytes)
                 self.key = key
@@ -224,6 +225,13 @@ def _state() -> WorkerState:
     except KeyError:
         raise RuntimeError(f"worker {worker.address} has no {WorkerState.name} plugin: register "
                            "pipeline.worker.WorkerState() on the client before sending tasks") from None
+
+
+def held_path(dask_worker) -> str | None:
+    """``client.run`` on each worker: the path of the dataset it holds loaded, if any (the runner
+    keeps that dataset's tasks there)."""
+    state = dask_worker.plugins.get(WorkerState.name)
+    return state.key[0] if state and state.key else None
 
 
 def _worker_name() -> str:
