@@ -25,11 +25,6 @@ def forecast(plan, tasks: list, *, has_gpu: bool, client=None) -> estimate.TimeE
     return estimate.times(plan, tasks, has_gpu=has_gpu, devices=devices, ceilings=ceilings)
 
 
-def task_seconds(plan, tasks: list, *, has_gpu: bool, client=None) -> dict:
-    """task hash -> the estimated seconds of each of ``tasks`` (see ``forecast``)."""
-    return forecast(plan, tasks, has_gpu=has_gpu, client=client).seconds
-
-
 class Eta:
     """``done(hash)`` as each task finishes; ``left()`` the seconds still to go."""
 

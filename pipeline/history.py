@@ -185,9 +185,9 @@ def _run_record(run_id: str, wall: float, tasks: list[TaskRecord]) -> RunRecord:
         per_worker.setdefault(t.worker, []).append(t)
     busiest = max(per_worker.values(), key=lambda mine: sum(t.task_s + t.ceilings_s for t in mine))
     busy = sum(t.task_s + t.ceilings_s for t in busiest)
-    starts = [t.started_at for t in tasks if t.started_at is not None]
-    span = max(t.started_at + t.task_s + t.ceilings_s for t in tasks if t.started_at is not None) - min(starts) \
-        if len(starts) == len(tasks) else wall
+    span = wall
+    if all(t.started_at is not None for t in tasks):
+        span = max(t.started_at + t.task_s + t.ceilings_s for t in tasks) - min(t.started_at for t in tasks)
     return RunRecord(run_id, tasks[0].device, tasks[0].backend, wall, max(t.ceilings_s for t in tasks),
                      max(0.0, span - busy) / len(busiest))
 
