@@ -220,7 +220,7 @@ class TimeEstimate:
 
     def says(self) -> str:
         """Which sources the estimate used ("from 12 earlier runs on NVIDIA H100", "from the device's
-        ceilings", "no history: rough"), with their shares of the tasks when several were used."""
+        ceilings", "no history: rough"), each with its number of tasks when several were used."""
         devices = " and ".join(sorted(set(self.devices.values())))
         runs = len(set().union(*self.learned.values())) if self.learned else 0
         names = {"history": f"from {runs} earlier run{'s' * (runs != 1)} on {devices}",
@@ -228,7 +228,8 @@ class TimeEstimate:
         used = Counter(self.sources.values())
         if len(used) <= 1:
             return names[next(iter(used), "rough")]
-        return ", ".join(f"{names[s]} ({used[s]} task{'s' * (used[s] != 1)})" for s in SOURCES if used[s])
+        names["rough"] = "rough (no history)"
+        return ", ".join(f"{used[s]} task{'s' * (used[s] != 1)} {names[s]}" for s in SOURCES if used[s])
 
 
 def local_devices(has_gpu: bool) -> dict:

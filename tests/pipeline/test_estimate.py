@@ -113,5 +113,5 @@ def test_each_estimate_names_its_source(plan_of):
     mixed = estimate.TimeEstimate({"a": 1.0, "b": 2.0, "c": 3.0}, {"a": "history", "b": "rough", "c": "rough"},
                                   {"a": frozenset({"r1"}), "b": frozenset(), "c": frozenset()}, 0.0, 0.0,
                                   {"gpu": "NVIDIA H100"}, {})
-    assert mixed.says() == "from 1 earlier run on NVIDIA H100 (1 task), no history: rough (2 tasks)"
+    assert mixed.says() == "1 task from 1 earlier run on NVIDIA H100, 2 tasks rough (no history)"
     assert mixed.part({"b", "c"}).says() == "no history: rough" and mixed.wall(2) == 3.0
