@@ -18,26 +18,20 @@ time).  Prints, against their targets:
 """
 
 import argparse
-import re
-from pathlib import Path
 
-from graphsweep.pipeline import reduce, store
+from graphsweep.pipeline import history, reduce, store
 
 TARGETS = {"timed-rep share": (">=", 0.80), "outside-kernel share": ("<=", 0.10), "load GB/s": (">=", 2.0),
            "2-GPU speed-up": (">=", 1.8)}
-# The run's closing line: "finished in 4.6 s: {..., 'seconds': 4.5720...}" (the exact figure, where logged).
-FINISHED = re.compile(r"run \S+ finished in ([0-9.]+) s(?:.*'seconds': ([0-9.]+))?")
 
 
 def wall_seconds(results) -> float:
     """The wall time of the last run into ``results``, as its log recorded it."""
-    logs = sorted((Path(results) / store.LOGS).glob("*.log"))
-    for log in reversed(logs):
-        found = FINISHED.findall(log.read_text())
-        if found:
-            rounded, exact = found[-1]
-            return float(exact or rounded)
-    raise SystemExit(f"{results}: no finished run in {results}/{store.LOGS}/ (the wall time comes from the run's log)")
+    walls = history.run_walls(results)
+    if not walls:
+        raise SystemExit(f"{results}: no finished run in {results}/{store.LOGS}/ (the wall time comes from the "
+                         "run's log)")
+    return walls[max(walls)]
 
 
 def shares(results) -> dict:

@@ -254,6 +254,7 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
             output, timer = _run_once(impl, inp, run_params, backend)
         timers.append(timer)
         for rep in range(1, reps):
+            timers[-1].keep_rows_only()   # memory flat in reps: no earlier rep's arrays outlive it
             output = None  # let the previous rep's output go before the next one allocates
             output, timer = _run_once(impl, inp, run_params, backend)
             timers.append(timer)

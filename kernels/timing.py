@@ -60,6 +60,14 @@ class Timer:
     def stats(self) -> dict:
         return {k: _value(v) for k, v in self._stats.items()}
 
+    def keep_rows_only(self):
+        """Forget the statistics and step sizes: the harness reads them of an instance's last rep
+        alone, and their callables may hold the run's arrays (a rep's sub-list records) until the
+        rows are read after all reps, so every rep's arrays would stay alive side by side."""
+        self._stats.clear()
+        self._steps.clear()
+        self._marks = [(name, step, None, traffic, start, stop) for name, step, _, traffic, start, stop in self._marks]
+
     @contextmanager
     def phase(self, name, *, read=0, written=0, random=0, link=0, step=None, info=None):
         """Time the enclosed work as phase ``name`` with its byte model (``link``: bytes of it over

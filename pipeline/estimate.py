@@ -1,26 +1,47 @@
 """What a sweep will cost before it starts, and the check that refuses one that cannot fit.
 
 Per dataset: its size on disk (what is new, for datasets still to generate), the host memory to
-generate it (``generators.estimate``: planning, parts in flight, bookkeeping), the memory one
-kernel task needs for it, and a conservative time for its generation and its tasks.  The factors
-are deliberately rough and err high:
+generate it (``generators.estimate``: planning, parts in flight, bookkeeping) and the memory one
+kernel task needs for it:
 
-- a kernel task holds the dataset's arrays plus the problem's working arrays:
-  ``LIST_BYTES_PER_NODE`` per list node (succ, rank, the packed 64-bit value/link pairs of the
-  splitter and pointer-jumping kernels twice, splitter tables, the verifier's arrays) and
+- a kernel task holds the dataset's arrays plus the problem's working arrays of one run (no
+  more: the harness lets each rep's arrays go before the next one runs):
+  ``LIST_BYTES_PER_NODE`` per list node on each backend (GPU: succ, rank, the packed 64-bit
+  value/link pairs of the splitter and pointer-jumping kernels twice, splitter tables, the
+  verifier's arrays; CPU: the twins' int64 records, weights and suffix sums, measured at 52 B per
+  node at the peak of the recursive splitter and Helman-JaJa, the succ column included) and
   ``GRAPH_BYTES_PER_EDGE`` per stored edge plus ``GRAPH_BYTES_PER_VERTEX`` per vertex for graph
   problems (COO as loaded, a CSR holding both directions, distances/levels/parents, frontiers);
-  on the GPU backend this is device memory, on the CPU backend host memory;
-- a task's time: loading at ``LOAD_BYTES_PER_SECOND``, ``warmup + reps`` runs at
-  ``NS_PER_ELEMENT[backend]`` per element (list node or edge), verification at
-  ``VERIFY_NS_PER_ELEMENT``, and ``TASK_OVERHEAD_SECONDS``; totals are for one task at a time,
-  an upper bound for a cluster of several workers.
+  on the GPU backend this is device memory, on the CPU backend host memory.
+
+``times`` estimates how long each task and the whole run take, from the best source it has, and
+says which (``TimeEstimate.says``):
+
+- ``from N earlier runs on DEVICE``: the results folders beside the sweep's own (``history.earlier``:
+  a nightly root, a folder ``run --default`` set aside, the sweep's own resumed one) ran this task
+  on this device kind: the median of its workers' seconds on it; or ran its kernel on this device
+  on another size or with fewer reps: that time scaled by elements and timed runs;
+- ``from the device's ceilings``: this device's random-gather ceiling is known (stamped on its
+  rows, or measured by the connected workers) but not the kernel on it: the kernel's time on
+  another device, or the rough time, scaled by the two devices' gather rates (graph and list
+  kernels are bound by random accesses);
+- ``no history: rough``: ``ROUGH_*`` per element and per task, typical of the published runs.
+
+A run takes its tasks laid out on its workers, longest first (``makespan``), plus what earlier
+runs on the device spent outside their tasks (their log's wall time less the busiest worker's
+task seconds: start-up, ceilings, generation, scheduling; ``ROUGH_RUN_SECONDS`` without them),
+plus the generation of new datasets.  Estimates used to be deliberately high (10 ns per element
+and run on a GPU, 0.5 s a task): 30-200x the runs they described.
 
 ``check`` compares the new datasets' total with the free disk under the sweep's ``data``
 folder, and the largest generation and kernel task with the host's (and GPU's) memory: this
 host's for a local cluster, the smallest worker's once connected to another.
 """
 
+import json
+import math
+import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,13 +52,24 @@ from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import index_dtype_for, is_dataset, read_manifest
 from graphsweep.kernels import placement, registry
 
-LIST_BYTES_PER_NODE = 48
+LIST_BYTES_PER_NODE = {"gpu": 48, "cpu": 56}
 GRAPH_BYTES_PER_EDGE = 48
 GRAPH_BYTES_PER_VERTEX = 32
-LOAD_BYTES_PER_SECOND = 200e6
-NS_PER_ELEMENT = {"cpu": 200.0, "gpu": 10.0}
-VERIFY_NS_PER_ELEMENT = 50.0
-TASK_OVERHEAD_SECONDS = 0.5
+# The rough source, per backend: the medians of the published runs (docs/results: 741 GPU tasks on
+# H100, 0.25 ns per element and timed run, 0.02 s plus 1.6 ns per element of loading, checks,
+# warm-up and verification a task; 17 CPU tasks, 4.9 ns and 0.26 s or 24 ns), rounded up, and the
+# gather ceiling of the devices they ran on (another device's scales them).
+ROUGH_NS_PER_ELEMENT_RUN = {"gpu": 0.5, "cpu": 10.0}
+ROUGH_TASK_SECONDS = {"gpu": 0.05, "cpu": 0.1}
+ROUGH_TASK_NS_PER_ELEMENT = {"gpu": 2.0, "cpu": 30.0}
+ROUGH_GATHER_GELEMS = {"gpu": 39.0, "cpu": 0.16}
+# A run's seconds outside its tasks, without earlier runs to learn them from: a fresh CPU worker
+# measures its ceilings after its first task (0.6-4 s; a GPU worker as it starts, before the run),
+# and each task waits for the scheduler and stores its rows (10-50 ms, measured on CPU test runs).
+ROUGH_START_SECONDS = {"gpu": 0.0, "cpu": 2.0}
+ROUGH_PER_TASK_SECONDS = {"gpu": 0.02, "cpu": 0.05}
+# Loading a dataset (once per worker that runs its tasks): the published GPU loads ran at 2+ GB/s.
+LOAD_BYTES_PER_SECOND = 1e9
 
 
 @dataclass
@@ -50,7 +82,7 @@ class DatasetCost:
     generate_seconds: float
     task_bytes: int        # memory one kernel task holds for it (device on GPU, host on CPU)
     tasks: int
-    task_seconds: float    # all its tasks, one at a time
+    load_seconds: float    # loading it on a worker (or generating it there, for one in memory)
     on_gpu: frozenset = frozenset()  # where its tasks run: True (GPU), False (CPU)
     placements: tuple = ()  # graph kernels on the GPU: where the graph lives ('device', 'host'; kernels.placement)
     host_bytes: int = 0     # host memory a GPU task holds for it (a host-placed CSR, an edge list loaded there)
@@ -65,10 +97,11 @@ def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
         return False
 
 
-def task_memory(kind: str, n: int, m: int) -> int:
-    """Bytes one kernel task holds for a dataset of ``kind`` with n nodes and m edges (see the module doc)."""
+def task_memory(kind: str, n: int, m: int, backend: str = "gpu") -> int:
+    """Bytes one kernel task on ``backend`` holds for a dataset of ``kind`` with n nodes and m edges
+    (see the module doc)."""
     if kind == "list":
-        return n * LIST_BYTES_PER_NODE
+        return n * LIST_BYTES_PER_NODE[backend]
     return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
 
 
@@ -83,51 +116,225 @@ def _placed(ref, size, tasks, memory) -> tuple[tuple, int, int]:
             max(needs[w][1] for w in ways))
 
 
+@dataclass
+class Shape:
+    """What a dataset of a plan is, before or after it is made."""
+    exists: bool
+    kind: str
+    n: int
+    m: int
+    disk_bytes: int
+    generate_bytes: int
+    generate_seconds: float
+    load_seconds: float
+    size: object            # placement.GraphSize
+
+    @property
+    def elements(self) -> int:
+        return self.n if self.kind == "list" else self.m
+
+
+def shape(plan, ref) -> Shape:
+    """``ref``'s shape: from its manifest, or from its generator's parameters when not made yet.  A
+    dataset generated in memory (``store: memory``) takes no disk: each worker generates it."""
+    from graphsweep import generators
+    from graphsweep.generators.estimate import generation_cost, row_bytes
+
+    exists = not ref.in_memory and is_dataset(ref.path)
+    if exists or not ref.generated:
+        manifest = read_manifest(ref.path)  # a path dataset was read when the plan was made
+        kind, n, m = manifest["kind"], manifest["n"], manifest.get("m") or 0
+        rows = n if kind == "list" else m
+        disk = rows * row_bytes(kind, n, manifest.get("weighted", False))
+        generate_bytes, generate_seconds = 0, 0.0
+        size = placement.GraphSize.of(manifest)
+    else:
+        cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows)
+        kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
+        disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
+        size = placement.GraphSize(n, m, weighted=ref.params.get("weights", "none") != "none",
+                                   index_bytes=np.dtype(index_dtype_for(n)).itemsize, in_memory=ref.in_memory)
+    load_seconds = disk / LOAD_BYTES_PER_SECOND
+    if ref.in_memory:  # never written: each worker generates it (on the GPU at least as fast)
+        disk, generate_bytes, load_seconds, generate_seconds = 0, 0, generate_seconds, 0.0
+    return Shape(exists, kind, n, m, disk, generate_bytes, generate_seconds, load_seconds, size)
+
+
 def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCost]:
     """The cost of each of the plan's datasets (``has_gpu``: kernels with a GPU twin run there);
     generation memory counts the planner and one part in flight (``generate`` on the workers checks
     again with their thread count).  A graph's GPU tasks are placed by ``kernels.placement`` on
-    ``memory`` (device bytes, host bytes: this machine's when not given).  A dataset generated in
-    memory (``store: memory``) takes no disk: each task generates it."""
-    from graphsweep import generators
-    from graphsweep.generators.estimate import generation_cost, row_bytes
-
+    ``memory`` (device bytes, host bytes: this machine's when not given)."""
     out = []
     for ref in plan.datasets:
-        exists = not ref.in_memory and is_dataset(ref.path)
-        if exists or not ref.generated:
-            manifest = read_manifest(ref.path)  # a path dataset was read when the plan was made
-            kind, n, m = manifest["kind"], manifest["n"], manifest.get("m") or 0
-            rows = n if kind == "list" else m
-            disk = rows * row_bytes(kind, n, manifest.get("weighted", False))
-            generate_bytes, generate_seconds = 0, 0.0
-            size = placement.GraphSize.of(manifest)
-        else:
-            cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows)
-            kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
-            disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
-            size = placement.GraphSize(n, m, weighted=ref.params.get("weights", "none") != "none",
-                                       index_bytes=np.dtype(index_dtype_for(n)).itemsize, in_memory=ref.in_memory)
-        load_seconds = disk / LOAD_BYTES_PER_SECOND
-        if ref.in_memory:  # never written: each task generates it (on the GPU at least as fast)
-            disk, generate_bytes, load_seconds, generate_seconds = 0, 0, generate_seconds, 0.0
-        elements = n if kind == "list" else m
+        made = shape(plan, ref)
+        kind, n, m = made.kind, made.n, made.m
         tasks = [t for t in plan.tasks if t.dataset.id == ref.id]
         placed = frozenset(_on_gpu(plan, t.kernel, has_gpu) for t in tasks)
-        seconds = 0.0
-        for task in tasks:
-            backend = "gpu" if _on_gpu(plan, task.kernel, has_gpu) else "cpu"
-            runs = (task.warmup + task.reps) * (task.roots or 1)
-            seconds += (load_seconds + runs * elements * NS_PER_ELEMENT[backend] * 1e-9
-                        + (elements * VERIFY_NS_PER_ELEMENT * 1e-9 if task.verify else 0) + TASK_OVERHEAD_SECONDS)
-        task_bytes, placements, host_bytes = task_memory(kind, n, m) if tasks else 0, (), 0
+        task_bytes = max((task_memory(kind, n, m, "gpu" if gpu else "cpu") for gpu in placed), default=0)
+        placements, host_bytes = (), 0
         gpu_graph_tasks = [t for t in tasks if kind == "graph" and _on_gpu(plan, t.kernel, has_gpu)]
         if gpu_graph_tasks:
-            placements, task_bytes, host_bytes = _placed(ref, size, gpu_graph_tasks,
+            placements, task_bytes, host_bytes = _placed(ref, made.size, gpu_graph_tasks,
                                                          memory or placement.machine_memory("gpu"))
-        out.append(DatasetCost(ref.id, exists, elements, disk, generate_bytes, generate_seconds,
-                               task_bytes, len(tasks), seconds, placed, placements, host_bytes))
+        out.append(DatasetCost(ref.id, made.exists, made.elements, made.disk_bytes, made.generate_bytes,
+                               made.generate_seconds, task_bytes, len(tasks), made.load_seconds, placed, placements,
+                               host_bytes))
     return out
+
+
+# --- time --------------------------------------------------------------------------------------------
+
+SOURCES = ("history", "ceilings", "rough")
+
+
+def makespan(seconds, workers: int, start: float = 0.0) -> float:
+    """Seconds until ``workers``, each free after ``start``, running the tasks of ``seconds``,
+    longest first, each on the worker free first, are done (LPT list scheduling)."""
+    free = [start] * max(1, workers)
+    for s in sorted(seconds, reverse=True):
+        free[free.index(min(free))] += s
+    return max(free)
+
+
+@dataclass
+class TimeEstimate:
+    seconds: dict          # task hash -> seconds its worker will spend on it
+    sources: dict          # task hash -> where that came from: one of SOURCES
+    learned: dict          # task hash -> the earlier runs (ids) its history source learned from
+    start: float           # seconds each worker spends before its first task (a fresh one's ceilings)
+    generate: float        # seconds generating its new datasets
+    devices: dict          # backend -> the device its tasks were estimated for
+    loads: dict            # dataset id -> seconds a worker takes to load it (or generate it, in memory)
+
+    def wall(self, workers: int | None = None) -> float:
+        """The run's seconds on ``workers`` (None: one task at a time)."""
+        return self.generate + makespan(self.seconds.values(), workers or 1, self.start)
+
+    def part(self, hashes) -> "TimeEstimate":
+        """The estimate of the tasks of ``hashes`` alone."""
+        keep = [h for h in self.seconds if h in hashes]
+        return TimeEstimate({h: self.seconds[h] for h in keep}, {h: self.sources[h] for h in keep},
+                            {h: self.learned[h] for h in keep}, self.start, self.generate, self.devices,
+                            self.loads)
+
+    def says(self) -> str:
+        """Which sources the estimate used ("from 12 earlier runs on NVIDIA H100", "from the device's
+        ceilings", "no history: rough"), each with its number of tasks when several were used."""
+        devices = " and ".join(sorted(set(self.devices.values())))
+        runs = len(set().union(*self.learned.values())) if self.learned else 0
+        names = {"history": f"from {runs} earlier run{'s' * (runs != 1)} on {devices}",
+                 "ceilings": "from the device's ceilings", "rough": "no history: rough"}
+        used = Counter(self.sources.values())
+        if len(used) <= 1:
+            return names[next(iter(used), "rough")]
+        names["rough"] = "rough (no history)"
+        return ", ".join(f"{used[s]} task{'s' * (used[s] != 1)} {names[s]}" for s in SOURCES if used[s])
+
+
+def local_devices(has_gpu: bool) -> dict:
+    """backend -> the device this host's tasks would run on (as rows name it)."""
+    from graphsweep.kernels import harness
+    devices = {"cpu": harness.device_name("cpu")}
+    if has_gpu:
+        try:
+            devices["gpu"] = harness.device_name("gpu")
+        except Exception:  # no usable CuPy here: an estimate without the device's name
+            devices["gpu"] = "GPU"
+    return devices
+
+
+def worker_devices(dask_worker) -> dict:
+    """``client.run`` on each worker: its devices (backend -> name) and the ceilings it has measured
+    (backend -> dict; a GPU worker measures its device's as it starts)."""
+    from .worker import WorkerState
+    state = dask_worker.plugins.get(WorkerState.name)
+    return {"devices": local_devices(gpu.available()), "ceilings": dict(state.ceilings) if state else {}}
+
+
+def _scaled(record, elements: int, runs: int) -> float:
+    """``record``'s task seconds for ``elements`` and ``runs`` timed runs: its timed runs and the
+    rest of its task (loading, checks, warm-up, verification) scaled by elements, the runs by count."""
+    timed = 0.0 if math.isnan(record.timed_s) else record.timed_s
+    per_run = timed / record.runs if record.runs else 0.0
+    return (max(0.0, record.task_s - timed) + per_run * runs) * elements / max(1, record.elements)
+
+
+def _nearest(records, elements: int) -> list:
+    """The records whose size is nearest ``elements`` (by ratio)."""
+    gap = {r: abs(np.log(max(1, r.elements) / max(1, elements))) for r in records}
+    least = min(gap.values())
+    return [r for r in records if gap[r] == least]
+
+
+def _rough(backend: str, elements: int, runs: int, load: float) -> float:
+    return (ROUGH_TASK_SECONDS[backend] + load
+            + elements * (ROUGH_TASK_NS_PER_ELEMENT[backend] + runs * ROUGH_NS_PER_ELEMENT_RUN[backend]) * 1e-9)
+
+
+def _task_time(task, backend: str, device: str, elements: int, load: float, same: list,
+               gather: float | None) -> tuple[float, str, list]:
+    """(seconds, source, the records it learned from) of one task on ``device``, from ``same``, the
+    records of its kernel on ``backend`` (see the module doc)."""
+    runs = task.reps * (task.roots or 1)
+    here = [r for r in same if r.device == device]
+    exact = [r for r in here if r.task == task.hash]
+    if exact:
+        return statistics.median(r.task_s for r in exact), "history", exact
+    params = json.dumps(task.params, sort_keys=True)
+    if here:
+        near = _nearest([r for r in here if r.params == params] or here, elements)
+        return statistics.median(_scaled(r, elements, runs) for r in near), "history", near
+    rough = _rough(backend, elements, (task.warmup + task.reps) * (task.roots or 1), load)
+    if not gather:
+        return rough, "rough", []
+    elsewhere = [r for r in same if r.gather]
+    if not elsewhere:
+        return rough * ROUGH_GATHER_GELEMS[backend] / gather, "ceilings", []
+    near = _nearest([r for r in elsewhere if r.params == params] or elsewhere, elements)
+    return statistics.median(_scaled(r, elements, runs) * r.gather / gather for r in near), "ceilings", near
+
+
+def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | None = None,
+          ceilings: dict | None = None) -> TimeEstimate:
+    """How long ``tasks`` (the plan's, by default) take on ``devices`` (backend -> device name:
+    this host's when not given), learned from the results folders beside the plan's (see the
+    module doc).  ``ceilings``: backend -> the ceilings the cluster's workers have measured, where
+    rows have none; workers that have measured them are not fresh and pay no start."""
+    from . import history
+    tasks = plan.tasks if tasks is None else tasks
+    devices = devices or local_devices(has_gpu)
+    ceilings = ceilings or {}
+    records, run_records = history.earlier(plan.results.parent)
+    by_id = {ref.id: shape(plan, ref) for ref in {t.dataset.id: t.dataset for t in tasks}.values()}
+    counts = Counter(t.dataset.id for t in tasks)
+    backends = Counter("gpu" if _on_gpu(plan, t.kernel, has_gpu) else "cpu" for t in tasks)
+    main = backends.most_common(1)[0][0] if backends else ("gpu" if has_gpu else "cpu")
+    runs_here = [r for r in run_records if r.device == devices.get(main, main) and r.backend == main]
+    per_task = statistics.median(r.per_task for r in runs_here) if runs_here else ROUGH_PER_TASK_SECONDS[main]
+    fresh = [r.start for r in runs_here if r.start > 0]
+    start = 0.0 if main in ceilings else statistics.median(fresh) if fresh else ROUGH_START_SECONDS[main]
+    of_kernel, measured = {}, {}
+    for r in records:
+        of_kernel.setdefault((r.backend, r.kernel), []).append(r)
+        if r.gather:
+            measured.setdefault((r.backend, r.device), []).append(r.gather)
+    seconds, sources, learned = {}, {}, {}
+    for task in tasks:
+        backend = "gpu" if _on_gpu(plan, task.kernel, has_gpu) else "cpu"
+        device = devices.get(backend, backend)
+        here = measured.get((backend, device))
+        gather = statistics.median(here) if here else ceilings.get(backend, {}).get("gather_gelems")
+        made = by_id[task.dataset.id]
+        load = made.load_seconds / counts[task.dataset.id]    # loaded once per worker, shared by its tasks
+        took, sources[task.hash], used = _task_time(task, backend, device, made.elements, load,
+                                                    of_kernel.get((backend, task.kernel), []), gather)
+        seconds[task.hash] = took + per_task
+        learned[task.hash] = frozenset(r.run_id for r in used) if sources[task.hash] == "history" else frozenset()
+    generate = sum(made.generate_seconds for made in by_id.values() if not made.exists)
+    used = {b: d for b, d in devices.items() if b in backends}
+    return TimeEstimate(seconds, sources, learned, start, generate, used or devices,
+                        {d: made.load_seconds for d, made in by_id.items()})
 
 
 def _duration(seconds: float) -> str:
@@ -137,25 +344,29 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.1f} s"
 
 
-def describe(plan, *, has_gpu: bool | None = None) -> tuple[list[str], str]:
-    """For ``run --dry-run``: a line per dataset with its cost, and a line with the whole sweep's."""
+def describe(plan, *, has_gpu: bool | None = None, workers: int | None = None) -> tuple[list[str], str]:
+    """For ``run --dry-run``: a line per dataset with its cost, and a line with the whole sweep's
+    (its time on ``workers``, one task at a time when not known), each naming its time's source."""
     has_gpu = gpu.available() if has_gpu is None else has_gpu
     items = costs(plan, has_gpu=has_gpu)
+    estimated = times(plan, has_gpu=has_gpu)
     width = max(len(c.id) for c in items)
-    lines = ["datasets (conservative estimates; see graphsweep.pipeline.estimate):"]
+    lines = ["datasets (estimates; see graphsweep.pipeline.estimate):"]
     for c in items:
         made = ("exists" if c.exists else "generated in memory by each task" if not c.disk_bytes and not c.generate_bytes
                 else f"to generate: {format_bytes(c.generate_bytes)} memory, ~{_duration(c.generate_seconds)}")
         where = (f", graph in {' and '.join(c.placements)} memory"
                  + (f" ({format_bytes(c.host_bytes)} of host memory)" if c.host_bytes else "")) if c.placements else ""
+        mine = estimated.part({t.hash for t in plan.tasks if t.dataset.id == c.id})
         lines.append(f"  {c.id:<{width}}  {format_bytes(c.disk_bytes):>10} on disk ({made}); "
-                     f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each{where}, ~{_duration(c.task_seconds)}")
+                     f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each{where}, "
+                     f"~{_duration(sum(mine.seconds.values()))} ({mine.says()})")
     new = sum(c.disk_bytes for c in items if not c.exists)
-    seconds = sum(c.generate_seconds + c.task_seconds for c in items)
+    on = f"on {workers} workers" if workers else "one task at a time"
     total = (f"estimate: {format_bytes(sum(c.disk_bytes for c in items))} of datasets "
              f"({format_bytes(new)} new, {format_bytes(capacity.free_disk(plan.data))} free under "
              f"{capacity.nearest_existing(plan.data)}), {len(plan.tasks)} tasks, "
-             f"~{_duration(seconds)} one task at a time")
+             f"~{_duration(estimated.wall(workers))} {on} ({estimated.says()})")
     return lines, total
 
 
@@ -198,7 +409,7 @@ def check_kernel(manifest: dict, *, on_gpu: bool, subject: str, graph: bool = Fa
         placement.decide(placement.GraphSize.of(manifest), backend="gpu", device_bytes=device, host_bytes=host,
                          forced=forced, what=subject)
         return
-    need = task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0)
+    need = task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0, "gpu" if on_gpu else "cpu")
     have = capacity.device_memory() if on_gpu else capacity.available_memory()
     capacity.check(subject, [("GPU memory for a kernel task" if on_gpu else "memory for a CPU kernel task",
                               need, have)])

@@ -1,9 +1,11 @@
-"""How long a run has left: the dry-run estimate of each task, corrected as tasks finish.
+"""How long a run has left: each task's estimate, corrected as tasks finish.
 
-Before any task finishes, the remaining estimate is the sum of the tasks' estimates
-(``estimate.costs``: conservative, one task at a time) shared by the workers.  Once some have
-finished, the estimate is scaled by what they really took: elapsed seconds over the estimated
-seconds of the finished tasks, which also captures how many workers ran side by side.
+``forecast`` estimates the tasks (``estimate.times``: from earlier runs of the same kernels on the
+same device kind, from the device's ceilings, or rough) on the devices of the cluster's workers.
+Before any task finishes, the time left is the workers' start (a fresh worker's ceilings) and
+the tasks laid out on them, longest first.  Once some have finished, the estimate of the rest is
+scaled by what they really took: elapsed seconds over the estimated seconds of the finished
+tasks, which also captures how many workers ran side by side.
 """
 
 import time
@@ -11,19 +13,24 @@ import time
 from . import estimate
 
 
-def task_seconds(plan, tasks: list, *, has_gpu: bool) -> dict:
-    """task hash -> the estimated seconds of each of ``tasks`` (its dataset's tasks' estimate,
-    shared evenly among them)."""
-    per_dataset = {c.id: c.task_seconds / c.tasks
-                   for c in estimate.costs(plan, has_gpu=has_gpu) if c.tasks}
-    return {t.hash: per_dataset[t.dataset.id] for t in tasks}
+def forecast(plan, tasks: list, *, has_gpu: bool, client=None) -> estimate.TimeEstimate:
+    """``estimate.times`` of ``tasks`` on the devices (and with the ceilings) of ``client``'s
+    workers, or of this host without a client."""
+    devices = ceilings = None
+    if client is not None:
+        offers = client.run(estimate.worker_devices)
+        if offers:
+            first = offers[min(offers)]
+            devices, ceilings = first["devices"], first["ceilings"]
+    return estimate.times(plan, tasks, has_gpu=has_gpu, devices=devices, ceilings=ceilings)
 
 
 class Eta:
     """``done(hash)`` as each task finishes; ``left()`` the seconds still to go."""
 
-    def __init__(self, expected: dict, workers: int = 1, clock=time.perf_counter):
+    def __init__(self, expected: dict, workers: int = 1, clock=time.perf_counter, start: float = 0.0):
         self.expected, self.workers, self.clock = dict(expected), max(1, workers), clock
+        self.start_s = start       # seconds each worker spends before its first task
         self.start = clock()
         self.finished = 0.0  # estimated seconds of the tasks done
 
@@ -31,8 +38,7 @@ class Eta:
         self.finished += self.expected.pop(task_hash, 0.0)
 
     def left(self) -> float:
-        remaining = sum(self.expected.values())
+        elapsed = self.clock() - self.start
         if self.finished > 0:
-            return remaining * (self.clock() - self.start) / self.finished
-        return remaining / self.workers
-
+            return sum(self.expected.values()) * elapsed / self.finished
+        return estimate.makespan(self.expected.values(), self.workers, max(0.0, self.start_s - elapsed))

@@ -7,15 +7,22 @@ time), its sweep, how many tasks are done, failed and pending, and a headline fi
 geometric mean of its tasks' median kernel times (one number that moves when kernels slow down
 or speed up; compare runs of the same sweep).  ``page(root)`` writes ``root/history.html``:
 that table, and for each kernel its median time per (dataset, params) across the runs.
+
+``earlier(root)`` is what estimates learn from (``pipeline.estimate``): per task of the newest
+results folders there, what it ran on and the seconds its worker spent on it; per run, its wall
+time (its log's closing line) and the seconds it spent outside its tasks.
 """
 
 import html
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
 from graphsweep.datasets.errors import GraphsweepError
@@ -92,6 +99,138 @@ def runs(root, *, depth: int = 1, times: bool = True) -> list[Run]:
     """The runs at or under ``root`` (``depth`` levels), oldest first (``times``: read each one's
     kernel times too)."""
     return sorted((read_run(p, times=times) for p in folders(root, depth)), key=lambda r: (r.when, str(r.path)))
+
+
+# The closing line of a run's log (runner.execute): "run ID finished in 4.6 s: {..., 'seconds': 4.5720...}".
+FINISHED = re.compile(r"run (\S+) finished in ([0-9.]+) s(?:.*'seconds': ([0-9.]+))?")
+# What a task's rows say of its cost (columns a task file may lack are read as missing).
+RECORD_COLUMNS = ("task", "run_id", "kernel", "params", "backend", "device", "worker", "n", "m", "stage", "phase",
+                  "step", "ms", "task_s", "timed_s", "ceilings_s", "started_at", "ceiling_gather_gelems")
+# Results folders read for an estimate: the newest this many (a nightly root holds years of them).
+EARLIER_FOLDERS = 20
+
+
+def run_walls(results) -> dict:
+    """run id -> the wall time of each finished run into ``results``, as its log recorded it."""
+    walls = {}
+    for log in sorted((Path(results) / store.LOGS).glob("*.log")):
+        for run_id, rounded, exact in FINISHED.findall(log.read_text(errors="replace")):
+            walls[run_id] = float(exact or rounded)
+    return walls
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One finished task of an earlier run: what ran where, and what it cost."""
+    task: str               # its hash: the same task in another run has the same one
+    run_id: str
+    kernel: str             # the kernel that ran
+    params: str             # its parameters, JSON
+    backend: str
+    device: str
+    worker: str
+    elements: int           # list nodes or graph edges
+    runs: int               # timed runs (reps x instances)
+    task_s: float           # its worker's seconds on it, loading and warm-up included
+    timed_s: float          # of which the timed runs
+    gather: float | None    # the device's random-gather ceiling (G/s), as its worker measured it
+    ceilings_s: float = 0.0  # its worker's seconds measuring its ceilings after it (a worker's first task)
+    started_at: float | None = None  # when it started (epoch seconds)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One finished run: its wall time and what of it its tasks do not explain."""
+    run_id: str
+    device: str
+    backend: str
+    wall: float             # as its log recorded it
+    start: float            # seconds a fresh worker spent before its tasks could run (its ceilings)
+    per_task: float         # seconds of scheduling and storing per task, outside the tasks' own
+
+
+def _number(value) -> float | None:
+    return float(value) if pd.notna(value) else None
+
+
+def _task_records(path: Path) -> list[TaskRecord]:
+    """The records of the tasks in one task file (or a published results.parquet)."""
+    try:
+        names = set(pq.read_schema(path).names)
+        if not {"task", "task_s", "device", "phase", "ms"} <= names:
+            return []       # results stored before their tasks were timed
+        rows = pq.read_table(path, columns=[c for c in RECORD_COLUMNS if c in names]).to_pandas()
+    except (pa.ArrowException, OSError):
+        return []           # unreadable: an estimate does without it (status and reduce say why)
+    rows = rows.reindex(columns=list(RECORD_COLUMNS))
+    timed = rows[(rows["phase"] == "total") & rows["step"].isna() & (rows["stage"].fillna("kernel") == "kernel")]
+    out = []
+    for task, mine in timed.groupby("task", sort=False):
+        first = mine.iloc[0]
+        out.append(TaskRecord(task, str(first["run_id"]), first["kernel"], str(first["params"]), first["backend"],
+                              first["device"], str(first["worker"]),
+                              int(first["m"] if pd.notna(first["m"]) else first["n"]), len(mine),
+                              float(first["task_s"]), float(first["timed_s"]), _number(first["ceiling_gather_gelems"]),
+                              _number(first["ceilings_s"]) or 0.0, _number(first["started_at"])))
+    return out
+
+
+def _run_record(run_id: str, wall: float, tasks: list[TaskRecord]) -> RunRecord:
+    """What of ``wall`` the run's ``tasks`` do not explain: the fresh workers' start (their ceilings),
+    and the gaps between tasks — the span from the first task's start to the last one's end, less
+    the busiest worker's seconds, per task of its (the whole wall time, generation included, for
+    results that do not say when their tasks started)."""
+    per_worker: dict = {}
+    for t in tasks:
+        per_worker.setdefault(t.worker, []).append(t)
+    busiest = max(per_worker.values(), key=lambda mine: sum(t.task_s + t.ceilings_s for t in mine))
+    busy = sum(t.task_s + t.ceilings_s for t in busiest)
+    span = wall
+    if all(t.started_at is not None for t in tasks):
+        span = max(t.started_at + t.task_s + t.ceilings_s for t in tasks) - min(t.started_at for t in tasks)
+    return RunRecord(run_id, tasks[0].device, tasks[0].backend, wall, max(t.ceilings_s for t in tasks),
+                     max(0.0, span - busy) / len(busiest))
+
+
+_read: dict = {}     # folder -> (the mtimes of its tasks, logs and reduced results, its records)
+
+
+def _mtime(path: Path) -> int:
+    return path.stat().st_mtime_ns if path.exists() else 0
+
+
+def _folder_records(folder: Path) -> tuple[list[TaskRecord], list[RunRecord]]:
+    """A results folder's records, read once per process while it does not change: from its
+    results.parquet when reduce wrote it after the last task (one file, where a large sweep has
+    thousands of task files), else from its task files."""
+    reduced = folder / "results.parquet"
+    stamp = tuple(_mtime(p) for p in (folder / store.TASKS, folder / store.LOGS, reduced))
+    if folder in _read and _read[folder][0] == stamp:
+        return _read[folder][1]
+    files = [reduced] if stamp[2] > stamp[0] else list(store.finished(folder).values())
+    tasks = [r for f in files for r in _task_records(f)]
+    runs = []
+    for run_id, wall in run_walls(folder).items():
+        mine = [t for t in tasks if t.run_id == run_id]
+        if mine:
+            runs.append(_run_record(run_id, wall, mine))
+    _read[folder] = (stamp, (tasks, runs))
+    return tasks, runs
+
+
+def earlier(root, limit: int = EARLIER_FOLDERS) -> tuple[list[TaskRecord], list[RunRecord]]:
+    """The task and run records of the newest ``limit`` results folders at or under ``root`` (none
+    when ``root`` is not a folder)."""
+    try:
+        found = folders(root)
+    except GraphsweepError:
+        return [], []
+    tasks, runs = [], []
+    for folder in sorted(found, key=when)[-limit:]:
+        t, r = _folder_records(folder)
+        tasks += t
+        runs += r
+    return tasks, runs
 
 
 def _figure(kernel: str, history: list[Run]) -> Figure | None:

@@ -6,6 +6,9 @@ over the timed reps, with GB/s, the share of the device's ceilings and elements 
 computed from the median time (a rare host stall skews a mean of five runs), and the
 per-instance rates' harmonic mean (GTEPS over roots).  Both are derived from the rows alone, and
 the report, the figures (docs/results) and ``compare`` take their times and rates from here.
+``over_ceiling`` names the phases whose median rate no hardware produces (bytes over the host
+link faster than its measured ceiling, beyond its noise: ``kernels.throughput``); the report lists
+them (``figures.rates``' table), and the worker logs them as it stores their rows.
 """
 
 from pathlib import Path

@@ -6,10 +6,11 @@ sees made already needs none); every kernel task waits for all of them, so no ge
 GPU with a timed kernel.  Kernel tasks hold
 ``GPU=1`` on a GPU cluster (one kernel at a time per GPU) and ``HOST=1`` on a CPU cluster (one
 timed CPU twin per host, with every core), carry readable keys and a Dask span per sweep and
-kernel, and are prioritised dataset by dataset (largest first once sizes are known).  Placement is
-Dask's, for ``run`` and ``submit`` alike: each dataset's tasks are restricted, loosely, to one worker
-(``owners``: datasets split over the workers by estimated time), so the worker's ``WorkerState``
-plugin loads it once; idle workers steal from busy ones at the end.  Tasks store their own results, so
+kernel, and are prioritised by their estimated time (``estimate.times``), longest first, a dataset's
+tasks together.  Placement is Dask's, for ``run`` and ``submit`` alike: each task is restricted,
+loosely, to one worker (``owners``: a dataset's tasks on one worker, so its ``WorkerState`` plugin
+loads it once, unless splitting it over several ends the run sooner, its loading counted); idle
+workers steal from busy ones at the end.  Tasks store their own results, so
 ``submit`` can hand them to the cluster with fire_and_forget and return (recording what it
 launched, for ``status``).
 
@@ -29,7 +30,6 @@ import logging
 import time
 import uuid
 from datetime import datetime, timezone
-from pathlib import Path
 
 import click
 import dask
@@ -37,7 +37,6 @@ from distributed import as_completed, fire_and_forget, span
 
 from graphsweep.datasets import capacity, gpu
 from graphsweep.datasets.errors import GraphsweepError
-from graphsweep.datasets.format import read_manifest
 from graphsweep.generators.progress import Progress
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
@@ -84,15 +83,6 @@ def _placement(client, plan: SweepPlan) -> dict:
     return need
 
 
-def _dataset_rows(path: str) -> int:
-    """n + m of the dataset at ``path`` (0 when it is not there)."""
-    try:
-        manifest = read_manifest(Path(path))
-    except GraphsweepError:
-        return 0
-    return manifest["n"] + (manifest.get("m") or 0)
-
-
 def _dask_key(task, run_id: str) -> str:
     """The task's Dask key in this run: two sweeps sharing a long-lived cluster may hold the same
     task (same hash) for different results folders, and a key the scheduler still holds hands
@@ -100,26 +90,33 @@ def _dask_key(task, run_id: str) -> str:
     return f"{task.key}-{run_id}"
 
 
-def _priorities(todo: list, wait: bool) -> dict:
-    """Task key -> Dask priority (higher runs first).
+def _order(todo: list, seconds: dict) -> list:
+    """``todo`` longest first: datasets by their tasks' estimated seconds, each dataset's tasks
+    together (a worker reuses what it has loaded), its longest first; ties in plan order."""
+    per_dataset = {}
+    for t in todo:
+        per_dataset[t.dataset.id] = per_dataset.get(t.dataset.id, 0.0) + seconds.get(t.hash, 0.0)
+    first = {}
+    for t in todo:
+        first.setdefault(t.dataset.id, t.index)
+    return sorted(todo, key=lambda t: (-per_dataset[t.dataset.id], first[t.dataset.id], -seconds.get(t.hash, 0.0),
+                                       t.index))
 
-    Tasks stay grouped by dataset, so a worker reuses what it has loaded.  When the datasets
-    exist (``wait``), the largest go first: their long tasks start early and short ones fill the
-    gaps at the end, which keeps several GPUs busy to the last task; otherwise, plan order.
-    """
-    if wait:
-        rows = {t.dataset.id: t.dataset.path for t in todo}
-        rows = {key: _dataset_rows(path) for key, path in rows.items()}
-        todo = sorted(todo, key=lambda t: (-rows[t.dataset.id], t.index))
-    return {t.key: len(todo) - i for i, t in enumerate(todo)}
+
+def _priorities(todo: list, seconds: dict) -> dict:
+    """Task key -> Dask priority (higher runs first), in ``_order``: the long tasks start early and
+    short ones fill the gaps at the end, which keeps every worker busy to the last task."""
+    ordered = _order(todo, seconds)
+    return {t.key: len(ordered) - i for i, t in enumerate(ordered)}
 
 
-def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resources: dict, progress: bool = False):
+def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wait: bool, resources: dict,
+            progress: bool = False):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
-    With ``wait`` the generation finishes first (so kernel tasks can be ordered by dataset size;
-    ``progress``: with progress lines); otherwise kernel tasks depend on the generation futures.
-    ``send(task)`` submits one task, holding ``resources`` (see ``_placement``).
+    With ``wait`` the generation finishes first (``progress``: with progress lines); otherwise
+    kernel tasks depend on the generation futures.  ``send(task)`` submits one task, holding ``resources`` (see ``_placement``), at its
+    priority by ``seconds`` (task hash -> estimated seconds).
     """
     use_gpu = "GPU" in resources
     needed = {t.dataset.id for t in todo}
@@ -135,11 +132,11 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, wait: bool, resour
                     key=f"generate-{ref.id}-{run_id}", priority=len(plan.tasks) + 1, pure=False))
     if wait:
         generated = _wait_generated(plan, generated, progress)
-    priority = _priorities(todo, wait)
+    priority = _priorities(todo, seconds)
 
     def send(task, to=None):
-        # ``to``: the worker that owns the task's dataset (``owners``); a preference only, so the
-        # task may be stolen by an idle worker and still runs if that worker leaves.
+        # ``to``: the task's worker (``owners``); a preference only, so the task may be stolen by an
+        # idle worker and still runs if that worker leaves.
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
                                  generated, key=_dask_key(task, run_id), priority=priority[task.key],
@@ -177,31 +174,66 @@ def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
     return [g if isinstance(g, dict) else g.result() for g in generated]
 
 
-def owners(todo: list, workers: list, seconds: dict) -> dict:
-    """Dataset id -> the worker its tasks are restricted to (loosely: ``allow_other_workers``), so
-    that a dataset is loaded, checked and warmed up on one worker, not on each.
+def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, held: dict | None = None) -> dict:
+    """Task hash -> the worker it is restricted to (loosely: ``allow_other_workers``).
 
-    Datasets go, most estimated seconds first, to the worker with the fewest seconds so far (LPT):
-    the split follows time, not task count.  The rest is Dask's: a worker that runs out of work
-    steals tasks from a busy one (loose restrictions allow it), and a task whose worker left runs
+    First whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
+    (LPT), so that a dataset is loaded, checked and warmed up on one worker; a worker that holds a
+    dataset from an earlier run (``held``: worker -> dataset id) takes it first.  Then, while moving
+    one of the busiest worker's tasks to the least busy one ends the run sooner — that worker paying
+    the dataset's loading (``load``: dataset id -> seconds) unless it has it — the task moves: a
+    dataset too long for one worker is split rather than left to idle the others.  The rest is
+    Dask's: a worker that runs out of work steals from a busy one, and a task whose worker left runs
     elsewhere."""
     if not workers:
         return {}
+    load, held = load or {}, held or {}
     per_dataset: dict = {}
     for t in todo:
-        per_dataset[t.dataset.id] = per_dataset.get(t.dataset.id, 0.0) + seconds.get(t.hash, 0.0)
-    load = dict.fromkeys(sorted(workers), 0.0)
+        per_dataset.setdefault(t.dataset.id, []).append(t)
+    busy = dict.fromkeys(sorted(workers), 0.0)
+    has = {w: {held[w]} if held.get(w) else set() for w in busy}
     owner = {}
-    for dataset, cost in sorted(per_dataset.items(), key=lambda item: -item[1]):
-        owner[dataset] = min(load, key=load.get)
-        load[owner[dataset]] += cost
-    return owner
+
+    def give(task, worker):
+        busy[worker] += seconds.get(task.hash, 0.0) + (0.0 if task.dataset.id in has[worker] else
+                                                        load.get(task.dataset.id, 0.0))
+        has[worker].add(task.dataset.id)
+        owner[task.hash] = worker
+
+    total = {d: sum(seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
+    for dataset in sorted(per_dataset, key=lambda d: -total[d]):
+        holder = next((w for w in busy if dataset in has[w]), None)
+        for task in per_dataset[dataset]:
+            give(task, holder or min(busy, key=busy.get))
+            holder = owner[task.hash]
+    while True:
+        most, least = max(busy, key=busy.get), min(busy, key=busy.get)
+        mine = [t for t in todo if owner[t.hash] == most]
+
+        def after(task):   # the two workers' later finish, were ``task`` to move
+            cost = seconds.get(task.hash, 0.0)
+            extra = 0.0 if task.dataset.id in has[least] else load.get(task.dataset.id, 0.0)
+            return max(busy[most] - cost, busy[least] + cost + extra)
+
+        best = min(mine, key=after, default=None)
+        if best is None or after(best) >= busy[most]:
+            return owner
+        busy[most] -= seconds.get(best.hash, 0.0)
+        give(best, least)
 
 
-def _send_all(client, todo: list, send, seconds: dict) -> list:
-    """Submit every task of ``todo`` (in sending order) restricted, loosely, to its dataset's owner."""
-    owner = owners(todo, list(client.scheduler_info(n_workers=-1)["workers"]), seconds)
-    return [send(task, owner.get(task.dataset.id)) for task in todo]
+def _held(client, todo: list) -> dict:
+    """Worker -> the id of the dataset of ``todo`` it holds from an earlier run, where it holds one."""
+    paths = {str(t.dataset.path): t.dataset.id for t in todo}
+    return {w: paths.get(path) for w, path in client.run(worker.held_path).items() if paths.get(path)}
+
+
+def _send_all(client, todo: list, send, estimated) -> list:
+    """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker (``owners``)."""
+    workers = list(client.scheduler_info(n_workers=-1)["workers"])
+    owner = owners(todo, workers, estimated.seconds, estimated.loads, _held(client, todo))
+    return [send(task, owner.get(task.hash)) for task in todo]
 
 
 def _pending(plan: SweepPlan, client, run_id: str) -> list:
@@ -243,8 +275,9 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     counts = {"ok": 0, "failed": 0, "stopped": 0}
     started = time.perf_counter()
     members = _Membership()
-    seconds = eta.task_seconds(plan, todo, has_gpu="GPU" in resources)
-    clock = eta.Eta(seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]))
+    estimated = eta.forecast(plan, todo, has_gpu="GPU" in resources, client=client)
+    clock = eta.Eta(estimated.seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]),
+                    start=estimated.start)
 
     def left() -> str:
         return f", ~{estimate._duration(clock.left())} left" if clock.expected else ""
@@ -252,10 +285,11 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     def after_count() -> str:
         return (f", {counts['failed']} failed" if counts["failed"] else "") + left()
 
-    ordered, send = _sender(plan, client, run_id, todo, wait=True, resources=resources, progress=progress)
+    ordered, send = _sender(plan, client, run_id, todo, estimated.seconds, wait=True, resources=resources,
+                            progress=progress)
     by_key = {_dask_key(t, run_id): t for t in todo}
     members.update(client.scheduler_info(n_workers=-1)["workers"])
-    running = as_completed(_send_all(client, ordered, send, seconds))
+    running = as_completed(_send_all(client, ordered, send, estimated))
     bar = _progress(plan.name, len(todo), "tasks", progress, extra=left())
     for future in _completed(running, lambda: bar.step(0, extra=after_count())):
         task = by_key[future.key]
@@ -483,10 +517,11 @@ def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = Non
     worker.ensure_state(client)
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
-    ordered, send = _sender(plan, client, run_id, todo, wait=False, resources=resources)
+    estimated = eta.forecast(plan, todo, has_gpu="GPU" in resources, client=client)
+    ordered, send = _sender(plan, client, run_id, todo, estimated.seconds, wait=False, resources=resources)
     store.record_submission(plan.results, run_id, client.scheduler.address,
                             {t.hash: _dask_key(t, run_id) for t in ordered})
-    futures = _send_all(client, ordered, send, eta.task_seconds(plan, ordered, has_gpu="GPU" in resources))
+    futures = _send_all(client, ordered, send, estimated)
     fire_and_forget(futures)
     _taken(plan, client, ordered, run_id)
     log.info("submitted %d tasks (fire and forget)", len(futures))

@@ -52,7 +52,7 @@ ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "datas
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
        "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
-       "task_s", "finished")
+       "task_s", "ceilings_s", "started_at", "finished")
 
 
 class WorkerState(WorkerPlugin):
@@ -101,14 +101,14 @@ class WorkerState(WorkerPlugin):
         Warm-up pays NVRTC compilation, module loading and memory-pool growth, which happen once
         per worker (the pool is grown for each dataset as it loads, see ``dataset``, and keeps its
         blocks from one dataset to the next), and warms the caches, which matters only for inputs
-        that fit in them.  So on the GPU a kernel (with these parameters, on this kind of input)
+        that fit in them.  So on the GPU a kernel (on this kind of input, whatever its parameters)
         warms up the first time it runs on the worker — on the problem's sample (``Problem.sample``):
         compilation and module loading need no full run, and the harness runs a first timed rep
-        again that still paid either — and again, on the input, only for inputs smaller than
-        ``CACHE_RESIDENT`` times the L2; CPU tasks (small inputs, caches and page faults of their
-        own) always warm up on the input."""
-        key = (kernel.name, placement, json.dumps(task.params, sort_keys=True, default=str), backend, data.kind,
-               str(data.index_dtype), task.roots is not None)
+        again that still paid either, as one whose parameters compile another module does — and
+        again, on the input, only for inputs smaller than ``CACHE_RESIDENT`` times the L2; CPU tasks
+        (small inputs, caches and page faults of their own) always warm up on the input.  A sweep
+        of one kernel over many parameters used to warm up once per parameter set and worker."""
+        key = (kernel.name, placement, backend, data.kind, str(data.index_dtype), task.roots is not None)
         with self.lock:
             first = key not in self.warmed
             self.warmed.add(key)
@@ -125,8 +125,9 @@ class WorkerState(WorkerPlugin):
         key = (ref.path, manifest.get("created"))
         with self.lock:
             if key != self.key:
-                # Tasks come largest dataset first: a smaller one's kernels find the blocks they
-                # need in the memory pool, so the pool is only handed back for a larger dataset.
+                # Tasks come longest dataset first, by estimated time, which grows with size: a
+                # smaller one's kernels find the blocks they need in the memory pool, so the pool
+                # is only handed back for a larger dataset.
                 nbytes = 4 * (manifest["n"] + 3 * (manifest.get("m") or 0))
                 self.drop(free_pool=nbytes > self.bytes)
                 self.key = key
@@ -227,6 +228,13 @@ def _state() -> WorkerState:
                            "pipeline.worker.WorkerState() on the client before sending tasks") from None
 
 
+def held_path(dask_worker) -> str | None:
+    """``client.run`` on each worker: the path of the dataset it holds loaded, if any (the runner
+    keeps that dataset's tasks there)."""
+    state = dask_worker.plugins.get(WorkerState.name)
+    return state.key[0] if state and state.key else None
+
+
 def _worker_name() -> str:
     from distributed import get_worker
     try:
@@ -325,6 +333,16 @@ def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -
     return rows
 
 
+def _warn_over_ceiling(task: Task, rows: list[dict], ceilings: dict) -> None:
+    """A line in the run's log for phases whose rate no hardware produces (``throughput.rates``'
+    ``over_ceiling``): the rows keep the flag, reduce and the report show it."""
+    over = sorted({r["phase"] for r in rows if r.get("over_ceiling")})
+    if over:
+        log.warning("task %s: %s moved bytes over the host link faster than its measured %.1f GB/s: the byte "
+                    "model counts bytes that did not cross it", task.label, ", ".join(over),
+                    ceilings.get(throughput.LINK, float("nan")))
+
+
 def error_row(task: Task, run_id: str, error: str, timing: dict | None = None, backend: str | None = None) -> dict:
     """The one row of a task that produced no timings (``backend``: as resolved, if it got that far)."""
     row = dict.fromkeys(ROW)
@@ -358,7 +376,9 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         return {"task": task.hash, "status": "stopped", "error": None, "stored": False}
     t0 = time.perf_counter()
     state = _state()
-    timing = {"load_s": 0.0, "kernel_s": 0.0}
+    # started_at (epoch seconds) and ceilings_s (measuring the worker's ceilings, which its first
+    # task pays) let estimates tell a run's tasks from its start-up and gaps (history.earlier)
+    timing = {"load_s": 0.0, "kernel_s": 0.0, "ceilings_s": 0.0, "started_at": time.time()}
     failure = next((g["error"] for g in generated if g["id"] == task.dataset.id and g["error"]), None)
     backend = None
     try:
@@ -379,7 +399,9 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["task_s"] = time.perf_counter() - t0
         ceilings = state.device_ceilings(backend)  # once per worker, after the run: a failing task fails fast
+        timing["ceilings_s"] = time.perf_counter() - t0 - timing["task_s"]
         rows = result_rows(task, run_id, result, ceilings, timing)
+        _warn_over_ceiling(task, rows, ceilings)
     except Exception as exc:  # every failure of the task itself becomes its error row
         log.warning("task %s failed: %s", task.label, traceback.format_exc())
         if isinstance(exc, (MemoryError, *gpu.device_errors())):   # MemoryError: a full RMM pool

@@ -38,15 +38,29 @@ __device__ __forceinline__ void visit(bool claim, int v, int u, int* level, int*
     append(won, v, next, next_size);
 }
 
+// Line `line` of the CSR's indices was read: with `mark` (a host-placed CSR), sets its bit in `seen`
+// and returns 1 if it was not set, the first read of the line in this run (the bytes that surely
+// crossed the link: rows sharing a line, or a line read again, are served by the L2 or cross
+// again, and neither may be counted twice).  Called by one lane per line.
+__device__ __forceinline__ unsigned long long first_read(int mark, unsigned* seen, long long line)
+{
+    if (!mark) return 0;
+    const unsigned bit = 1u << (line & 31);
+    return (atomicOr(seen + (line >> 5), bit) & bit) ? 0 : 1;
+}
+
 // One warp per line: line w belongs to frontier[i] with first[i] <= w < first[i + 1] (first is the
-// exclusive scan of lines); lane j reads entry (line start) + j if it lies in the row.
+// exclusive scan of lines); lane j reads entry (line start) + j if it lies in the row.  fresh: lines
+// read for the first time in this run (first_read).
 extern "C" __global__ void graphsweep_bfs_emogi_expand(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                                        const int* __restrict__ frontier, const long long* __restrict__ first,
                                                        long long size, long long total, int* level, int* parent,
-                                                       int next_level, int* next, unsigned long long* next_size)
+                                                       int next_level, int* next, unsigned long long* next_size,
+                                                       int mark, unsigned* seen, unsigned long long* fresh)
 {
     const int lane = threadIdx.x & 31;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    unsigned long long new_lines = 0;
     for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < total; w += warps) {
         long long a = 0, b = size - 1;
         while (a < b) {
@@ -55,11 +69,14 @@ extern "C" __global__ void graphsweep_bfs_emogi_expand(const int* __restrict__ i
         }
         const int u = frontier[a];
         const long long s = offsets[u], e = offsets[u + 1];
-        const long long entry = (s / WIDTH + (w - first[a])) * WIDTH + lane;
+        const long long line = s / WIDTH + (w - first[a]);
+        const long long entry = line * WIDTH + lane;
         const bool mine = entry >= s && entry < e;
         const int v = mine ? indices[entry] : 0;
+        if (lane == 0) new_lines += first_read(mark, seen, line);
         visit(mine, v, u, level, parent, next_level, next, next_size);
     }
+    if (new_lines) atomicAdd(fresh, new_lines);
 }
 
 // Streaming level: entries [lo, lo + count) of rows [r0, r1) in `block`; an entry of a row on the
@@ -118,11 +135,12 @@ extern "C" __global__ void graphsweep_bfs_emogi_unvisited(const int* __restrict_
 extern "C" __global__ void graphsweep_bfs_emogi_bottom_up(const int* __restrict__ indices, const long long* __restrict__ offsets,
                                                           const int* __restrict__ candidates, long long size, int* level,
                                                           int* parent, int current, int* next,
-                                                          unsigned long long* next_size, unsigned long long* lines)
+                                                          unsigned long long* next_size, unsigned long long* lines,
+                                                          int mark, unsigned* seen, unsigned long long* fresh)
 {
     const int lane = threadIdx.x & 31;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
-    unsigned long long read = 0;
+    unsigned long long read = 0, new_lines = 0;
     for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < size; w += warps) {
         const int v = candidates[w];
         const long long s = offsets[v], e = offsets[v + 1];
@@ -132,6 +150,7 @@ extern "C" __global__ void graphsweep_bfs_emogi_bottom_up(const int* __restrict_
             const bool hit = u >= 0 && level[u] == current;
             const unsigned mask = __ballot_sync(0xffffffffu, hit);
             ++read;
+            if (lane == 0) new_lines += first_read(mark, seen, base / WIDTH);
             if (mask) {
                 visit(lane == __ffs(mask) - 1, v, u, level, parent, current + 1, next, next_size);
                 break;
@@ -139,6 +158,7 @@ extern "C" __global__ void graphsweep_bfs_emogi_bottom_up(const int* __restrict_
         }
     }
     if (lane == 0 && read) atomicAdd(lines, read);
+    if (new_lines) atomicAdd(fresh, new_lines);
 }
 
 extern "C" __global__ void graphsweep_bfs_emogi_init(int* level, int* parent, long long n, int root)

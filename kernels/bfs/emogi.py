@@ -24,6 +24,14 @@ spans, or those the bottom-up step read) at the line rate, or the whole CSR at t
 whichever is less: the time the link needs for the traversal's bytes; ``line_bytes`` sums those
 lines' bytes.
 
+Bytes over the link (a level's ``link`` term) are bytes that crossed it: a streamed level's
+blocks, and the lines a level read for the first time in the run — each warp reading a line sets
+its bit in a bitmap of the CSR's lines (one bit per 128 bytes, cleared by ``init``) and counts it
+if it was clear.  Rows sharing a line, or a line read again in a later level, are counted once:
+the L2 serves the first (``line_bytes`` counted such lines once per row, and reported 162 GB/s
+over a 55 GB/s link), and the second may cross again, uncounted, so the figure never exceeds
+what crossed (but for lines a previous run left in the L2: at most its size per run).
+
 CPU twin: the same three ways of expanding a level over the CSR in host memory (parallel over
 frontier vertices, rows, or candidates), chosen by the same byte model with equal rates.
 """
@@ -53,10 +61,16 @@ PARAMS = {**ROOT_PARAM, **GRID_PARAMS,
 
 
 def setup(inp, params):
-    """The CSR's blocks and the link rates the per-level choice uses (measured once per process)."""
+    """The CSR's blocks, the link rates the per-level choice uses (measured once per process) and,
+    for a host-placed CSR, the bitmap of its lines read (see the module doc)."""
     key = ("bfs.emogi.blocks", params["block_entries"])
     if key not in inp.cache:
         inp.cache[key] = CsrBlocks(inp.csr(), params["block_entries"])
+    if "bfs.emogi.seen" not in inp.cache and inp.backend == "gpu":
+        import cupy
+        host = inp.csr().placement == "host"
+        words = -(-inp.csr().nnz // (WIDTH * 32)) if host else 1     # a bit per line; a placeholder on the device
+        inp.cache["bfs.emogi.seen"] = (host, cupy.zeros(max(words, 1), dtype=np.uint32))
     if "bfs.emogi.rates" not in inp.cache and inp.backend == "gpu":
         from ..ceilings import ceilings
         c = ceilings("gpu")
@@ -90,12 +104,17 @@ def run_gpu(inp, params, timer):
     frontier, following = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
     candidates = cupy.empty(max(n, 1), dtype=np.int32)
     first = cupy.empty(n + 1, dtype=np.int64)
-    counters = cupy.zeros(3, dtype=np.uint64)     # next frontier size, candidates, lines read bottom-up
-    next_size, candidate_count, lines_read = counters[0:1], counters[1:2], counters[2:3]
+    # next frontier size, candidates, lines read bottom-up, lines read for the first time in the run
+    counters = cupy.zeros(4, dtype=np.uint64)
+    next_size, candidate_count, lines_read, fresh = counters[0:1], counters[1:2], counters[2:3], counters[3:4]
+    mark, seen = inp.cache["bfs.emogi.seen"]
+    marking = (np.int32(mark), seen, fresh)
     warps_per_block = threads // 32
-    with timer.phase("init", written=8 * n + 4):
+    with timer.phase("init", written=8 * n + 4 + (seen.nbytes if mark else 0)):
         launch(init, n, threads, params["blocks"], level, parent, np.int64(n), np.int32(root))
         frontier[:1] = root
+        if mark:
+            seen.fill(0)
     size, depth, floor_s, line_total, modes = 1, 0, 0.0, 0, []
     stream_bytes = nnz * 4
     while size:
@@ -117,15 +136,14 @@ def run_gpu(inp, params, timer):
             if way == "lines":
                 grid = min(-(-total // warps_per_block), 1 << 20) if total else 1
                 expand((grid,), (threads,), (csr.indices, csr.offsets, frontier, first, np.int64(size),
-                                             np.int64(total), level, parent, np.int32(depth + 1), following, next_size))
-                traffic.add(read=line_bytes + 20 * size, random=total, link=line_bytes if host else 0)
+                                             np.int64(total), level, parent, np.int32(depth + 1), following, next_size,
+                                             *marking))
+                traffic.add(read=line_bytes + 20 * size, random=total)
             elif way == "bottom-up":
                 grid = min(-(-candidate_total // warps_per_block), 1 << 20) if candidate_total else 1
                 bottom_up((grid,), (threads,), (csr.indices, csr.offsets, candidates, np.int64(candidate_total),
-                                                level, parent, np.int32(depth), following, next_size, lines_read))
-                read = lambda lines=lines_read: int(lines.get()[0]) * LINE  # noqa: E731  (after timing)
-                traffic.add(read=lambda: read() + 20 * n, random=lambda: read() // LINE,
-                            link=lambda: read() if host else 0)
+                                                level, parent, np.int32(depth), following, next_size, lines_read,
+                                                *marking))
             else:
                 def work(block, r0, r1, lo, count):
                     launch(stream, (count + RUN - 1) // RUN, threads, params["blocks"], block, csr.offsets,
@@ -133,8 +151,14 @@ def run_gpu(inp, params, timer):
                            np.int32(depth), following, next_size)
                 blocks.each(work)
                 traffic.add(read=stream_bytes + 4 * n, random=0, link=blocks.link_bytes)
-            size = int(next_size.get()[0])
-        touched = int(lines_read.get()[0]) * LINE if way == "bottom-up" else line_bytes
+            # the level's one read back (its next frontier's size), which also brings its line counts:
+            # a callable read after timing would see the last level's counters, reset at every level
+            size, _, read_lines, fresh_lines = (int(c) for c in counters.get())
+            if way == "bottom-up":
+                traffic.add(read=read_lines * LINE + 20 * n, random=read_lines)
+            if way != "stream":
+                traffic.add(link=fresh_lines * LINE)
+        touched = read_lines * LINE if way == "bottom-up" else line_bytes
         floor_s += min(touched / lines_rate, stream_bytes / copy_rate) if host else 0.0
         line_total += touched
         modes.append(way)

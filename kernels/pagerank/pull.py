@@ -21,7 +21,7 @@ from graphsweep.datasets.errors import ParameterError
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
 from ..graph.simple import long_rows
-from . import DAMPING, PAGERANK, PARAMS
+from . import DAMPING, PAGERANK, PARAMS, check_tolerance
 
 
 def check_gpu_graph(csr) -> None:
@@ -155,4 +155,5 @@ def run_cpu(inp, params, timer):
 KERNEL = Kernel(name="pagerank.pull", problem=PAGERANK,
                 summary="pull PageRank, one thread per vertex, score/contribution/L1 change fused in one pass "
                         "per iteration (GAPBS pr)",
-                gpu=run_gpu, cpu=run_cpu, params={**PARAMS, **GRID_PARAMS}, needs=("simple",))
+                gpu=run_gpu, cpu=run_cpu, params={**PARAMS, **GRID_PARAMS}, setup=check_tolerance,
+                needs=("simple",))

@@ -18,11 +18,12 @@ from graphsweep.datasets.params import Param
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS
 from ..graph.simple import long_rows
-from . import PAGERANK, PARAMS
+from . import PAGERANK, PARAMS, check_tolerance
 from .pull import run_cpu, run_gpu_lanes
 
 
 def setup(inp, params) -> None:
+    check_tolerance(inp, params)
     if inp.backend == "gpu" and params["split"]:
         long_rows(inp, params["split"])
 

@@ -14,12 +14,13 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Kernel
-from . import DAMPING, PAGERANK, PARAMS
+from . import DAMPING, PAGERANK, PARAMS, check_tolerance
 
 KEY = "pagerank.spmv.matrix"
 
 
 def setup(inp, params) -> None:
+    check_tolerance(inp, params)
     if KEY in inp.cache:
         return
     csr = inp.representation("simple")

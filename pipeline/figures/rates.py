@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from . import draw, frame
-from .registry import figure
+from .registry import figure, table
 
 
 def rate_errorbars(rows: pd.DataFrame):
@@ -47,3 +47,15 @@ def fig_rate_vs_size(summary: pd.DataFrame):
         ax.set_ylabel("G edges/s")
     draw.legend_below(fig, list(panels.values()))
     return fig
+
+
+@table("table-over-ceiling", "Phases that moved bytes over the host link faster than the link's measured ceiling "
+                             "allows (beyond its noise): their byte model counts bytes that did not cross it — a bug, "
+                             "not a result.")
+def table_over_ceiling(summary: pd.DataFrame):
+    """The summary rows ``kernels.throughput`` flags (``over_ceiling``), with the rate and the ceiling."""
+    if "over_ceiling" not in summary or not summary["over_ceiling"].notna().any():
+        return None
+    columns = [c for c in ("dataset", "kernel", "params", "placement", "phase", "median_ms", "bytes_link", "link_gbps",
+                           "ceiling_h2d_gbps", "pct_link_ceiling", "over_ceiling") if c in summary]
+    return summary.loc[summary["over_ceiling"].notna(), columns]

@@ -45,6 +45,16 @@ def test_pagerank_on_a_graph_without_vertices(name, tmp_path, capsys):
     assert refused.value.exit_code == 2
 
 
+@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.best"])
+def test_pagerank_tolerance_below_float32s_reach(name, tmp_path, capsys):
+    n = 1000
+    ring = np.arange(n)
+    data = _graph(tmp_path / "ring", n, ring, (ring + 1) % n)        # every degree 2: the floor 2^-24 sqrt(2)
+    line = _error_line(capsys, name, data, "--param", "tolerance=1e-9")
+    assert line.endswith("parameter 'tolerance': 1e-09 is below what float32 scores reach on this graph; "
+                         "the smallest reachable is 8.5e-08")
+
+
 @pytest.mark.parametrize("name", ["bc.brandes", "bc.best"])
 def test_betweenness_root_out_of_range(name, tmp_path, capsys):
     data = _graph(tmp_path / "g", 4, [0, 1, 2], [1, 2, 3])

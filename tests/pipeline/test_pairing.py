@@ -140,6 +140,28 @@ def test_throughput_rates():
     assert np.isnan(throughput.harmonic_mean([])) and throughput.harmonic_mean([1.0, 4.0]) == pytest.approx(1.6)
 
 
+def test_a_rate_over_the_links_ceiling_is_flagged_in_rows_summary_and_report_table():
+    from graphsweep.pipeline.figures.rates import table_over_ceiling
+    ceilings = {"h2d_gbps": 55.0}
+    # bfs.emogi on a host-placed R-MAT 29: 88.5 GB over the link in 546 ms, against 55 GB/s
+    assert throughput.rates(546.0, 0, 0, 1, ceilings, link_bytes=88.5e9)["over_ceiling"] == "link"
+    assert throughput.rates(546.0, 0, 0, 1, ceilings, link_bytes=56.0 * 0.546e9)["over_ceiling"] is None  # noise
+    assert throughput.rates(546.0, 0, 0, 1, {}, link_bytes=88.5e9)["over_ceiling"] is None    # no ceiling known
+    base = {"sweep": "s", "dataset": "rmat-29", "n": 2**29, "m": 2**29 * 20, "elements": 2**29 * 20,
+            "kernel": "bfs.emogi", "params": "{}", "backend": "gpu", "placement": "host", "verified": True,
+            "error": None, "bytes_read": 0, "bytes_written": 0, "random_accesses": 0, "calls": 1, "step": None,
+            "instance": 0, "stage": "kernel", "ceiling_h2d_gbps": 55.0, "task": "t1"}
+    rows = pd.DataFrame([{**base, "phase": phase, "rep": rep, "ms": ms, "bytes_link": link}
+                         for rep in range(3) for phase, ms, link in (("level", 546.0, 88.5e9),
+                                                                      ("stream", 1600.0, 86e9))])
+    summary = reducer.summarize(rows)
+    flags = summary.set_index("phase")["over_ceiling"]
+    assert flags["level"] == "link" and pd.isna(flags["stream"])      # 53.8 GB/s: under the ceiling
+    flagged = table_over_ceiling(summary)
+    assert list(flagged["phase"]) == ["level"] and flagged["link_gbps"].iloc[0] == pytest.approx(162, rel=0.01)
+    assert table_over_ceiling(reducer.summarize(rows[rows["phase"] == "stream"])) is None
+
+
 def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
     from graphsweep.datasets.reader import Dataset
     from graphsweep.kernels import harness
@@ -167,7 +189,9 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
         registry.get = registry_get
     plan = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64, "weights": "1:9"}}],
                              kernels=["toy.sssp"], roots=2, roots_seed=3))
-    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "stats", "verify", "kernel", "task")}
+    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "stats", "verify", "kernel", "task",
+                                              "ceilings")}
+    timing["started_at"] = 0.0
     rows = worker.result_rows(plan.tasks[0], "run", result, {"copy_gbps": 100.0}, timing)
     frame = pd.DataFrame(rows)
     assert set(frame["stage"]) == {"kernel", "input"}

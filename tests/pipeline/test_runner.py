@@ -1,11 +1,13 @@
-"""Task order: grouped by dataset, the largest dataset first once sizes are known; a worker's memory
-pool grown for a dataset as it loads."""
+"""Task order: longest first by the estimate, grouped by dataset; each task's worker (a dataset kept
+whole unless splitting it ends sooner); a worker's memory pool grown for a dataset as it loads."""
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from graphsweep.datasets.writer import write_arrays
-from graphsweep.pipeline import runner, sweep
+from graphsweep.pipeline import estimate, runner, sweep
 
 
 def _list(tmp_path, name, n):
@@ -14,44 +16,103 @@ def _list(tmp_path, name, n):
                             generator={"name": "ordered-list", "params": {"n": n}, "seed": 1}))
 
 
-def test_largest_dataset_first_then_plan_order(tmp_path):
+def test_longest_first_grouped_by_dataset(tmp_path):
     small, big = _list(tmp_path, "small", 100), _list(tmp_path, "big", 5000)
-    plan = sweep.expand({"name": "order", "results": str(tmp_path / "results"),
+    plan = sweep.expand({"name": "order", "results": str(tmp_path / "results"), "backend": "cpu",
                          "datasets": [{"path": small}, {"path": big}],
                          "kernels": [{"name": "listrank.sequential"}, {"name": "listrank.wyllie"}]})
-    ranked = sorted(plan.tasks, key=lambda t: -runner._priorities(plan.tasks, wait=True)[t.key])
-    assert [t.dataset.path for t in ranked] == [big, big, small, small]
-    assert [t.index for t in ranked] == sorted(t.index for t in ranked if t.dataset.path == big) + \
-        sorted(t.index for t in ranked if t.dataset.path == small)
-    # Without sizes (fire-and-forget submit), plan order.
-    unsized = sorted(plan.tasks, key=lambda t: -runner._priorities(plan.tasks, wait=False)[t.key])
-    assert [t.index for t in unsized] == sorted(t.index for t in plan.tasks)
+
+    def ranked(seconds):
+        priority = runner._priorities(plan.tasks, seconds)
+        return sorted(plan.tasks, key=lambda t: -priority[t.key])
+
+    # Without history the estimate grows with size: the larger dataset first, then plan order.
+    rough = estimate.times(plan, has_gpu=False).seconds
+    assert [t.dataset.path for t in ranked(rough)] == [big, big, small, small]
+    # A dataset whose tasks take longer goes first whatever its size; within it, the longest task first.
+    slow = {t.hash: (9.0 if t.kernel == "listrank.wyllie" else 1.0) * (3 if t.dataset.path == small else 1)
+            for t in plan.tasks}
+    order = ranked(slow)
+    assert [(t.dataset.path, t.kernel) for t in order] == [(small, "listrank.wyllie"), (small, "listrank.sequential"),
+                                                           (big, "listrank.wyllie"), (big, "listrank.sequential")]
+    assert [t.index for t in ranked(dict.fromkeys(slow, 1.0))] == [0, 1, 2, 3]   # ties: plan order
 
 
-def test_owners_split_datasets_over_workers_by_estimated_time():
-    from types import SimpleNamespace
+def _task(dataset, i):
+    return SimpleNamespace(dataset=SimpleNamespace(id=dataset), hash=f"{dataset}-{i}")
 
-    def task(dataset, i):
-        return SimpleNamespace(dataset=SimpleNamespace(id=dataset), hash=f"{dataset}-{i}")
 
-    todo = [task(d, i) for d, count in (("big", 2), ("mid", 3), ("small", 4), ("tiny", 1)) for i in range(count)]
+def _finish(owner, todo, seconds, load):
+    """Each worker's finish: its tasks' seconds plus one loading of each dataset it runs."""
+    out = {}
+    for w in set(owner.values()):
+        mine = [t for t in todo if owner[t.hash] == w]
+        out[w] = sum(seconds[t.hash] for t in mine) + sum(load[d] for d in {t.dataset.id for t in mine})
+    return out
+
+
+def test_owners_keep_datasets_whole_while_that_keeps_workers_balanced():
+    todo = [_task(d, i) for d, count in (("big", 2), ("mid", 3), ("small", 4), ("tiny", 1)) for i in range(count)]
     seconds = {t.hash: {"big": 10.0, "mid": 4.0, "small": 1.0, "tiny": 0.5}[t.dataset.id] for t in todo}
-    owner = runner.owners(todo, ["B", "A"], seconds)
-    # big (20 s) to A; mid (12 s) to B; small (4 s) to B (12 < 20); tiny (0.5 s) to B (16 < 20)
-    assert owner == {"big": "A", "mid": "B", "small": "B", "tiny": "B"}
-    assert runner.owners(todo, ["only"], seconds) == dict.fromkeys(("big", "mid", "small", "tiny"), "only")
-    assert runner.owners(todo, [], seconds) == {}
-    # every dataset has one owner whatever the workers, and no worker's load exceeds an even split by
-    # more than the largest dataset (LPT's bound)
+    load = dict.fromkeys(("big", "mid", "small", "tiny"), 1.0)
+    owner = runner.owners(todo, ["B", "A"], seconds, load)
+    # big (20 s) to A; mid (12 s) to B; small (4 s) and tiny (0.5 s) to B: no move ends sooner than A's 21 s
+    by_dataset = {t.dataset.id: owner[t.hash] for t in todo}
+    assert by_dataset == {"big": "A", "mid": "B", "small": "B", "tiny": "B"}
+    assert {t.dataset.id: w for t in todo for w in [owner[t.hash]]} == by_dataset       # no dataset split
+    assert set(runner.owners(todo, ["only"], seconds, load).values()) == {"only"}
+    assert runner.owners(todo, [], seconds, load) == {}
+    # a worker that holds a dataset from an earlier run keeps it
+    assert {t.dataset.id: w for t in todo for w in [runner.owners(todo, ["A", "B"], seconds, load,
+                                                                  held={"B": "big"})[t.hash]]}["big"] == "B"
+
+
+def test_owners_split_a_dataset_rather_than_idle_workers():
+    # gap-suite: two datasets and four GPUs; each dataset on one worker left two idle.
+    todo = [_task(d, i) for d in ("kron", "urand") for i in range(12)]
+    seconds = {t.hash: 1.0 for t in todo}
+    load = {"kron": 0.5, "urand": 0.5}
+    owner = runner.owners(todo, ["w0", "w1", "w2", "w3"], seconds, load)
+    finish = _finish(owner, todo, seconds, load)
+    assert set(finish) == {"w0", "w1", "w2", "w3"} and max(finish.values()) == 6.5    # 24 s of tasks over 4
+    # a dataset whose loading costs more than splitting saves stays whole
+    assert len(set(runner.owners(todo[:2], ["w0", "w1"], seconds, {"kron": 5.0}).values())) == 2
+    assert len(set(runner.owners(todo[:2] + [_task("other", 0)], ["w0", "w1"], {**seconds, "other-0": 8.0},
+                                 {"kron": 5.0, "other": 1.0}).values())) == 2
     rng = np.random.default_rng(4)
-    for trial in range(20):
-        costs = {f"d{i}": float(rng.exponential()) for i in range(int(rng.integers(1, 12)))}
-        todo = [task(d, 0) for d in costs]
+    for trial in range(30):  # never worse than whole datasets placed longest first (LPT), every task placed
+        count = int(rng.integers(1, 8))
+        todo = [_task(f"d{d}", i) for d in range(count) for i in range(int(rng.integers(1, 6)))]
+        seconds = {t.hash: float(rng.exponential()) for t in todo}
+        load = {f"d{d}": float(rng.exponential()) / 2 for d in range(count)}
         workers = [f"w{i}" for i in range(int(rng.integers(1, 5)))]
-        owner = runner.owners(todo, workers, {t.hash: costs[t.dataset.id] for t in todo})
-        assert set(owner) == set(costs) and set(owner.values()) <= set(workers)
-        loads = [sum(c for d, c in costs.items() if owner[d] == w) for w in workers]
-        assert max(loads) <= sum(costs.values()) / len(workers) + max(costs.values()) + 1e-9
+        owner = runner.owners(todo, workers, seconds, load)
+        assert set(owner) == {t.hash for t in todo} and set(owner.values()) <= set(workers)
+        whole = dict.fromkeys(workers, 0.0)
+        for d in sorted(load, key=lambda d: -sum(seconds[t.hash] for t in todo if t.dataset.id == d)):
+            w = min(whole, key=whole.get)
+            whole[w] += sum(seconds[t.hash] for t in todo if t.dataset.id == d) + load[d]
+        assert max(_finish(owner, todo, seconds, load).values()) <= max(whole.values()) + 1e-9
+
+
+def test_one_warm_up_per_worker_for_a_kernel_whatever_its_parameters(monkeypatch):
+    from graphsweep.pipeline import worker
+    monkeypatch.setattr(worker.cuda, "l2_bytes", lambda: 50 << 20)
+    state = worker.WorkerState()
+    pull_warp, spmv = SimpleNamespace(name="pagerank.pull-warp"), SimpleNamespace(name="pagerank.spmv")
+    data = SimpleNamespace(columns={"src": None}, nbytes=1 << 30, kind="graph", index_dtype=np.dtype(np.int32))
+
+    def task(**params):
+        return SimpleNamespace(params=params, warmup=2, roots=None)
+    assert state.warmup(task(lanes=4), pull_warp, data, "gpu") == (2, True)      # on the problem's sample
+    # a sweep over lanes warmed up once per lanes and worker; another module it compiles is the
+    # harness's first-run check's to catch
+    assert state.warmup(task(lanes=8), pull_warp, data, "gpu") == (0, False)
+    assert state.warmup(task(lanes=8), spmv, data, "gpu") == (2, True)           # another kernel
+    assert state.warmup(task(lanes=8), pull_warp, data, "gpu", "host") == (2, True)   # another placement
+    assert state.warmup(task(lanes=8), pull_warp, data, "cpu") == (2, False)     # CPU tasks: on their input
+    cached = SimpleNamespace(**{**vars(data), "nbytes": 1 << 20})
+    assert state.warmup(task(lanes=8), pull_warp, cached, "gpu") == (2, False)   # cache-sized: per task
 
 
 def test_worker_state_is_a_plugin_of_each_worker():

@@ -202,11 +202,11 @@ def test_a_sweep_prints_its_costs_and_refuses_what_does_not_fit(tmp_path, write_
                       kernels=["listrank.sequential", "listrank.wyllie"])
     rc, out, err = gs("run", spec, "--dry-run")
     assert rc == 0, err
-    # 3001 int32 nodes and one part: 15.72 kiB on disk; 48 B per node for a kernel task
-    assert re.search(r"list_n=3001_seed=1 +15.72 kiB on disk \(to generate: .*\); 2 tasks, 140.67 kiB each", out)
+    # 3001 int32 nodes and one part: 15.72 kiB on disk; 56 B per node for a CPU kernel task
+    assert re.search(r"list_n=3001_seed=1 +15.72 kiB on disk \(to generate: .*\); 2 tasks, 164.12 kiB each", out)
     estimate, needs = out.strip().splitlines()[-2:]
     assert estimate.startswith("estimate: 31.45 kiB of datasets (31.45 kiB new, ")
-    assert needs.startswith("needs: 140.72 kiB of host memory for its largest CPU kernel task; ")
+    assert needs.startswith("needs: 164.17 kiB of host memory for its largest CPU kernel task; ")
     monkeypatch.setattr(capacity, "free_disk", lambda path: 1000)
     for argv in (["--dry-run"], []):
         rc, out, err = gs("run", spec, *argv)

@@ -10,7 +10,7 @@ from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.reader import Dataset, read
 from graphsweep.generators import generate, memory
 from graphsweep.kernels import harness
-from graphsweep.kernels.graph import GraphInput, sliced
+from graphsweep.kernels.graph import GraphInput, graph_input, sliced
 from graphsweep.kernels.placement import GraphSize, decide
 
 GiB = 1 << 30
@@ -199,6 +199,24 @@ def test_emogi_levels_by_either_read_agree(mode):
                       placement="host", block_entries=4096)
     assert got.verified, got.verify_error
     assert np.array_equal(ref.output["level"], got.output["level"])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["lines", "bottom-up", "auto"])
+def test_emogi_counts_a_line_over_the_link_once(mode):
+    # Rows sharing a 128-byte line were each counted: 162 GB/s over a link measured at 55 GB/s.
+    data = memory.generate("rmat", seed=3, params={"scale": 12, "edge_factor": 8})
+    got = harness.run("bfs.emogi", data, backend="gpu", reps=2, warmup=0, root=5, mode=mode, placement="host")
+    assert got.verified, got.verify_error
+    csr = graph_input(data).csr()
+    lines = np.zeros(-(-csr.nnz // 32), dtype=bool)
+    for v in np.flatnonzero(got.output["level"] >= 0):       # every reached row is read, up to a line of it at least
+        if csr.offsets[v + 1] > csr.offsets[v]:
+            lines[csr.offsets[v] // 32:-(-csr.offsets[v + 1] // 32)] = True
+    link = [r["bytes_link"] for r in got.rows if r["phase"] == "total"]
+    assert link[0] == link[1] > 0 and link[0] <= 128 * lines.size     # each line of the CSR once at most
+    if mode == "lines":                                       # top-down reads every reached row whole
+        assert link[0] == 128 * lines.sum() < got.stats["line_bytes"]
 
 
 @pytest.mark.gpu

@@ -8,7 +8,7 @@ import pytest
 from graphsweep.datasets.errors import ParameterError, VerificationError
 from graphsweep.kernels import harness
 from graphsweep.kernels.graph import from_edges
-from graphsweep.kernels.pagerank import DAMPING
+from graphsweep.kernels.pagerank import DAMPING, reachable_tolerance
 from graphsweep.kernels.pagerank.verify import verify_scores
 
 from ..conftest import BACKENDS, every_shape_variant_and_backend
@@ -72,6 +72,23 @@ def test_tolerance_and_max_iterations(name, backend, simple_shapes, simple_datas
     capped = harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=1e-6, max_iterations=2)
     assert capped.stats["iterations"] == 2 and not capped.stats["converged"]
     assert capped.verified is False and "not converged" in capped.verify_error
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv", "pagerank.best"])
+def test_a_tolerance_float32_cannot_reach_is_refused_and_the_smallest_reachable_converges(name, backend,
+                                                                                          simple_shapes,
+                                                                                          simple_dataset):
+    # A 97,000-vertex graph's float32 scores stalled at an L1 change of 1.3e-5: tolerance=1e-7 ran
+    # every iteration and ended "verification: FAILED, not converged".
+    graph = simple_shapes["rmat"]()
+    floor = reachable_tolerance(from_edges(graph[1], graph[2], graph[0]).representation("simple"))
+    assert 2.0**-24 < floor < 1e-4                                  # GAPBS's default stays reachable
+    with pytest.raises(ParameterError, match=rf"^parameter 'tolerance': {floor / 100:g} is below what float32 "
+                                             rf"scores reach on this graph; the smallest reachable is {floor:.2g}$"):
+        harness.run(name, simple_dataset(graph), backend=backend, reps=1, warmup=0, tolerance=floor / 100)
+    res = harness.run(name, simple_dataset(graph), backend=backend, reps=1, warmup=0, tolerance=float(f"{floor:.2g}"))
+    assert res.verified and res.stats["converged"], res.verify_error
 
 
 def test_verifier_catches_broken_scores(simple_shapes):
