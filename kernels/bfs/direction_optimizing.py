@@ -254,12 +254,18 @@ def _dead(inp, rcsr) -> tuple:
     import cupy
     key = ("bfs.direction-optimizing dead", rcsr is inp.csr())
     if key not in inp.cache:
-        words = (rcsr.n + 31) // 32
-        none = cupy.zeros(32 * words, dtype=np.uint32)
-        none[:rcsr.n] = rcsr.offsets[1:] == rcsr.offsets[:-1]
-        bits = (none.reshape(words, 32) << cupy.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint32)
+        bits, none = empty_rows(cupy, rcsr.offsets, rcsr.n)
         inp.cache[key] = (bits, int(none.sum()))
     return inp.cache[key]
+
+
+def empty_rows(xp, offsets, n: int) -> tuple:
+    """(a bitmap of the rows of ``offsets`` without entries, a word per 32 rows; the rows' 0/1
+    flags): the vertices bottom-up skips (bfs.distributed's slices make theirs the same way)."""
+    words = (n + 31) // 32
+    none = xp.zeros(32 * words, dtype=np.uint32)
+    none[:n] = offsets[1:] == offsets[:-1]
+    return (none.reshape(words, 32) << xp.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint32), none
 
 
 def _threads(params) -> int:

@@ -34,6 +34,7 @@ from functools import partial
 
 import numba
 import numpy as np
+from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
 from ..cuda import blocks_for, launch_cooperative, persistent_blocks
@@ -60,15 +61,10 @@ UNROLL = 4                     # pairs a lane of the claim kernel takes at once 
 def _outbox_regions(s, xp) -> np.ndarray:
     """K + 1 starts of the outbox regions: region j holds every distinct vertex of slice j that
     this slice's rows name (none for this slice's own), so a top-down level never overflows it."""
-    cols = _host(xp.unique(s.csr.indices)) if s.csr.nnz else np.zeros(0, dtype=np.int64)
+    cols = to_host(xp.unique(s.csr.indices)) if s.csr.nnz else np.zeros(0, dtype=np.int64)
     per = np.diff(np.searchsorted(cols, s.bounds))
     per[s.index] = 0
     return np.concatenate([[0], np.cumsum(per)]).astype(np.int64)
-
-
-def _host(x):
-    from graphsweep.datasets.gpu import to_host
-    return to_host(x)
 
 
 class _GpuSteps:
@@ -78,7 +74,7 @@ class _GpuSteps:
     def __init__(self, rank, params):
         import cupy
         s = rank.slice
-        self.rank, self.s, self.xp, self.comm = rank, s, cupy, rank.comm
+        self.s, self.xp, self.comm = s, cupy, rank.comm
         ws = s.scratch.get("bfs")
         if ws is None:
             ws = s.scratch["bfs"] = self._workspace(s, params)
@@ -95,9 +91,7 @@ class _GpuSteps:
         mod = do._module(registers)
         smem = (threads // 32) * (do.WARP_BUFFER * 16 + 3 * 8)
         td = mod.get_function("graphsweep_bfs_slice_top_down")
-        empty = cupy.zeros(32 * local_words, dtype=np.uint32)
-        empty[:size] = csr.offsets[1:] == csr.offsets[:-1]
-        dead = (empty.reshape(local_words, 32) << cupy.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint32)
+        dead = do.empty_rows(cupy, csr.offsets, size)[0]
         region = _outbox_regions(s, cupy)
         return {"mod": mod, "td": td, "threads": threads, "smem": smem,
                 "blocks": persistent_blocks(td, threads, smem, None), "words": words, "local_words": local_words,
@@ -182,9 +176,9 @@ class _GpuSteps:
         self.front = 1 - self.front
 
     def to_queue(self) -> None:
-        """The frontier bitmap's words of this slice as its frontier queue."""
+        """The frontier bitmap's words of this slice as its frontier queue (its cursor, the step's
+        control block, cleared when the bottom-up level began)."""
         ws, s = self.ws, self.s
-        ws["sctl"][4] = 0
         first = int(ws["word_bounds"][s.index])
         ws["mod"].get_function("graphsweep_bfs_slice_to_queue")(
             (blocks_for(max(ws["local_words"], 1), self.threads),), (self.threads,),

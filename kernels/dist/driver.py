@@ -350,8 +350,8 @@ def _build_slice(key, source, index: int, bounds, n: int, m: int, backend: str, 
 
 # --- the communicator
 
-def _identity() -> tuple:
-    """(host, this worker's GPU, whether NCCL loads here)."""
+def _identity(key) -> tuple:
+    """(host, this worker's GPU, whether NCCL loads here) — a task of partition ``key``."""
     import socket
 
     import cupy
@@ -368,7 +368,7 @@ def _transport(part: Partition, comms: str) -> str:
         return "dask"
     if comms == "dask":
         return "dask"
-    ids = part.each(_identity_task, name="partition-identity")
+    ids = part.each(_identity, name="partition-identity")
     devices = [(host, bus) for host, bus, _ in ids]
     shared = len(set(devices)) < len(devices)
     missing = [part.workers[i] for i, (_, _, ok) in enumerate(ids) if not ok]
@@ -377,10 +377,6 @@ def _transport(part: Partition, comms: str) -> str:
                else f"NCCL does not load on {', '.join(missing)}")
         raise ParameterError(f"parameter 'comms': nccl needs one GPU per worker and NCCL on each; {why}")
     return "dask" if shared or missing else "nccl"
-
-
-def _identity_task(key) -> tuple:
-    return _identity()
 
 
 def _connect(part: Partition, comms: str) -> None:

@@ -36,10 +36,6 @@ class Rank:
         if self.backend == "gpu":
             self.comm.host(self.xp.zeros(1, dtype="int8"))
 
-    def now(self) -> float:
-        self.sync()
-        return time.perf_counter()
-
     @contextmanager
     def phase(self, name: str):
         """Time a stretch of the rank's work as phase ``name``: CUDA events on the GPU (nothing

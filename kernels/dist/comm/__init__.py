@@ -37,7 +37,6 @@ from graphsweep.datasets.errors import GraphsweepError
 
 TRANSPORTS = ("auto", "nccl", "dask")
 WAIT_S = 50.0     # the longest one collective waits for its peers: a lost worker fails a run within a minute
-OPS = ("sum", "min", "max")
 
 
 class CommError(GraphsweepError):
@@ -47,8 +46,6 @@ class CommError(GraphsweepError):
 
 class Communicator:
     """What every transport shares: rank, size, the ledger and the derived collectives."""
-
-    transport = ""
 
     def __init__(self, rank: int, size: int):
         self.rank, self.size = rank, size
@@ -93,8 +90,6 @@ class Communicator:
 
 class SoloComm(Communicator):
     """One rank: nothing to exchange."""
-
-    transport = "none"
 
     def __init__(self, xp):
         super().__init__(0, 1)

@@ -65,8 +65,6 @@ class Mailbox:
 class DaskComm(Communicator):
     """One rank of a channel over Dask comms (see the module doc)."""
 
-    transport = "dask"
-
     def __init__(self, channel: str, rank: int, addresses: list, worker, mailbox: Mailbox, xp):
         super().__init__(rank, len(addresses))
         self.channel, self.addresses, self.worker, self.mailbox, self.xp = channel, list(addresses), worker, mailbox, xp

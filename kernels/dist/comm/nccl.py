@@ -69,8 +69,6 @@ def _op(op: str) -> int:
 class NcclComm(Communicator):
     """One rank of an NCCL communicator (see the module doc)."""
 
-    transport = "nccl"
-
     def __init__(self, nccl_comm, rank: int, size: int):
         import cupy
         super().__init__(rank, size)
