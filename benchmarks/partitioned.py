@@ -17,7 +17,9 @@ then each partitioned kernel at each K on the cluster's first K workers, all ver
   slowest rank's time outside them;
 - ``model``: MB / the link's bandwidth + rounds x its latency + local, with bandwidth (an
   all-reduce's bus bandwidth) and latency (an 8-byte all-reduce read on the host) measured on
-  the same workers in the same run; ``meas/model`` says how much the model explains.
+  the same workers in the same run; ``meas/model`` says how much the model explains;
+- ``target``: issue #30's speed-up for this K (K = 1: within 1.25x of one GPU, i.e. 0.80x) and
+  whether the run met it.
 
 The transport is NCCL when every worker owns a GPU (``--cuda``), else Dask's comms.  One JSON line
 per row follows the table (``--json FILE`` writes them).
@@ -36,6 +38,11 @@ from graphsweep.generators import memory
 from graphsweep.kernels import harness
 
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
+# Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
+# at K = 2 and 4, and at K = 1 at most 1.25x its time (a speed-up of at least 0.8).
+TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
+           2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
+           4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}
 
 
 def _say(text: str = "") -> None:
@@ -126,7 +133,7 @@ def main(argv=None) -> int:
         _say(f"dask-cuda cluster: {len(cluster.workers)} workers, one per GPU")
     rows = []
     header = (f"{'graph':<14} {'kernel':<21} {'K':>2} {'ms':>8} {'1-GPU':>8} {'speed-up':>8} {'dispatch':>8} "
-              f"{'rounds':>6} {'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10}")
+              f"{'rounds':>6} {'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10} {'target':>12}")
     for scale in args.scale:
         label = f"rmat-{scale}-ef{args.edge_factor}"
         data = rmat(scale, args.edge_factor, args.seed).to(args.backend)
@@ -154,11 +161,13 @@ def main(argv=None) -> int:
                 row = {"graph": label, "kernel": name, "partitions": k, "transport": part.transport, "ms": ms,
                        "single_ms": single[name], "speedup": single[name] / ms, "dispatch_ms": _dispatch_ms(res),
                        "rounds": rounds, "bytes_exchanged": exchanged, "comm_ms": comm_ms, "local_ms": local,
-                       "model_ms": model, **net, **part.facts}
+                       "model_ms": model, "target_speedup": TARGETS.get(k, {}).get(name), **net, **part.facts}
                 rows.append(row)
+                target = row["target_speedup"]
+                verdict = (f"{target:.2f}x {'met' if row['speedup'] >= target else 'MISS'}" if target else "")
                 _say(f"{label:<14} {name:<21} {k:>2} {ms:8.2f} {single[name]:8.2f} {row['speedup']:7.2f}x "
                      f"{row['dispatch_ms']:8.2f} {rounds:6.0f} {exchanged / 1e6:8.1f} {comm_ms:8.2f} {local:8.2f} "
-                     f"{model:8.2f} {ms / model if model else 0:10.2f}")
+                     f"{model:8.2f} {ms / model if model else 0:10.2f} {verdict:>12}")
         del data
     _say()
     for row in rows:

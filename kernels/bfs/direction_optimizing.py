@@ -387,21 +387,16 @@ def run_gpu(inp, params, timer):
     timer.steps("bottom-up", lambda: level_rows.of("bottom-up"))
 
     with timer.phase("init", read=16, written=4 * words + 8 + 16):
-        mod.get_function("graphsweep_bfs_init")((blocks_for(words, 2 * threads),), (threads,),
-                                                (ws.lp, ws.visited, ws.queues[0], ws.ctl, csr.offsets,
-                                                 np.int32(words), np.int32(root)))
+        init_search(mod, ws, csr, root, threads)
     depth, edges_to_check, reached, recorded, bottom_up, check = 0, nnz, 1, 0, 0, 1
     while True:
         # Every level in one launch, which writes the outputs too: the host does not wait for it
         # (its control block is read after timing), unless levels_per_launch makes it come back.
         with timer.phase("levels") as traffic:
-            launch_cooperative(levels_kernel, ws.blocks, threads, (
-                csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, dead, ws.lp, level, parent,
-                ws.queues[0], ws.queues[1], ws.bitmaps[0], ws.bitmaps[1], ws.items, ws.ctl, records,
-                np.int32(recorded), np.int32(RECORDS), np.int32(n), np.int32(depth), np.int64(edges_to_check),
-                np.int64(reached), np.int32(params["levels_per_launch"]), np.int32(mode), np.int32(bottom_up),
-                np.int32(check), np.float64(params["alpha"]), np.float64(params["beta"]),
-                np.int64(min_switch(n, params["beta"]))), ws.smem)
+            launch_levels(levels_kernel, ws, threads, csr, rcsr, dead, level, parent, records, recorded=recorded,
+                          depth=depth, edges_to_check=edges_to_check, reached=reached,
+                          levels_per_launch=params["levels_per_launch"], mode=mode, bottom_up=bottom_up, check=check,
+                          alpha=params["alpha"], beta=params["beta"])
             launches.add(ws.ctl)
             k = len(launches) - 1
             traffic.add(**{key: (lambda key=key, k=k: launches.traffic(k)[key])
@@ -420,6 +415,39 @@ def run_gpu(inp, params, timer):
     timer.stat("bottom_up_levels", lambda: sum(launches[k][Ctl.BU_LEVELS] for k in range(len(launches))))
     timer.stat("launches", len(launches))
     return {"level": level, "parent": parent}
+
+
+def init_search(mod, ws, csr, root: int, threads: int) -> None:
+    """A search's start (``graphsweep_bfs_init``): visited cleared, the root reached and queued."""
+    words = (csr.n + 31) // 32
+    mod.get_function("graphsweep_bfs_init")((blocks_for(words, 2 * threads),), (threads,),
+                                            (ws.lp, ws.visited, ws.queues[0], ws.ctl, csr.offsets,
+                                             np.int32(words), np.int32(root)))
+
+
+def launch_levels(kernel, ws, threads: int, csr, rcsr, dead, level, parent, records, *, recorded: int, depth: int,
+                  edges_to_check: int, reached: int, levels_per_launch: int, mode: int, bottom_up: int, check: int,
+                  alpha: float, beta: float) -> None:
+    """One persistent launch of ``graphsweep_bfs_levels`` from level ``depth`` (every level to the
+    end when ``levels_per_launch`` is 0, the outputs written then); ``ws`` holds its buffers
+    (``_Workspace``'s fields).  bfs.distributed runs it too, on a partition of one slice."""
+    launch_cooperative(kernel, ws.blocks, threads, (
+        csr.offsets, csr.indices, rcsr.offsets, rcsr.indices, ws.visited, dead, ws.lp, level, parent,
+        ws.queues[0], ws.queues[1], ws.bitmaps[0], ws.bitmaps[1], ws.items, ws.ctl, records,
+        np.int32(recorded), np.int32(records.shape[1]), np.int32(csr.n), np.int32(depth), np.int64(edges_to_check),
+        np.int64(reached), np.int32(levels_per_launch), np.int32(mode), np.int32(bottom_up), np.int32(check),
+        np.float64(alpha), np.float64(beta), np.int64(min_switch(csr.n, beta))), ws.smem)
+
+
+def level_records(rec, start: int):
+    """(level's index, frontier, out-edges, claimed, items, checked, kind, ms) of each column of a
+    launch's records ``rec`` (host), ms from the level's end and the previous one's (%globaltimer;
+    the first level's from the launch's start ``start``)."""
+    previous = start
+    for k in range(rec.shape[1]):
+        f, e, c, items, checked, kind, end = (int(x) for x in rec[:, k])
+        yield k, f, e, c, items, checked, kind, (end - previous) / 1e6
+        previous = end
 
 
 class _LevelRows:
@@ -445,9 +473,8 @@ class _LevelRows:
         rec = self.records[:, :min(RECORDS, sum(levels for _, levels, _, _ in starts))].get()
         rows, base = [], 0
         for first, levels, reached, start in starts:
-            previous = start
-            for k in range(min(levels, RECORDS - base)):
-                f, e, c, items, checked, kind, end = (int(x) for x in rec[:, base + k])
+            for k, f, e, c, items, checked, kind, ms in level_records(rec[:, base:base + min(levels, RECORDS - base)],
+                                                                      start):
                 if kind & Kind.BOTTOM_UP:
                     traffic = total_traffic(bu_traffic(words, max(0, self.n - reached - self.dead), checked, c,
                                                        dead_words=words),
@@ -459,8 +486,7 @@ class _LevelRows:
                 else:
                     traffic = td_traffic(f, e, c, items)
                     info = {"direction": "top-down", "frontier": f, "edges": e}
-                rows.append({"step": first + k, "ms": (end - previous) / 1e6, **step_traffic(traffic), "info": info})
-                previous = end
+                rows.append({"step": first + k, "ms": ms, **step_traffic(traffic), "info": info})
                 reached += c
             base += levels
         return rows

@@ -37,7 +37,7 @@ import numpy as np
 from graphsweep.datasets.gpu import to_host
 
 from ..contract import Kernel, Param
-from ..cuda import blocks_for, launch_cooperative, persistent_blocks
+from ..cuda import blocks_for, launch_cooperative, persistent_blocks, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
 from ..dist.slices import shifted
@@ -90,53 +90,98 @@ class _GpuSteps:
         registers = 64 if csr.nnz >= do.BOTTOM_UP_DEGREE * max(size, 1) else 128
         mod = do._module(registers)
         smem = (threads // 32) * (do.WARP_BUFFER * 16 + 3 * 8)
-        td = mod.get_function("graphsweep_bfs_slice_top_down")
-        dead = do.empty_rows(cupy, csr.offsets, size)[0]
+        fn = {name: mod.get_function(f"graphsweep_bfs_slice_{name}")
+              for name in ("init", "top_down", "claim", "counts", "to_bitmap", "bottom_up", "to_queue", "outputs")}
         region = _outbox_regions(s, cupy)
-        return {"mod": mod, "td": td, "threads": threads, "smem": smem,
-                "blocks": persistent_blocks(td, threads, smem, None), "words": words, "local_words": local_words,
-                "visited": cupy.empty(words, dtype=np.uint32),
-                "bitmaps": [cupy.zeros(words, dtype=np.uint32) for _ in range(2)],
-                "lp": cupy.empty((max(size, 1), 2), dtype=np.int32),
-                "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
-                "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
-                "sctl": cupy.zeros(SCTL + len(s.bounds) - 1, dtype=np.uint64),
-                "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
-                "table": cupy.zeros(2 * (len(s.bounds) - 1), dtype=np.int64),
-                "dead": dead, "region": region, "region_device": cupy.asarray(region[:-1]),
-                "outbox": cupy.empty((max(int(region[-1]), 1), 2), dtype=np.int32),
-                "bounds": cupy.asarray(s.bounds.astype(np.int64)),
-                "word_bounds": ((s.bounds + 31) // 32).astype(np.int64)}
+        word_bounds = ((s.bounds + 31) // 32).astype(np.int64)
+        first = int(word_bounds[s.index])
+        ws = {"mod": mod, "fn": fn, "threads": threads, "smem": smem,
+              "blocks": persistent_blocks(fn["top_down"], threads, smem, None), "words": words,
+              "local_words": local_words,
+              # bottom-up: a grid-stride wave of resident blocks, as the one-GPU kernel runs it (a warp a
+              # word over the whole grid ran R-MAT 24's bottom-up levels 3-4x slower on an H100)
+              "bu_blocks": min(resident_blocks(threads), blocks_for(32 * local_words, threads)),
+              "visited": cupy.empty(words, dtype=np.uint32),
+              "bitmaps": [cupy.zeros(words, dtype=np.uint32) for _ in range(2)],
+              "lp": cupy.empty((max(size, 1), 2), dtype=np.int32),
+              "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
+              "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
+              "sctl": cupy.zeros(SCTL + len(s.bounds) - 1, dtype=np.uint64),
+              "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
+              "table": cupy.zeros(2 * (len(s.bounds) - 1), dtype=np.int64),
+              "dead": do.empty_rows(cupy, csr.offsets, size)[0], "region": region,
+              "region_device": cupy.asarray(region[:-1]),
+              "outbox": cupy.empty((max(int(region[-1]), 1), 2), dtype=np.int32),
+              "bounds": cupy.asarray(s.bounds.astype(np.int64)), "word_bounds": word_bounds, "first": first,
+              # the slice's arrays indexed by global vertex id (rows moved back by lo), and its words
+              # of the bitmaps
+              "offsets_global": shifted(csr.offsets, s.lo), "lp_global": shifted(cupy.empty(0), 0)}
+        ws["lp_global"] = shifted(ws["lp"], s.lo)
+        ws["visited_here"] = ws["visited"][first:]
+        ws["next_here"] = [b[first:] for b in ws["bitmaps"]]
+        ws["sctl_counts"] = ws["sctl"][SCTL:]
+        if len(s.bounds) == 2:
+            # K = 1: the whole search is the one-GPU kernel's single persistent launch
+            levels = mod.get_function("graphsweep_bfs_levels")
+            ws["levels"] = levels
+            ws["whole"] = do._Workspace(visited=ws["visited"], lp=ws["lp"], bitmaps=ws["bitmaps"],
+                                        queues=ws["queues"], items=ws["items"], ctl=ws["ctl"], smem=smem,
+                                        blocks=persistent_blocks(levels, threads, smem, None))
+            ws["records"] = cupy.empty((do.Rec.FIELDS, do.RECORDS), dtype=np.int64)
+        return ws
 
     def init(self, root: int) -> int:
         ws, s = self.ws, self.s
         mine = s.lo <= root < s.hi
         self.queue, self.front = 0, 0
-        ws["mod"].get_function("graphsweep_bfs_slice_init")(
-            (blocks_for(ws["words"], 2 * self.threads),), (self.threads,),
-            (ws["visited"], np.int32(ws["words"]), shifted(ws["lp"], s.lo), ws["queues"][0],
-             shifted(s.csr.offsets, s.lo), np.int32(root), np.int32(mine)))
+        ws["fn"]["init"]((blocks_for(ws["words"], 2 * self.threads),), (self.threads,),
+                         (ws["visited"], np.int32(ws["words"]), ws["lp_global"], ws["queues"][0], ws["offsets_global"],
+                          np.int32(root), np.int32(mine)))
         return int(mine)
 
     def degree(self, root: int) -> int:
         s = self.s
         return int(self.comm.host(s.csr.offsets[root - s.lo + 1] - s.csr.offsets[root - s.lo]))
 
+    def search(self, rank, root: int, mode: str, alpha: float, beta: float, edges_to_check: int) -> dict:
+        """K = 1: the slice is the whole graph and nothing is exchanged, so every level runs in
+        ``bfs.direction-optimizing``'s single persistent launch (no host round trip a level), which
+        also writes the outputs (kept); its control block and level records are read once at the end."""
+        ws, s, csr = self.ws, self.s, self.s.csr
+        whole = ws["whole"]
+        with rank.phase("init"):
+            do.init_search(ws["mod"], whole, csr, root, self.threads)
+        level, parent = self.xp.empty(s.size, dtype=np.int32), self.xp.empty(s.size, dtype=np.int32)
+        with rank.phase("levels"):
+            do.launch_levels(ws["levels"], whole, self.threads, csr, csr, ws["dead"], level, parent, ws["records"],
+                             recorded=0, depth=0, edges_to_check=edges_to_check, reached=1, levels_per_launch=0,
+                             mode=do.Mode[mode.upper().replace("-", "_")], bottom_up=0, check=1, alpha=alpha,
+                             beta=beta)
+        rank.keep(level=level, parent=parent)
+        ctl = self.comm.host(whole.ctl)
+        if ctl[do.Ctl.ERROR]:
+            raise RuntimeError("bfs.distributed: the levels kernel's grid barrier timed out (blocks not co-resident?)")
+        levels = int(ctl[do.Ctl.LEVELS])
+        rec = self.comm.host(ws["records"][:, :min(levels, do.RECORDS)])
+        steps = [{"ms": ms, "comm_ms": 0.0, "bytes": 0, "rounds": 0, "step": k, "frontier": f,
+                  "direction": "bottom-up" if kind & do.Kind.BOTTOM_UP else "top-down"}
+                 for k, f, e, c, items, checked, kind, ms in do.level_records(rec, int(ctl[do.Ctl.T0]))]
+        return {"steps": steps, "levels": int(ctl[do.Ctl.DEPTH]), "bottom_up_levels": int(ctl[do.Ctl.BU_LEVELS])}
+
     def top_down(self, depth: int, scout: int) -> None:
         """One top-down level: this slice's frontier expanded, the outboxes exchanged and claimed."""
         ws, s = self.ws, self.s
         sctl = ws["sctl"]
         sctl.fill(0)
-        out_count = sctl[SCTL:]
         qin, qout = ws["queues"][self.queue], ws["queues"][1 - self.queue]
-        lp, off = shifted(ws["lp"], s.lo), shifted(s.csr.offsets, s.lo)
-        launch_cooperative(ws["td"], ws["blocks"], self.threads, (
+        lp, off = ws["lp_global"], ws["offsets_global"]
+        launch_cooperative(ws["fn"]["top_down"], ws["blocks"], self.threads, (
             off, s.csr.indices, ws["visited"], lp, qin, np.int64(self.local_count), qout, ws["items"], sctl,
             ws["ctl"], np.int32(depth + 1), np.int64(scout), np.int64(s.lo), np.int64(s.hi), ws["bounds"],
-            np.int32(len(s.bounds) - 1), ws["outbox"], out_count, ws["region_device"]), ws["smem"])
+            np.int32(len(s.bounds) - 1), ws["outbox"], ws["sctl_counts"], ws["region_device"]), ws["smem"])
         if self.comm.size > 1:
-            claim = ws["mod"].get_function("graphsweep_bfs_slice_claim")
-            for j, pairs in enumerate(self.comm.alltoallv_regions(ws["outbox"], ws["region"], out_count)):
+            claim = ws["fn"]["claim"]
+            for j, pairs in enumerate(self.comm.alltoallv_regions(ws["outbox"], ws["region"], ws["sctl_counts"])):
                 if j != s.index and pairs.shape[0]:
                     claim((blocks_for(pairs.shape[0], self.threads * UNROLL),), (self.threads,),
                           (pairs, np.int64(pairs.shape[0]), off, s.csr.indices, ws["visited"], lp, qout, sctl,
@@ -146,53 +191,45 @@ class _GpuSteps:
     def counts(self):
         """This rank's row of the level's counts table (the next frontier's vertices here, their out-edges)."""
         ws = self.ws
-        ws["mod"].get_function("graphsweep_bfs_slice_counts")((1,), (32,), (ws["sctl"], ws["table"],
-                                                                          np.int32(self.s.index)))
+        ws["fn"]["counts"]((1,), (32,), (ws["sctl"], ws["table"], np.int32(self.s.index)))
         return ws["table"]
 
     def to_bitmap(self) -> None:
         """The frontier queue as this slice's words of the frontier bitmap."""
-        ws, s = self.ws, self.s
+        ws = self.ws
         bitmap = ws["bitmaps"][self.front]
-        a, b = ws["word_bounds"][s.index], ws["word_bounds"][s.index + 1]
-        bitmap[a:b] = 0
-        ws["mod"].get_function("graphsweep_bfs_slice_to_bitmap")(
-            (blocks_for(max(self.local_count, 1), self.threads),), (self.threads,),
-            (ws["queues"][self.queue], np.int64(self.local_count), bitmap))
+        ws["next_here"][self.front][:ws["local_words"]] = 0
+        ws["fn"]["to_bitmap"]((blocks_for(max(self.local_count, 1), self.threads),), (self.threads,),
+                              (ws["queues"][self.queue], np.int64(self.local_count), bitmap))
 
     def bottom_up(self, depth: int) -> None:
         """One bottom-up level against the frontier all-gathered."""
         ws, s = self.ws, self.s
-        front, nxt = ws["bitmaps"][self.front], ws["bitmaps"][1 - self.front]
+        front = ws["bitmaps"][self.front]
         self.comm.allgatherv(front, ws["word_bounds"])
         sctl = ws["sctl"]
         sctl.fill(0)
-        first = int(ws["word_bounds"][s.index])
         if ws["local_words"]:
-            ws["mod"].get_function("graphsweep_bfs_slice_bottom_up")(
-                (blocks_for(32 * ws["local_words"], self.threads),), (self.threads,),
-                (s.csr.offsets, s.csr.indices, ws["visited"][first:], ws["dead"], front, nxt[first:], ws["lp"],
-                 np.int32(s.size), np.int32(ws["local_words"]), np.int32(depth), sctl))
+            ws["fn"]["bottom_up"]((ws["bu_blocks"],), (self.threads,),
+                                  (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["dead"], front,
+                                   ws["next_here"][1 - self.front], ws["lp"], np.int32(s.size),
+                                   np.int32(ws["local_words"]), np.int32(depth), sctl))
         self.front = 1 - self.front
 
     def to_queue(self) -> None:
         """The frontier bitmap's words of this slice as its frontier queue (its cursor, the step's
         control block, cleared when the bottom-up level began)."""
         ws, s = self.ws, self.s
-        first = int(ws["word_bounds"][s.index])
-        ws["mod"].get_function("graphsweep_bfs_slice_to_queue")(
-            (blocks_for(max(ws["local_words"], 1), self.threads),), (self.threads,),
-            (ws["bitmaps"][self.front][first:], np.int32(ws["local_words"]), s.csr.offsets, ws["queues"][self.queue],
-             ws["sctl"], np.int32(s.lo)))
+        ws["fn"]["to_queue"]((blocks_for(max(ws["local_words"], 1), self.threads),), (self.threads,),
+                             (ws["next_here"][self.front], np.int32(ws["local_words"]), s.csr.offsets,
+                              ws["queues"][self.queue], ws["sctl"], np.int32(s.lo)))
 
     def outputs(self) -> dict:
         ws, s, xp = self.ws, self.s, self.xp
         level, parent = xp.empty(s.size, dtype=np.int32), xp.empty(s.size, dtype=np.int32)
-        first = int(ws["word_bounds"][s.index])
         if s.size:
-            ws["mod"].get_function("graphsweep_bfs_slice_outputs")(
-                (blocks_for(max(s.size // 4, 1), self.threads),), (self.threads,),
-                (ws["visited"][first:], ws["lp"], level, parent, np.int32(s.size)))
+            ws["fn"]["outputs"]((blocks_for(max(s.size // 4, 1), self.threads),), (self.threads,),
+                                (ws["visited_here"], ws["lp"], level, parent, np.int32(s.size)))
         return {"level": level, "parent": parent}
 
 
@@ -336,6 +373,8 @@ def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: 
     s, comm = rank.slice, rank.comm
     n = s.n
     steps_ = (_GpuSteps if rank.backend == "gpu" else _CpuSteps)(rank, params)
+    if rank.backend == "gpu" and comm.size == 1:
+        return steps_.search(rank, root, mode, alpha, beta, edges_total)
     with rank.phase("init"):
         mine = steps_.init(root)
     count, scout = (int(x) for x in comm.allreduce_host([mine, steps_.degree(root) if mine else 0]))

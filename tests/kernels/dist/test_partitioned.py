@@ -79,6 +79,16 @@ def test_components_merge_until_no_rank_links_anything(shape):
     assert res.stats["bytes_exchanged"] > 0 and res.stats["transport"] == "dask"
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_round_that_moves_few_parents_merges_only_those(backend):
+    """R-MAT's second merge moves few parents: they go as (vertex, parent) pairs, not a 4n all-reduce,
+    and the labels are the same."""
+    graph = SHAPES["rmat"]()
+    res = run("cc.distributed", dataset(graph), backend, partitions=4)
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert res.stats["merge_rounds"] == 2 and res.stats["sparse_merges"] == 1
+
+
 @pytest.mark.parametrize("shape,k", CASES)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_bfs_levels_are_the_one_worker_levels(shape, k, backend):
