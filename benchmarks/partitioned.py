@@ -102,6 +102,13 @@ def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roo
     return statistics.harmonic_mean(per_instance), res
 
 
+def _phases(res) -> str:
+    """Each measured phase's median (CUDA events on the GPU: device time, host gaps inside included)."""
+    names = dict.fromkeys(r["phase"] for r in res.rows if r["phase"] not in ("dispatch", "total"))
+    return ", ".join(f"{name} {statistics.median(r['ms'] for r in res.rows if r['phase'] == name):.3f}"
+                     for name in names)
+
+
 def _dispatch_ms(res) -> float:
     rows = [r for r in res.rows if r["phase"] in ("dispatch", "total")]
     dispatch = statistics.median(r["ms"] for r in rows if r["phase"] == "dispatch")
@@ -147,7 +154,8 @@ def main(argv=None) -> int:
             net = link(part)
             _say(f"K = {k} ({part.transport}): all-reduce bus bandwidth {net['busbw_gbps']:.1f} GB/s, latency "
                  f"{net['latency_ms'] * 1e3:.1f} us; slices of {part.facts['slice_edges_min']:,}.."
-                 f"{part.facts['slice_edges_max']:,} entries, {part.facts['cut_entries']:,} cut, built in "
+                 f"{part.facts['slice_edges_max']:,} entries and {part.facts['slice_rows_min']:,}.."
+                 f"{part.facts['slice_rows_max']:,} rows, {part.facts['cut_entries']:,} cut, built in "
                  f"{part.facts['partition_s']:.1f} s")
             _say(header)
             for name, (ms, res) in measured.items():
@@ -168,6 +176,7 @@ def main(argv=None) -> int:
                 _say(f"{label:<14} {name:<21} {k:>2} {ms:8.2f} {single[name]:8.2f} {row['speedup']:7.2f}x "
                      f"{row['dispatch_ms']:8.2f} {rounds:6.0f} {exchanged / 1e6:8.1f} {comm_ms:8.2f} {local:8.2f} "
                      f"{model:8.2f} {ms / model if model else 0:10.2f} {verdict:>12}")
+                _say(f"{'':<14} {'':<21}    phases (slowest rank, ms): {_phases(res)}")
         del data
     _say()
     for row in rows:

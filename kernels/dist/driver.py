@@ -337,8 +337,10 @@ def _build(inp, part: Partition) -> None:
     built = part.gather([part.submit(_build_slice, i, part.key, sources[i], i, part.bounds, n, inp.m, backend,
                                      part.threads, name="partition-build") for i in range(k)], "partition")
     edges = [b["edges"] for b in built]
+    rows = np.diff(part.bounds)
     part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
-                  "slice_edges_min": min(edges), "cut_entries": sum(b["cut"] for b in built),
+                  "slice_edges_min": min(edges), "slice_rows_max": int(rows.max()), "slice_rows_min": int(rows.min()),
+                  "cut_entries": sum(b["cut"] for b in built),
                   "partition_passes": max(b["passes"] for b in built), "partition_s": time.perf_counter() - t0}
 
 

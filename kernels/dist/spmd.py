@@ -9,8 +9,10 @@ time of the call is a phase of its own, ``dispatch``).  Each rank returns its re
     {"ms": the rank's time, "comm_ms": inside collectives, "bytes": received, "rounds": collectives,
      **what fn returned (its phases, steps and statistics)}
 
-The task leaves its worker's thread pool while it runs: it waits for its peers, and a peer task
-of another run queued behind it on a worker of one thread would otherwise never start.
+The task leaves its worker's thread pool while it runs (it waits for its peers, and a peer task
+of another run queued behind it on a worker of one thread would otherwise never start) and hands
+the rank to the partition's own thread on the worker (``plugin.SliceStore.thread``), the same one
+every run, so no run pays a fresh thread's first CUDA calls.
 """
 
 import time
@@ -78,10 +80,16 @@ class Rank:
 
 
 def run(key, fn, *args) -> dict:
-    """The task on each worker: barrier, ``fn(rank, *args)``, sync; the rank's record."""
+    """The task on each worker: the rank run on the partition's thread here; its record."""
     from distributed import secede
+    store = here()
     secede()
-    rank = Rank(key, here())
+    return store.thread(key).submit(_run_rank, key, store, fn, *args).result()
+
+
+def _run_rank(key, store, fn, *args) -> dict:
+    """Barrier, ``fn(rank, *args)``, sync; the rank's record."""
+    rank = Rank(key, store)
     if rank.backend == "cpu":
         from .slices import set_threads
         set_threads(rank.slice.threads)
