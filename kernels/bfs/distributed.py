@@ -22,7 +22,12 @@ bottom-up with early exit), then an exchange:
              (alpha, beta; ``bfs.direction-optimizing``'s functions, so both switch alike).
 A level costs the slowest slice's step, one or two collectives and one or two host reads (the
 single-GPU kernel does every level in one launch; a partitioned level must come back to the host
-to exchange).  The CPU twin runs the same steps with Numba over the same exchanges.
+to exchange).  The bottom-up step runs as the persistent kernel runs it, one grid-stride wave of
+resident blocks over the slice's words (a warp per word over the whole grid took R-MAT 24's widest
+levels 3-4x longer on an H100: 1.49 against 0.48 ms).  At K = 1 the slice is the whole graph and
+nothing is exchanged: the search is ``bfs.direction-optimizing``'s single persistent launch over it
+(phases ``init`` and ``levels``; its level records read once at the end).  The CPU twin runs the
+level steps with Numba over the same exchanges at every K.
 
 Rows: ``total`` (the slowest rank, barrier to end), ``dispatch`` (the driver's call), a step row
 per level (phase ``level``: the slowest rank's time and time in collectives, the bytes all ranks

@@ -23,14 +23,20 @@ minimum keeps 9 -> 3 and loses 5 - 9), so rounds repeat until no rank changes it
             ranks hold — the components; else merge, compress, next round.
 The minimum only ever lowers parents, and a round in which some rank hooks lowers a root for good,
 so the rounds end; R-MAT graphs take two rounds after round 0 (one that links, one that finds
-nothing to link).  The labels are each root, its component's smallest vertex: canonical.  K = 1
-runs cc.sampled-union-find's passes exactly, no merge.
+nothing to link).  A round that moved fewer parents than n / 2 over all ranks merges only those:
+every rank held the same forest when the round began and parents only fall, so the all-reduce's
+minimum is the old forest lowered by each rank's moved (vertex, parent) pairs — all-gathered, 8
+bytes a pair, and applied as a scatter-min (R-MAT's second merge).  The labels are each root, its
+component's smallest vertex: canonical.  K = 1 runs cc.sampled-union-find's passes exactly, no
+merge (its init pass writes every vertex's parent; the largest tree's compress is the one-GPU
+kernel's one resident wave).
 
-Cost model: per merge an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each
-rank) — the bound once slices are large; per round the slowest slice's final pass (its rows
-outside the largest tree).  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the
-phases ``link``, ``merge`` and ``compress`` (the slowest rank's), statistics ``merge_rounds``
-and the ledger's (bytes exchanged, time in collectives, rounds).
+Cost model: per full merge an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into
+each rank) — the bound once slices are large; a sparse merge 8 bytes per moved parent; per round
+the slowest slice's final pass (its rows outside the largest tree) and a few passes over every
+vertex (copy, compare, compress).  Rows: ``total`` (the slowest rank, barrier to end),
+``dispatch``, the phases ``link``, ``merge`` and ``compress`` (the slowest rank's), statistics
+``merge_rounds``, ``sparse_merges`` and the ledger's (bytes exchanged, time in collectives, rounds).
 """
 
 from functools import partial
