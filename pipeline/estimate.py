@@ -52,6 +52,8 @@ from graphsweep.datasets.errors import GraphsweepError
 from graphsweep.datasets.format import index_dtype_for, is_dataset, read_manifest
 from graphsweep.kernels import placement, registry
 
+from . import history
+
 LIST_BYTES_PER_NODE = {"gpu": 48, "cpu": 56}
 GRAPH_BYTES_PER_EDGE = 48
 GRAPH_BYTES_PER_VERTEX = 32
@@ -244,14 +246,6 @@ def local_devices(has_gpu: bool) -> dict:
     return devices
 
 
-def worker_devices(dask_worker) -> dict:
-    """``client.run`` on each worker: its devices (backend -> name) and the ceilings it has measured
-    (backend -> dict; a GPU worker measures its device's as it starts)."""
-    from .worker import WorkerState
-    state = dask_worker.plugins.get(WorkerState.name)
-    return {"devices": local_devices(gpu.available()), "ceilings": dict(state.ceilings) if state else {}}
-
-
 def _scaled(record, elements: int, runs: int) -> float:
     """``record``'s task seconds for ``elements`` and ``runs`` timed runs: its timed runs and the
     rest of its task (loading, checks, warm-up, verification) scaled by elements, the runs by count."""
@@ -301,7 +295,6 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
     this host's when not given), learned from the results folders beside the plan's (see the
     module doc).  ``ceilings``: backend -> the ceilings the cluster's workers have measured, where
     rows have none; workers that have measured them are not fresh and pay no start."""
-    from . import history
     tasks = plan.tasks if tasks is None else tasks
     devices = devices or local_devices(has_gpu)
     ceilings = ceilings or {}

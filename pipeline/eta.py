@@ -10,7 +10,7 @@ tasks, which also captures how many workers ran side by side.
 
 import time
 
-from . import estimate
+from . import estimate, worker
 
 
 def forecast(plan, tasks: list, *, has_gpu: bool, client=None) -> estimate.TimeEstimate:
@@ -18,7 +18,7 @@ def forecast(plan, tasks: list, *, has_gpu: bool, client=None) -> estimate.TimeE
     workers, or of this host without a client."""
     devices = ceilings = None
     if client is not None:
-        offers = client.run(estimate.worker_devices)
+        offers = client.run(worker.worker_devices)
         if offers:
             first = offers[min(offers)]
             devices, ceilings = first["devices"], first["ceilings"]

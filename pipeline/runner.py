@@ -380,7 +380,8 @@ def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, c
     and what it needs, then refuse (GraphsweepError) whatever the run would refuse before starting,
     and a datasets pattern that names nothing; 0 when none."""
     done = store.finished(plan.results).keys() & {t.hash for t in plan.tasks} if resume else set()
-    echo(dataclasses.replace(plan, tasks=[t for t in plan.tasks if t.hash not in done]).describe())
+    left = dataclasses.replace(plan, tasks=[t for t in plan.tasks if t.hash not in done])
+    echo(left.describe(estimate.describe(left)))
     if done:
         echo(f"resuming: {len(done)} of {len(plan.tasks)} tasks already finished (not estimated above)")
     echo(estimate.needs(plan, has_gpu=uses_gpu(plan, profile, cluster_file)))

@@ -199,8 +199,9 @@ class SweepPlan:
                    datasets=datasets, tasks=tasks, spec=doc["spec"],
                    skipped=[tuple(s) for s in doc.get("skipped", [])])
 
-    def describe(self) -> str:
-        """The expanded plan as text (what ``run --dry-run`` prints)."""
+    def describe(self, costs: tuple | None = None) -> str:
+        """The expanded plan as text (what ``run --dry-run`` prints); ``costs``: the estimate's
+        (lines per dataset, the closing line), ``estimate.describe(plan)``, passed in by the caller."""
         to_make = [d for d in self.datasets if d.generated and not d.in_memory]
         kept = sum(d.in_memory for d in self.datasets)
         in_memory = f", {kept} generated in memory by their tasks" if kept else ""
@@ -210,8 +211,7 @@ class SweepPlan:
                  f"results: {self.results}"]
         if to_make:
             lines.append(f"generated datasets go to {self.data} (reused when already there)")
-        from .estimate import describe as costs  # sizes, memory and time of each dataset and in all
-        per_dataset, total = costs(self)
+        per_dataset, total = costs or ([], "")
         lines += per_dataset
         lines.append("tasks:")
         width = len(str(len(self.tasks)))
@@ -219,7 +219,8 @@ class SweepPlan:
         if self.skipped:
             lines.append(f"skipped ({len(self.skipped)} dataset x kernel pairs):")
             lines += [f"  {kernel} on {dataset}: {why}" for dataset, kernel, why in self.skipped]
-        lines.append(total)
+        if total:
+            lines.append(total)
         return "\n".join(lines)
 
 

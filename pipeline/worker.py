@@ -178,6 +178,14 @@ class WorkerState(WorkerPlugin):
 CACHE_RESIDENT = 4
 
 
+def worker_devices(dask_worker) -> dict:
+    """``client.run`` on each worker: its devices (backend -> name) and the ceilings it has measured
+    (backend -> dict; a GPU worker measures its device's as it starts): what the estimate of a run
+    on this cluster learns from (``eta.forecast``)."""
+    state = dask_worker.plugins.get(WorkerState.name)
+    return {"devices": estimate.local_devices(gpu.available()), "ceilings": dict(state.ceilings) if state else {}}
+
+
 def grow_pool(nbytes: int) -> None:
     """Make CuPy's memory pool hold ``nbytes`` (what a kernel task on the dataset just loaded may
     need, ``estimate.task_memory``; at most half the device's free memory) in one block, touched

@@ -26,9 +26,6 @@ graph generated in memory), the representation is built by slices (``sliced``).
 verifiers read it that way.
 """
 
-from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
@@ -36,54 +33,11 @@ from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
 
 from ..timing import timer_for
+from . import csr as layout
+from . import sliced
+from .csr import BUILDERS, CSR, PACK_LIMIT, Builder, bincount, register  # noqa: F401  (the package's names)
 
 REPRESENTATIONS = ("csr", "rcsr")
-# Graphs of fewer vertices sort one packed (row << 32 | col) key per edge; larger ones lexsort.
-PACK_LIMIT = 2**31
-
-
-@dataclass(frozen=True)
-class Builder:
-    """A representation another module adds by name (``register``): ``build(inp)`` makes it,
-    ``traffic(inp)`` is its build's byte model (``read``, ``written``), ``warm_up(inp)`` compiles
-    what the build uses on a tiny graph so the timed build does not include it."""
-    build: Callable
-    traffic: Callable
-    warm_up: Callable
-
-
-BUILDERS: dict[str, Builder] = {}
-
-
-def register(name: str, builder: Builder) -> None:
-    BUILDERS[name] = builder
-
-
-@dataclass(frozen=True)
-class CSR:
-    offsets: object      # int64, n + 1
-    indices: object      # int32 (n < 2^31) or int64, nnz
-    weights: object      # int32, nnz, or None
-    n: int
-    placement: str = "device"   # where indices and weights live: device memory, or pinned host memory
-    host: "CSR | None" = None   # host placement: NumPy views of the same arrays (CPU code, bulk copies)
-
-    @property
-    def nnz(self) -> int:
-        return int(self.indices.shape[0])
-
-    def degree(self):
-        return self.offsets[1:] - self.offsets[:-1]
-
-    def spread_entries(self, count: int):
-        """(rows, columns), int64 on the CSR's device, of min(count, nnz) entries spread evenly
-        over it (nnz > 0): a sample of the edges as stored, for statistics read in a setup."""
-        xp = array_module(self.indices)
-        count = min(count, self.nnz)
-        at = (xp.arange(count, dtype=xp.int64) * self.nnz) // count
-        return xp.searchsorted(self.offsets, at, side="right") - 1, self.indices[at].astype(xp.int64)
-
-
 class GraphInput:
     """One loaded graph, computed on by ``xp`` (see the module doc).  ``src``/``dst``/``weight``:
     the edge list as loaded, or None when ``edges`` (an edge source: ``m``, ``weighted``,
@@ -228,13 +182,6 @@ class GraphInput:
         return deg > 0
 
 
-def bincount(xp, values, n: int):
-    """Counts of each id in [0, n) (CuPy's bincount refuses an empty input)."""
-    if values.shape[0] == 0:
-        return xp.zeros(n, dtype=np.int64)
-    return xp.bincount(values, minlength=n)
-
-
 def _build_csr(xp, n: int, rows, cols, weight, *, both: bool, index_dtype) -> CSR:
     """CSR of the edges rows[i] -> cols[i] (and cols[i] -> rows[i] when ``both``), self-loops
     dropped, each row's neighbours sorted: one sort of (row << 32 | col) keys, then the offsets
@@ -246,7 +193,7 @@ def _build_csr(xp, n: int, rows, cols, weight, *, both: bool, index_dtype) -> CS
         weight = None if weight is None else xp.concatenate([weight, weight])
     loop = rows == cols
     nnz = int(rows.shape[0]) - int(xp.count_nonzero(loop))
-    if n >= PACK_LIMIT:  # ids too wide to pack two in a word: sort by (loop, row, col) with lexsort
+    if n >= layout.PACK_LIMIT:  # ids too wide to pack two in a word: sort by (loop, row, col) with lexsort
         order = xp.lexsort(xp.stack([cols, rows, loop]))[:nnz]
         rows, cols = rows[order], cols[order]
         weight = None if weight is None else weight[order]
@@ -352,5 +299,4 @@ def root_instances(inp: GraphInput, params: dict, count: int | None, seed: int) 
     return [{"root": r} for r in pick_roots(inp, count or 1, seed)]
 
 
-from . import simple, sliced  # noqa: E402,F401  (last: they build on CSR and bincount above; simple registers
-#                               "simple" and "oriented")
+from . import simple  # noqa: E402,F401  (registers the "simple" and "oriented" representations)

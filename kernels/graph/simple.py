@@ -21,9 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import graphsweep.kernels.graph as layer
-
-from . import CSR, Builder, GraphInput, bincount, register
+from . import csr as layout
+from .csr import CSR, Builder, bincount, register
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ def build_simple(inp) -> CSR:
     keep = rows != cols
     rows, cols = rows[keep], cols[keep]
     del keep
-    if n >= layer.PACK_LIMIT:  # ids too wide to pack two in a word
+    if n >= layout.PACK_LIMIT:  # ids too wide to pack two in a word
         order = xp.lexsort(xp.stack([cols, rows]))
         rows, cols = rows[order], cols[order]
         del order
@@ -124,9 +123,10 @@ def _oriented_traffic(inp) -> dict:
     return {"read": read, "written": written}
 
 
-def _tiny(inp) -> GraphInput:
+def _tiny(inp):
+    """A three-vertex graph of ``inp``'s kind (its class: this module sits below the graph input)."""
     edges = inp.xp.asarray([0, 1, 1], dtype=inp.src.dtype)
-    return GraphInput(3, edges, edges[::-1].copy(), where="<warm-up>")
+    return type(inp)(3, edges, edges[::-1].copy(), where="<warm-up>")
 
 
 def _warm_up_simple(inp) -> None:

@@ -18,7 +18,8 @@ import logging
 
 import numpy as np
 
-from . import CSR, PACK_LIMIT, bincount
+from . import csr as layout
+from .csr import CSR, bincount
 
 log = logging.getLogger("graphsweep.build")
 
@@ -157,7 +158,7 @@ def build(xp, edges, n: int, *, directed: bool, index_dtype, destination: str, b
     indices, weights, host = _destination(xp, nnz, index_dtype, edges.weighted, destination)
     per_entry = SLICE_BYTES_PER_WEIGHTED_ENTRY if edges.weighted else SLICE_BYTES_PER_ENTRY
     bounds = slice_bounds(host_offsets, max(1, budget // per_entry))
-    packed = n < PACK_LIMIT  # else lexsort of (row, column[, weight])
+    packed = n < layout.PACK_LIMIT  # else lexsort of (row, column[, weight])
     for i, (r0, r1) in enumerate(bounds):
         lo, hi = int(host_offsets[r0]), int(host_offsets[r1])
         entries = _slice_entries(xp, edges, first + r0, first + r1, hi - lo, both=both, packed=packed)

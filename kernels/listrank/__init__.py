@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphsweep.datasets.format import index_dtype_for
-from graphsweep.datasets.gpu import is_device
+from graphsweep.datasets.gpu import array_module
 from graphsweep.datasets.structure import check_list
 
 from ..contract import Problem
@@ -49,16 +49,21 @@ SAMPLE_NODES = 1 << 20
 
 
 def sample(inp: ListInput) -> ListInput | None:
-    """A random list of ``SAMPLE_NODES`` nodes (the ``list`` generator's), of ``inp``'s index type
-    and on its device, for a warm-up that pays compilation and module loading only; None for a
-    list not much longer."""
+    """A random list of ``SAMPLE_NODES`` nodes (head 0, the rest in a seeded random order, the tail
+    pointing to itself, as the ``list`` generator makes them), of ``inp``'s index type and on its
+    device, for a warm-up that pays compilation and module loading only; None for a list not much
+    longer."""
     if inp.n <= 4 * SAMPLE_NODES:
         return None
-    from graphsweep.generators import memory   # imported when used: generators use kernels' CUDA helpers
-    data = memory.generate("list", seed=1, params={"n": SAMPLE_NODES},
-                           backend="gpu" if is_device(inp.succ) else "cpu")
-    ends = data.manifest["stats"]
-    return ListInput(data.succ.astype(inp.succ.dtype, copy=False), ends["head"], ends["tail"])
+    xp = array_module(inp.succ)
+    dtype = inp.succ.dtype
+    order = xp.concatenate([xp.zeros(1, dtype=dtype),
+                            (xp.random.RandomState(1).permutation(SAMPLE_NODES - 1) + 1).astype(dtype)])
+    succ = xp.empty(SAMPLE_NODES, dtype=dtype)
+    succ[order[:-1]] = order[1:]
+    tail = int(order[-1])
+    succ[tail] = tail
+    return ListInput(succ, 0, tail)
 
 
 LISTRANK = Problem(name="listrank", dataset_kind="list", prepare=prepare, verify=verify, outputs=("rank",),

@@ -28,7 +28,7 @@ def _edges(seed=0, n=60, m=200):
 @pytest.mark.parametrize("packed", [True, False])
 def test_csr_rules(directed, dtype, packed, monkeypatch):
     if not packed:  # the path of graphs of 2^31 vertices or more, on a small one
-        monkeypatch.setattr(graph, "PACK_LIMIT", 0)
+        monkeypatch.setattr(graph.layout, "PACK_LIMIT", 0)
     n, src, dst, w = _edges()
     g = from_edges(src.astype(dtype), dst.astype(dtype), n, w, directed=directed)
     csr = g.csr()

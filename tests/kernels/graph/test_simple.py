@@ -29,7 +29,7 @@ def _rows(csr):
 @pytest.mark.parametrize("shape", ["single", "loop-only", "edge", "clique", "star", "components", "messy", "rmat"])
 def test_simple_and_oriented_rules(shape, dtype, packed, backend, simple_shapes, monkeypatch):
     if not packed:  # the lexsort path of graphs of 2^31 vertices or more, on a small one
-        monkeypatch.setattr(graph, "PACK_LIMIT", 0)
+        monkeypatch.setattr(graph.layout, "PACK_LIMIT", 0)
     n, src, dst = simple_shapes[shape]()
     g = from_edges(src.astype(dtype), dst.astype(dtype), n, backend=backend)
     rows = g.build(["simple", "oriented"])
