@@ -81,13 +81,26 @@ class Param:
         return value
 
 
-def resolve(owner: str, declared: dict, given: dict) -> dict:
-    """``given`` checked against ``declared``: defaults filled in, each value coerced.
+def resolve(owner: str, declared: dict, given: dict, fault=None) -> dict:
+    """``given`` checked against ``declared``: defaults filled in, each value coerced — the one
+    place a kernel's or generator's parameters are checked (the CLI, the Python API and a sweep's
+    spec alike).
 
-    An unknown name is a ParameterError naming ``owner`` and the allowed names.
+    An unknown name is a ParameterError naming ``owner`` and the allowed names.  ``fault(name,
+    text)``, when given, makes the error instead (a sweep's names the spec's file and key).
     """
     unknown = sorted(set(given) - set(declared))
     if unknown:
         allowed = ", ".join(sorted(declared)) or "none"
+        if fault:
+            raise fault(unknown[0], f"{owner} has no such parameter (allowed: {allowed})")
         raise ParameterError(f"{owner}: unknown parameter '{unknown[0]}' (allowed: {allowed})")
-    return {k: p.coerce(k, given.get(k, p.default)) for k, p in declared.items()}
+    out = {}
+    for name, param in declared.items():
+        try:
+            out[name] = param.coerce(name, given.get(name, param.default))
+        except ParameterError as exc:
+            if fault is None:
+                raise
+            raise fault(name, str(exc).removeprefix(f"parameter '{name}': ")) from None
+    return out

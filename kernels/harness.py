@@ -182,11 +182,12 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     (``first_run_marks``): one that grew the memory pool or compiled a module counts as a warm-up
     and is run again, so no timed rep holds a cudaMalloc or a compilation.
     """
-    backend = resolve_backend(backend, registry.get(name))
-    manifest = read_manifest(dataset) if isinstance(dataset, (str, Path)) else dataset.manifest
-    where = place(registry.get(name), manifest, backend, placement, what=str(dataset))
-    kernel = registry.get(registry.for_placement(name, where.placement) if backend == "gpu" else name)
     standing = registry.get(name)
+    backend = resolve_backend(backend, standing)
+    manifest = read_manifest(dataset) if isinstance(dataset, (str, Path)) else dataset.manifest
+    where = place(standing, manifest, backend, placement, what=str(dataset))
+    ran = registry.for_placement(name, where.placement) if backend == "gpu" else name
+    kernel = standing if ran == name else registry.get(ran)
     if kernel is not standing:
         # An alias that stands for another kernel on this placement: the parameters it was given at
         # their defaults for the device's kernel (a sweep fills them in) are not the stand-in's.

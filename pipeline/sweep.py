@@ -55,7 +55,7 @@ from pathlib import Path
 from graphsweep.datasets import gpu
 from graphsweep.datasets.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
-from graphsweep.datasets.params import Param
+from graphsweep.datasets.params import Param, resolve
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 
@@ -311,20 +311,9 @@ def _grid(params, where: _Where) -> list[dict]:
 
 
 def _coerce(declared: dict, params: dict, where: _Where, owner: str) -> dict:
-    """Kernel or generator parameters checked against their declaration, errors naming the key."""
-    for name in params:
-        if name not in declared:
-            allowed = ", ".join(sorted(declared)) or "none"
-            raise (where / name).error(f"{owner} has no such parameter (allowed: {allowed})")
-    out = {}
-    for name, param in declared.items():
-        try:
-            out[name] = param.coerce(name, params.get(name, param.default))
-        except ParameterError as exc:
-            text = str(exc)
-            prefix = f"parameter '{name}': "
-            raise (where / name).error(text[len(prefix):] if text.startswith(prefix) else text) from None
-    return out
+    """Kernel or generator parameters checked against their declaration (``params.resolve``),
+    errors naming the spec's key."""
+    return resolve(owner, declared, params, fault=lambda name, text: (where / name).error(text))
 
 
 def _generators():

@@ -27,10 +27,6 @@ from .verify import verify_apsp
 ROW_GROUP_VALUES = 1 << 24      # distances per Parquet row group (128 MB of int64)
 
 
-def prepare(data):
-    return graph_input(data)
-
-
 def verify(inp, params, out) -> dict:
     return verify_apsp(inp.n, inp.src, inp.dst, inp.weight, inp.directed, out["dist"])
 
@@ -56,6 +52,6 @@ def save(out, path) -> None:
             writer.write_table(table, row_group_size=block.shape[0])
 
 
-APSP = Problem(name="apsp", dataset_kind="graph", prepare=prepare, verify=verify, outputs=("dist",),
+APSP = Problem(name="apsp", dataset_kind="graph", prepare=graph_input, verify=verify, outputs=("dist",),
                requires=frozenset({"weighted"}), element="pair", elements=pairs, save=save,
                baseline="apsp.floyd-warshall")

@@ -12,25 +12,13 @@ Every algorithm runs on the ``simple`` representation and returns ``{"centrality
 the device it ran on; a run's rate counts input edges (GTEPS, as BFS).
 """
 
-from ..contract import Param, Problem
-from ..graph import graph_input, root_instances
+from ..contract import Problem
+from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: the family's kernels take it from here)
 from .verify import verify_centrality
-
-ROOT_PARAM = {"root": Param(None, minimum=0, help="root vertex (default: the sweep's seeded roots of "
-                                                  "non-zero degree, or one)")}
-
-
-def prepare(data):
-    return graph_input(data)
-
 
 def verify_output(inp, params, out) -> dict:
     return verify_centrality(inp, params["root"], out["centrality"])
 
 
-def input_edges(inp) -> int:
-    return inp.m
-
-
-BC = Problem(name="bc", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("centrality",),
+BC = Problem(name="bc", dataset_kind="graph", prepare=graph_input, verify=verify_output, outputs=("centrality",),
              requires=frozenset({"undirected"}), element="edge", elements=input_edges, instances=root_instances)

@@ -8,25 +8,13 @@ instance, and returns ``{"level": int32, "parent": int32}`` (int64 parents past 
 the device it ran on.  A run's rate counts input edges (GTEPS = m / time, as Graph500 does).
 """
 
-from ..contract import Param, Problem
-from ..graph import graph_input, root_instances
+from ..contract import Problem
+from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: the family's kernels take it from here)
 from .verify import verify_bfs
-
-ROOT_PARAM = {"root": Param(None, minimum=0, help="root vertex (default: the sweep's seeded roots of "
-                                                  "non-zero degree, or one)")}
-
-
-def prepare(data):
-    return graph_input(data)
-
 
 def verify_output(inp, params, out) -> dict:
     return verify_bfs(inp, params["root"], out["level"], out["parent"])
 
 
-def input_edges(inp) -> int:
-    return inp.m
-
-
-BFS = Problem(name="bfs", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("level", "parent"),
+BFS = Problem(name="bfs", dataset_kind="graph", prepare=graph_input, verify=verify_output, outputs=("level", "parent"),
               element="edge", elements=input_edges, instances=root_instances, baseline="bfs.harish")

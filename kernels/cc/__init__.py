@@ -14,20 +14,12 @@ from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
 
 from ..contract import Problem
-from ..graph import graph_input
+from ..graph import graph_input, input_edges
 from .verify import verify_graph_labels
-
-
-def prepare(data):
-    return graph_input(data)
 
 
 def verify_output(inp, params, out) -> dict:
     return verify_graph_labels(inp, out["label"])
-
-
-def input_edges(inp) -> int:
-    return inp.m
 
 
 def label_dtype(n: int):
@@ -53,6 +45,6 @@ def canonical_columns(out) -> dict:
     return {"label": canonical_labels(out["label"])}
 
 
-CC = Problem(name="cc", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("label",),
+CC = Problem(name="cc", dataset_kind="graph", prepare=graph_input, verify=verify_output, outputs=("label",),
              requires=frozenset({"undirected"}), element="edge", elements=input_edges, columns=canonical_columns,
              baseline="cc.hook-compress")

@@ -31,6 +31,7 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
+from graphsweep.datasets.params import Param
 
 from ..timing import timer_for
 from . import csr as layout
@@ -286,6 +287,16 @@ def pick_roots(inp: GraphInput, count: int, seed: int) -> list[int]:
     if candidates is None:
         return [int(p) for p in picks]
     return [int(v) for v in candidates[inp.xp.asarray(picks)].tolist()]
+
+
+# The ``root`` parameter of every single-source problem (BFS, SSSP, BC).
+ROOT_PARAM = {"root": Param(None, int, minimum=0, help="root vertex (default: the sweep's seeded roots of "
+                                                       "non-zero degree, or one)")}
+
+
+def input_edges(inp: GraphInput) -> int:
+    """A graph problem's elements (its rates' unit): the edges as loaded."""
+    return inp.m
 
 
 def root_instances(inp: GraphInput, params: dict, count: int | None, seed: int) -> list[dict]:

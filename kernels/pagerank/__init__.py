@@ -30,7 +30,7 @@ import numpy as np
 from graphsweep.datasets.errors import ParameterError
 
 from ..contract import Param, Problem
-from ..graph import graph_input
+from ..graph import graph_input, input_edges
 from .verify import verify_scores
 
 DAMPING = 0.85
@@ -75,10 +75,6 @@ def check_tolerance(inp, params) -> None:
 def verify_output(inp, params, out) -> dict:
     return verify_scores(inp, out["score"], tolerance=params["tolerance"], spread=params["dangling"] == "spread",
                          damping=DAMPING)
-
-
-def input_edges(inp) -> int:
-    return inp.m
 
 
 PAGERANK = Problem(name="pagerank", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("score",),

@@ -10,27 +10,15 @@ weights are allowed; the reader refuses negative weights before any kernel runs.
 counts input edges (GTEPS = m / time, as Graph500's SSSP kernel does).
 """
 
-from ..contract import Param, Problem
-from ..graph import graph_input, root_instances
+from ..contract import Problem
+from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: the family's kernels take it from here)
 from .verify import verify_sssp_chunks
-
-ROOT_PARAM = {"root": Param(None, int, minimum=0, help="root vertex (default: the sweep's seeded roots of "
-                                                       "non-zero degree, or one)")}
-
-
-def prepare(data):
-    return graph_input(data)
-
 
 def verify(inp, params, out) -> dict:
     return verify_sssp_chunks(inp.n, inp.edge_chunks(), inp.directed, params["root"], out["dist"], out["parent"],
                               inp.xp)
 
 
-def input_edges(inp) -> int:
-    return inp.m
-
-
-SSSP = Problem(name="sssp", dataset_kind="graph", prepare=prepare, verify=verify, outputs=("dist", "parent"),
+SSSP = Problem(name="sssp", dataset_kind="graph", prepare=graph_input, verify=verify, outputs=("dist", "parent"),
                requires=frozenset({"weighted"}), element="edge", elements=input_edges, instances=root_instances,
                baseline="sssp.harish")

@@ -10,21 +10,13 @@ edges.  A directed dataset is refused (triangles of an undirected graph only).
 """
 
 from ..contract import Problem
-from ..graph import graph_input
+from ..graph import graph_input, input_edges
 from .verify import verify_triangles
-
-
-def prepare(data):
-    return graph_input(data)
 
 
 def verify_output(inp, params, out) -> dict:
     return verify_triangles(inp, out["triangles"])
 
 
-def input_edges(inp) -> int:
-    return inp.m
-
-
-TC = Problem(name="tc", dataset_kind="graph", prepare=prepare, verify=verify_output, outputs=("triangles",),
+TC = Problem(name="tc", dataset_kind="graph", prepare=graph_input, verify=verify_output, outputs=("triangles",),
              requires=frozenset({"undirected"}), element="edge", elements=input_edges)
