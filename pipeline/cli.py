@@ -16,6 +16,7 @@ import click
 
 from graphsweep.datasets.errors import GraphsweepError
 
+from . import config
 from .cli_data import datasets, generate
 from .cli_history import compare, history, results
 from .cli_kernel import kernel
@@ -67,6 +68,7 @@ def main(argv=None):
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
+        config.check()      # a misspelt setting is one line from any command, not a surprise inside one
         rc = cli.main(args=argv, prog_name="graphsweep", standalone_mode=False)
     except click.exceptions.Abort as exc:  # click's form of KeyboardInterrupt
         _interrupted(exc.__cause__ or exc.__context__)

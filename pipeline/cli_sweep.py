@@ -59,7 +59,7 @@ def _retrying(resume: bool, retry_failed: bool) -> bool:
 @click.command()
 @click.argument("spec", required=False, type=click.Path(dir_okay=False))
 @click.option("--default", "use_default", is_flag=True,
-              help=f"run the small built-in sweep (results in ./{config.get('run.default-results')}; "
+              help=f"run the small built-in sweep (results in ./{config.raw('run.default-results')}; "
                    "an unfinished run there is finished, a finished one set aside beside it)")
 @click.option("--dry-run", is_flag=True, help="print the expanded plan with its costs, check there is room, and exit")
 @_resume_option

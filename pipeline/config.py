@@ -5,9 +5,12 @@ sets through Dask's own channels (YAML under ~/.config/dask, ``DASK_GRAPHSWEEP__
 variables, ``dask.config.set``) wins over them.
 """
 
+import copy
+import difflib
 from pathlib import Path
 
 import dask.config
+import dask.utils
 import yaml
 
 from graphsweep.datasets.errors import ParameterError
@@ -15,13 +18,75 @@ from graphsweep.datasets.errors import ParameterError
 DEFAULTS = Path(__file__).with_name("graphsweep.yaml")
 
 
+# Mappings whose keys the user names (profiles, Dask resources): their contents are checked where
+# they are used (``cluster.profiles``), not against the defaults.
+OPEN = ("cluster.profiles", "worker.gpu-resources", "worker.cpu-resources")
+_checked: list = []      # the configuration last found sound (checked again when Dask's changes)
+
+
 def load_defaults() -> None:
     dask.config.update_defaults(yaml.safe_load(DEFAULTS.read_text()))
 
 
 def get(key: str):
-    """The value of ``graphsweep.<key>``."""
+    """The value of ``graphsweep.<key>``, once the whole ``graphsweep`` configuration is sound
+    (``check``)."""
+    check()
     return dask.config.get(f"graphsweep.{key}")
+
+
+def raw(key: str):
+    """``graphsweep.<key>`` unchecked: for text built at import time (a command's help), where a
+    configuration error would escape the CLI's one-line report; the command itself checks."""
+    return dask.config.get(f"graphsweep.{key}")
+
+
+def check() -> None:
+    """The ``graphsweep`` configuration as Dask merged it (graphsweep.yaml, YAML under
+    ~/.config/dask, ``DASK_GRAPHSWEEP__...`` variables, ``dask.config.set``) against the shipped
+    defaults, which are its schema: a key they do not have, or a value of another kind, is one
+    ParameterError naming the key, what is allowed, and the closest known key."""
+    current = dask.config.get("graphsweep", default={})
+    if _checked and _checked[0] == current:
+        return
+    _check(current, yaml.safe_load(DEFAULTS.read_text())["graphsweep"], "graphsweep")
+    _checked[:] = [copy.deepcopy(current)]
+
+
+def _check(value, schema, key: str) -> None:
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            raise ParameterError(f"configuration {key}: expected a mapping, got {value!r}")
+        if key.removeprefix("graphsweep.") in OPEN:
+            return
+        known = {dask.config.canonical_name(k, schema): k for k in schema}
+        for name, sub in value.items():
+            canonical = dask.config.canonical_name(name, schema)
+            if canonical not in schema:
+                near = difflib.get_close_matches(str(name).replace("_", "-"), list(schema), n=1)
+                hint = f"; did you mean {key}.{near[0]}?" if near else ""
+                raise ParameterError(f"configuration {key}.{name}: not a graphsweep setting (known under {key}: "
+                                     f"{', '.join(sorted(known.values()))}){hint}")
+            _check(sub, schema[canonical], f"{key}.{canonical}")
+        return
+    if isinstance(schema, bool):
+        ok, kind = isinstance(value, bool), "true or false"
+    elif isinstance(schema, int):
+        ok, kind = isinstance(value, int) and not isinstance(value, bool), "a whole number"
+    elif isinstance(schema, str) and _duration(schema):
+        ok, kind = not isinstance(value, bool) and _duration(value), "a duration such as 30s or 10 minutes"
+    else:
+        ok, kind = isinstance(value, str), "text"
+    if not ok:
+        raise ParameterError(f"configuration {key}: {value!r} is not {kind} (default {schema!r})")
+
+
+def _duration(value) -> bool:
+    try:
+        dask.utils.parse_timedelta(value)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return isinstance(value, (int, float, str))
 
 
 class UniqueKeyLoader(yaml.SafeLoader):
