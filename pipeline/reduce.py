@@ -29,7 +29,7 @@ RESULTS = "results.parquet"
 SUMMARY = "summary.csv"
 # Per task, not per rep: carried into the summary from the task's first row.
 TASK_COLUMNS = ("sweep", "dataset", "generator", "dataset_params", "seed", "n", "m", "kernel",
-                "params", "backend", "device", "placement", "verified", "error")
+                "params", "asked", "given", "backend", "device", "placement", "verified", "error")
 EXTRA_PREFIXES = ("param_", "data_", "stat_", "ceiling_")
 
 

@@ -129,6 +129,14 @@ class Task:
     # The name the spec asked for when it is an alias of ``kernel`` (listrank.best, cc.best): tasks
     # are labelled by it, with the kernel that runs beside it.  Not part of what the task is.
     asked: str | None = None
+    # The parameters the spec gave (coerced; ``params`` adds the kernel's defaults): with ``name``,
+    # what a comparison of two runs lines tasks up by.  Not part of what the task is.
+    given: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The kernel as the spec named it (cc.best), whatever implementation it stands for now."""
+        return self.asked or self.alias or self.kernel
 
     @property
     def runs(self) -> str:
@@ -425,7 +433,8 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
             raise (at / "name").error(str(exc)) from None
         if backend != "auto" and getattr(kernel, backend) is None:
             raise (at / "name").error(f"{kernel.name} has no {backend} implementation (backend: {backend})")
-        grid = [_coerce(kernel.params, p, at / "params", kernel.name) for p in _grid(entry.get("params"), at / "params")]
+        grid = [(_coerce(kernel.params, p, at / "params", kernel.name), tuple(p))
+                for p in _grid(entry.get("params"), at / "params")]
         placement = entry.get("placement")
         if placement is not None:
             _choice(placement, PLACEMENTS, at / "placement")
@@ -501,7 +510,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
                 continue
             # Roots and their seed are part of a task only where the problem draws instances.
             sampled = kernel.problem.instances is not None
-            for params in grid:
+            for params, given in grid:
                 ident = {"dataset": data.identity, "kernel": kernel.name, "params": params,
                          "backend": backend, "reps": reps, "warmup": warmup, "verify": verify,
                          # "seed" in the hash is the roots' seed (its old name: results keep their names)
@@ -511,7 +520,7 @@ def expand(spec, *, source: str = "sweep", results: str | None = None) -> SweepP
                                   kernel=kernel.name, params=params, backend=backend, reps=reps,
                                   warmup=warmup, verify=verify, roots=roots if sampled else None,
                                   roots_seed=roots_seed if sampled else 0, placement=placement, alias=alias,
-                                  asked=asked))
+                                  asked=asked, given={k: params[k] for k in given}))
     if not tasks:
         reasons = sorted({why for _, _, why in skipped})
         raise top.error("the spec expands to no tasks" + (f" ({'; '.join(reasons)})" if reasons else

@@ -47,7 +47,7 @@ log = logging.getLogger("graphsweep.worker")
 # builds of graph representations (csr); ``step`` is null but in per-step rows (iterations, levels,
 # kept for the last rep of each instance); a failed task is one row with phase null and its error.
 ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "dataset_params", "seed",
-       "n", "m", "kernel", "params", "backend", "device", "placement", "worker", "stage", "instance", "rep",
+       "n", "m", "kernel", "params", "asked", "given", "backend", "device", "placement", "worker", "stage", "instance", "rep",
        "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls", "elements",
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
@@ -314,14 +314,17 @@ def _base(task: Task, run_id: str) -> dict:
             "dataset_path": d.path, "generator": d.generator,
             "dataset_params": json.dumps(d.params, sort_keys=True), "seed": d.seed,
             "kernel": task.kernel, "params": json.dumps(task.params, sort_keys=True),
+            "asked": task.name, "given": json.dumps(task.given, sort_keys=True, default=str),
             "worker": _worker_name()}
 
 
 def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -> list[dict]:
     """The tidy rows of a finished harness run (see ``ROW``), with their rates against the ceilings."""
     base = _base(task, run_id)
-    # the kernel that ran: an alias stands for another one on a host-placed graph
-    base.update(kernel=result.kernel, n=result.dataset.get("n"), m=result.dataset.get("m"), backend=result.backend,
+    # the kernel that ran (an alias stands for another one on a host-placed graph) and the
+    # parameters it ran with: one source for ``params`` and the ``param_*`` columns
+    base.update(kernel=result.kernel, params=json.dumps(result.params, sort_keys=True, default=str),
+                n=result.dataset.get("n"), m=result.dataset.get("m"), backend=result.backend,
                 device=result.device, placement=result.placement, verified=result.verified, error=result.verify_error,
                 elements=result.elements,
                 finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **timing)

@@ -180,3 +180,21 @@ def test_a_task_named_longer_than_its_column_gets_a_line_of_its_own():
     assert lines[2].strip() == long.dataset + " a=1" and lines[3].split() == ["2", "3", "1.500", "1.4-1.6", "5/5",
                                                                             "slower"]
     assert lines[4].split()[:2] == ["tiny", "a=2"]
+
+
+def test_a_best_that_changed_implementation_still_lines_up(tmp_path):
+    """Rows keep the name the spec asked for and the parameters it gave: a task of cc.best that
+    ran cc.select in one run and another implementation (other defaults) in the next compares."""
+    plan = sweep.expand({"name": "best", "results": str(tmp_path / "base"), "data": str(tmp_path / "data"),
+                         "datasets": [{"generator": "rmat", "params": {"scale": 6}}], "kernels": ["cc.best"]})
+    [task] = plan.tasks
+    assert (task.name, task.kernel, task.given) == ("cc.best", "cc.select", {})
+    for folder, ran, params, ms in (("base", "cc.select", task.params, 10.0), ("new", "cc.other", {"x": 1}, 5.0)):
+        store.init(sweep.expand({**plan.spec, "results": str(tmp_path / folder)}), resume=False)
+        rows = [{"task": task.hash, "kernel": ran, "asked": task.name, "given": json.dumps(task.given),
+                 "dataset": task.dataset.id, "params": json.dumps(params, sort_keys=True), "stage": "kernel",
+                 "phase": "total", "rep": rep, "ms": ms, "verified": True, "error": None} for rep in range(3)]
+        store.write_task(tmp_path / folder, task.hash, pa.Table.from_pylist(rows), failed=False, error=None)
+    found, only = compare.compare(tmp_path / "base", tmp_path / "new")
+    assert only == {"base only": [], "new only": []}
+    assert [(c.kernel, c.params, c.verdict) for c in found] == [("cc.best", "{}", "faster")]
