@@ -47,8 +47,8 @@ log = logging.getLogger("graphsweep.worker")
 # builds of graph representations (csr); ``step`` is null but in per-step rows (iterations, levels,
 # kept for the last rep of each instance); a failed task is one row with phase null and its error.
 ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "dataset_params", "seed",
-       "n", "m", "kernel", "params", "asked", "given", "backend", "device", "placement", "worker", "stage", "instance", "rep",
-       "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls", "elements",
+       "n", "m", "kernel", "params", "asked", "given", "backend", "device", "placement", "worker", "stage",
+       "instance", "rep", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls", "elements",
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
        "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",

@@ -13,7 +13,7 @@ the device it ran on; a run's rate counts input edges (GTEPS, as BFS).
 """
 
 from ..contract import Problem
-from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: the family's kernels take it from here)
+from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: for the kernels)
 from .verify import verify_centrality
 
 def verify_output(inp, params, out) -> dict:

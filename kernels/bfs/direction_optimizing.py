@@ -152,6 +152,11 @@ class Mode(IntEnum):
     TOP_DOWN = 1
     BOTTOM_UP = 2
 
+    @classmethod
+    def of(cls, direction: str) -> "Mode":
+        """The mode of a ``direction`` value ('auto', 'top-down', 'bottom-up')."""
+        return cls[direction.upper().replace("-", "_")]
+
 
 class Kind(IntEnum):
     """Bits of a level's record: its direction and the conversions it made."""
@@ -371,7 +376,7 @@ def run_gpu(inp, params, timer):
     import cupy
     csr = inp.csr()
     check_gpu_graph(csr)
-    mode = Mode[params["direction"].upper().replace("-", "_")]
+    mode = Mode.of(params["direction"])
     rcsr = csr if mode == Mode.TOP_DOWN else inp.rcsr()
     n, nnz, root, threads = csr.n, csr.nnz, params["root"], _threads(params)
     words = (n + 31) // 32

@@ -100,31 +100,30 @@ class _GpuSteps:
         region = _outbox_regions(s, cupy)
         word_bounds = ((s.bounds + 31) // 32).astype(np.int64)
         first = int(word_bounds[s.index])
+        lp = cupy.empty((max(size, 1), 2), dtype=np.int32)
+        visited = cupy.empty(words, dtype=np.uint32)
+        bitmaps = [cupy.zeros(words, dtype=np.uint32) for _ in range(2)]
+        sctl = cupy.zeros(SCTL + len(s.bounds) - 1, dtype=np.uint64)
         ws = {"mod": mod, "fn": fn, "threads": threads, "smem": smem,
               "blocks": persistent_blocks(fn["top_down"], threads, smem, None), "words": words,
               "local_words": local_words,
               # bottom-up: a grid-stride wave of resident blocks, as the one-GPU kernel runs it (a warp a
               # word over the whole grid ran R-MAT 24's bottom-up levels 3-4x slower on an H100)
               "bu_blocks": min(resident_blocks(threads), blocks_for(32 * local_words, threads)),
-              "visited": cupy.empty(words, dtype=np.uint32),
-              "bitmaps": [cupy.zeros(words, dtype=np.uint32) for _ in range(2)],
-              "lp": cupy.empty((max(size, 1), 2), dtype=np.int32),
+              "visited": visited, "bitmaps": bitmaps, "lp": lp,
               "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
               "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
-              "sctl": cupy.zeros(SCTL + len(s.bounds) - 1, dtype=np.uint64),
+              "sctl": sctl, "sctl_counts": sctl[SCTL:],
               "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
               "table": cupy.zeros(2 * (len(s.bounds) - 1), dtype=np.int64),
               "dead": do.empty_rows(cupy, csr.offsets, size)[0], "region": region,
               "region_device": cupy.asarray(region[:-1]),
               "outbox": cupy.empty((max(int(region[-1]), 1), 2), dtype=np.int32),
-              "bounds": cupy.asarray(s.bounds.astype(np.int64)), "word_bounds": word_bounds, "first": first,
-              # the slice's arrays indexed by global vertex id (rows moved back by lo), and its words
-              # of the bitmaps
-              "offsets_global": shifted(csr.offsets, s.lo), "lp_global": shifted(cupy.empty(0), 0)}
-        ws["lp_global"] = shifted(ws["lp"], s.lo)
-        ws["visited_here"] = ws["visited"][first:]
-        ws["next_here"] = [b[first:] for b in ws["bitmaps"]]
-        ws["sctl_counts"] = ws["sctl"][SCTL:]
+              "bounds": cupy.asarray(s.bounds.astype(np.int64)), "word_bounds": word_bounds,
+              # the slice's arrays indexed by global vertex id (rows moved back by lo), and its own
+              # words of the visited and frontier bitmaps
+              "offsets_global": shifted(csr.offsets, s.lo), "lp_global": shifted(lp, s.lo),
+              "visited_here": visited[first:], "bitmaps_here": [b[first:] for b in bitmaps]}
         if len(s.bounds) == 2:
             # K = 1: the whole search is the one-GPU kernel's single persistent launch
             levels = mod.get_function("graphsweep_bfs_levels")
@@ -160,7 +159,7 @@ class _GpuSteps:
         with rank.phase("levels"):
             do.launch_levels(ws["levels"], whole, self.threads, csr, csr, ws["dead"], level, parent, ws["records"],
                              recorded=0, depth=0, edges_to_check=edges_to_check, reached=1, levels_per_launch=0,
-                             mode=do.Mode[mode.upper().replace("-", "_")], bottom_up=0, check=1, alpha=alpha,
+                             mode=do.Mode.of(mode), bottom_up=0, check=1, alpha=alpha,
                              beta=beta)
         rank.keep(level=level, parent=parent)
         ctl = self.comm.host(whole.ctl)
@@ -203,7 +202,7 @@ class _GpuSteps:
         """The frontier queue as this slice's words of the frontier bitmap."""
         ws = self.ws
         bitmap = ws["bitmaps"][self.front]
-        ws["next_here"][self.front][:ws["local_words"]] = 0
+        ws["bitmaps_here"][self.front][:ws["local_words"]] = 0
         ws["fn"]["to_bitmap"]((blocks_for(max(self.local_count, 1), self.threads),), (self.threads,),
                               (ws["queues"][self.queue], np.int64(self.local_count), bitmap))
 
@@ -217,7 +216,7 @@ class _GpuSteps:
         if ws["local_words"]:
             ws["fn"]["bottom_up"]((ws["bu_blocks"],), (self.threads,),
                                   (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["dead"], front,
-                                   ws["next_here"][1 - self.front], ws["lp"], np.int32(s.size),
+                                   ws["bitmaps_here"][1 - self.front], ws["lp"], np.int32(s.size),
                                    np.int32(ws["local_words"]), np.int32(depth), sctl))
         self.front = 1 - self.front
 
@@ -226,7 +225,7 @@ class _GpuSteps:
         control block, cleared when the bottom-up level began)."""
         ws, s = self.ws, self.s
         ws["fn"]["to_queue"]((blocks_for(max(ws["local_words"], 1), self.threads),), (self.threads,),
-                             (ws["next_here"][self.front], np.int32(ws["local_words"]), s.csr.offsets,
+                             (ws["bitmaps_here"][self.front], np.int32(ws["local_words"]), s.csr.offsets,
                               ws["queues"][self.queue], ws["sctl"], np.int32(s.lo)))
 
     def outputs(self) -> dict:

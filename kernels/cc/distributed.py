@@ -193,7 +193,7 @@ def _components(rank, params: dict, edges_total: int) -> dict:
         passes = s.scratch[key] = (_GpuPasses if rank.backend == "gpu" else _CpuPasses)(s, params, edges_total)
     sample = not suf.sparse(n, edges_total)
     # every vertex its own root; at K = 1 the slice's init pass writes every vertex's
-    parent = xp.empty(n, dtype=label_dtype(n)) if k == 1 and rank.backend == "gpu" else xp.arange(n, dtype=label_dtype(n))
+    parent = xp.empty(n, dtype=label_dtype(n)) if k == 1 else xp.arange(n, dtype=label_dtype(n))
     with rank.phase("link"):
         passes.round0(parent)
     if k > 1:

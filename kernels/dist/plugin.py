@@ -37,7 +37,7 @@ class SliceStore(WorkerPlugin):
         worker.handlers[dask_tcp.HANDLER] = self.mailbox.deliver
 
     def teardown(self, worker):
-        for key in list(self.comms) + list(self.threads):
+        for key in set(self.comms) | set(self.threads):
             self.drop(key)
 
     def drop(self, key) -> None:

@@ -11,7 +11,7 @@ counts input edges (GTEPS = m / time, as Graph500's SSSP kernel does).
 """
 
 from ..contract import Problem
-from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: the family's kernels take it from here)
+from ..graph import ROOT_PARAM, graph_input, input_edges, root_instances  # noqa: F401  (ROOT_PARAM: for the kernels)
 from .verify import verify_sssp_chunks
 
 def verify(inp, params, out) -> dict:
