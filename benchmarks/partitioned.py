@@ -40,6 +40,8 @@ from graphsweep.kernels import harness
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
 # Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
 # at K = 2 and 4, and at K = 1 at most 1.25x its time (a speed-up of at least 0.8).
+STATS = {"cc.distributed": ("merge_pairs", "merge_rounds", "sparse_merges"),   # printed beside the phases
+         "bfs.distributed": ("levels", "bottom_up_levels")}
 TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
            2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
            4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}
@@ -176,7 +178,9 @@ def main(argv=None) -> int:
                 _say(f"{label:<14} {name:<21} {k:>2} {ms:8.2f} {single[name]:8.2f} {row['speedup']:7.2f}x "
                      f"{row['dispatch_ms']:8.2f} {rounds:6.0f} {exchanged / 1e6:8.1f} {comm_ms:8.2f} {local:8.2f} "
                      f"{model:8.2f} {ms / model if model else 0:10.2f} {verdict:>12}")
-                _say(f"{'':<14} {'':<21}    phases (slowest rank, ms): {_phases(res)}")
+                facts = "".join(f"; {key} {statistics.median(st[key] for st in stats):,.0f}"
+                                for key in STATS.get(name, ()))
+                _say(f"{'':<14} {'':<21}    phases (slowest rank, ms): {_phases(res)}{facts}")
         del data
     _say()
     for row in rows:

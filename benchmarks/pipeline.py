@@ -74,14 +74,15 @@ def per_task(results):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="a results folder of sweeps/pipeline-shares.yaml (one GPU worker)")
-    ap.add_argument("two", nargs="?", help="the same sweep's results on a cluster of two GPU workers")
+    ap.add_argument("two", nargs="?", help="the same sweep's results on a cluster of two (or more) GPU workers")
     ap.add_argument("--tasks", action="store_true", help="also print where each task's seconds went")
     args = ap.parse_args()
     out = shares(args.results)
     if args.two:
         two = shares(args.two)
         out.update({f"{k} (second run)": v for k, v in two.items() if k.startswith(("sweep wall", "inside"))})
-        out["2-GPU speed-up"] = wall_seconds(args.results) / wall_seconds(args.two)
+        workers = reduce.rows_of(args.two).drop_duplicates("task")["worker"].nunique()
+        out[f"{workers}-GPU speed-up"] = wall_seconds(args.results) / wall_seconds(args.two)
     rows = reduce.rows_of(args.results)
     print(f"pipeline shares of {args.results}: {', '.join(sorted(rows['kernel'].dropna().unique()))} on "
           f"{', '.join(rows['device'].dropna().unique())}")

@@ -3,53 +3,60 @@ the slices, workers, communicator and ledger are ``kernels/dist``'s).
 
 Returns label[v] = the smallest vertex id of v's component: the canonical labels, ``cc.best``'s.
 
-Algorithm: ``cc.sampled-union-find`` (what ``cc.best`` runs on every graph that is not made of
-small components of nearby ids) over each slice, its kernels unchanged, on a forest over every
-vertex that each rank holds whole and the ranks merge.  Each rank links only its slice's rows
-(global ids; the CSR offsets passed as if indexed by vertex id), so after a pass its forest
-joins what its own edges join.  Forests are merged by an all-reduce taking each vertex's
-smallest parent: every hook puts a larger root under a smaller one, so parent[v] <= v and in
-v's component in every rank's forest, and the element-wise minimum is again such a forest.  A
-merge can separate what one rank had joined (rank A hooked 9 under 5, rank B 9 under 3: the
-minimum keeps 9 -> 3 and loses 5 - 9), so rounds repeat until no rank changes its forest:
-  round 0   init and link2 of the slice's rows (the first two neighbours, as cc.sampled-union-find),
-            merge, compress; the largest tree is sampled from each rank's CSR slots and the ranks
-            agree on the one most sampled (an all-reduce of (count, root)): a vertex of that tree
-            skips its row in the rounds that follow, as Afforest does (any edge leaving the tree
-            is linked from its other end).  Below average degree 4, no sample: every row is linked.
-  round r   the final pass over the slice's rows, every slot this time (a merge may have undone a
-            link made before); compress; the number of vertices whose root changed here is summed
-            over the ranks: none anywhere means every rank's edges are joined in the one forest all
-            ranks hold — the components; else merge, compress, next round.
-The minimum only ever lowers parents, and a round in which some rank hooks lowers a root for good,
-so the rounds end; R-MAT graphs take two rounds after round 0 (one that links, one that finds
-nothing to link).  A round that moved fewer parents than n / 2 over all ranks merges only those:
-every rank held the same forest when the round began and parents only fall, so the all-reduce's
-minimum is the old forest lowered by each rank's moved (vertex, parent) pairs — all-gathered, 8
-bytes a pair, and applied as a scatter-min (R-MAT's second merge).  The labels are each root, its
-component's smallest vertex: canonical.  K = 1 runs cc.sampled-union-find's passes exactly, no
-merge (its init pass writes every vertex's parent; the largest tree's compress is the one-GPU
-kernel's one resident wave).
+Algorithm: each rank runs ``cc.sampled-union-find`` (what ``cc.best`` runs on every graph that is
+not made of small components of nearby ids) over its slice's rows, its kernels unchanged, on a
+forest over every vertex (global ids; the CSR offsets passed as if indexed by vertex id) — K = 1 is
+exactly the one-GPU kernel.  At K > 1 link2 links each row's first two neighbours whatever their
+order (an edge's larger end may be another rank's row: without it the slice of the smallest ids
+links almost nothing before the sample, and finds no tree to skip).  Then, when every rank's
+sample found a tree to skip (R-MAT at scale 14 and up; an all-gather of the keys, read on the host):
+  local     the final pass skipping that tree (any edge leaving it is linked from its other end's
+            row, on whichever rank holds it: every rank is in skip mode), compress: parent[v] = v's
+            root over this slice's edges.
+  encode    the forest in two parts: a bitmap of the vertices whose root is the rank's giant (the
+            skipped tree's root now: on R-MAT most vertices, 1 bit each) and (vertex, root) pairs for
+            every other vertex that is not a root (8 bytes each; R-MAT 16, K = 4: 4% of n in all).
+            The counts and giants, the bitmaps (n / 8 bytes a rank) and the pairs are all-gathered.
+  merge     every rank builds the same forest from all parts: a vertex under the smallest giant
+            root among the ranks whose giant holds it, giants that share a vertex joined, every
+            pair linked (union-find), compress.  parent[v] <= v throughout, so the roots are the
+            components' smallest vertices: canonical.
+The merged forest joins every edge except those between two skipped vertices of two ranks' giants;
+they are joined through the giants when all the giants end in one tree, read on the host after the
+merge (R-MAT's giants overlap in most of their vertices).  When they do not, or when some rank
+found no tree to skip (no sample below average degree 4; slices too small), the exact rounds
+follow from a forest every rank holds alike (the merged one, or the element-wise minimum of the
+local forests by an all-reduce: every hook put a larger root under a smaller one, so it is again
+such a forest): the ranks agree on its largest tree (sampled, an all-reduce of the keys) and skip
+its rows; per round each rank links every other slot of its rows from slot 0 (a merge may have
+undone a link) and compresses; the vertices whose root moved are merged — as (vertex, parent)
+pairs all-gathered and applied as a scatter-min when fewer than n / 2 moved over all ranks (every
+rank began the round with the same forest and parents only fall), else by the all-reduce — until
+no rank moves anything.
 
-Cost model: per full merge an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into
-each rank) — the bound once slices are large; a sparse merge 8 bytes per moved parent; per round
-the slowest slice's final pass (its rows outside the largest tree) and a few passes over every
-vertex (copy, compare, compress).  Rows: ``total`` (the slowest rank, barrier to end),
-``dispatch``, the phases ``link``, ``merge`` and ``compress`` (the slowest rank's), statistics
-``merge_rounds``, ``sparse_merges`` and the ledger's (bytes exchanged, time in collectives, rounds).
+Cost model: the slowest slice's passes over its rows plus a few passes over every vertex (its
+compress, the encode, the merge's layer and compress); the exchange n / 8 bytes from each other
+rank plus 8 bytes a pair, in four collectives and three host reads.  The rounds' merges cost an
+all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each rank) or 8 bytes per moved
+parent.  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the phases ``link``,
+``compress`` and ``merge`` (the slowest rank's), statistics ``merge_pairs`` (pairs all-gathered),
+``merge_rounds`` (the exact rounds; 0 when the one-step merge answered), ``sparse_merges`` and the
+ledger's (bytes exchanged, time in collectives, rounds).
 """
 
 from functools import partial
 
+import numba
 import numpy as np
 
 from ..contract import Kernel
-from ..cuda import check_threads, launch, resident_blocks
+from ..cuda import check_threads, launch, module, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
 from ..dist.slices import shifted
 from . import CC, label_dtype
 from . import sampled_union_find as suf
+from .gpu import c_type
 
 PARAMS = {**{k: suf.PARAMS[k] for k in ("link", "loads", "flatten", "skip_share", "thread_max", "seed", "threads")},
           **PARTITION_PARAMS}
@@ -57,7 +64,8 @@ ROOT_BITS = 32
 
 
 class _GpuPasses:
-    """cc.sampled-union-find's kernels over one slice's rows (the forest: every vertex's)."""
+    """cc.sampled-union-find's kernels over one slice's rows (the forest: every vertex's), and the
+    merge's (distributed.cu)."""
 
     def __init__(self, s, params, edges_total: int):
         import cupy
@@ -68,6 +76,10 @@ class _GpuPasses:
             s.scratch[key] = csr.offsets.astype(np.int32) if csr.nnz < 2**31 else csr.offsets
         off = s.scratch[key]
         self.fn = suf.gpu_functions(off.dtype, csr.indices.dtype, n, {**params, "rows": "thread"})
+        lt = c_type(label_dtype(n))
+        names = {k: f"graphsweep_ccd_{k}<{lt}>" for k in ("encode", "giants", "join", "link")}
+        mod = module("cc/distributed.cu", name_expressions=tuple(names.values()))
+        self.fn.update({k: mod.get_function(v) for k, v in names.items()})
         self.off, self.idx, self.lo, self.rows = shifted(off, s.lo), csr.indices, s.lo, s.size
         self.n, self.nnz = n, csr.nnz
         self.threads = check_threads(params["threads"])
@@ -79,9 +91,12 @@ class _GpuPasses:
         self.link_code = suf.LINK_CODES[params["link"]]
         self.sparse = suf.sparse(n, edges_total)
         self.flatten_on = params["flatten"]
+        self.both = len(s.bounds) > 2          # K > 1: link2 links the first two neighbours, whatever their order
         self.resident = min(resident_blocks(self.threads), -(-n // self.threads)) or 1
+        self.vertices = cupy.empty(max(n, 1), dtype=label_dtype(n))   # the encode's non-root vertices
+        self.count = cupy.zeros(1, dtype=np.uint64)
 
-    def round0(self, parent) -> None:
+    def local(self, parent) -> None:
         """init, probe (the hook-or-find choice), flatten, and link2 when sampling."""
         rows, lo = np.int64(self.rows), np.int64(self.lo)
         if self.rows:
@@ -95,11 +110,12 @@ class _GpuPasses:
             launch(self.fn["compress"], self.n, self.threads, self.resident, parent, np.int64(self.n), self.state,
                    np.int32(2))
         if not self.sparse and self.rows:
-            launch(self.fn["link2"], self.rows, self.threads, None, self.off, self.idx, parent, self.state, rows, lo)
+            launch(self.fn["link2"], self.rows, self.threads, None, self.off, self.idx, parent, self.state, rows, lo,
+                   np.int32(self.both))
 
     def largest(self, parent, min_count: int):
-        """(this rank's most sampled root or -1, its count) as a key to agree on: count << 32 |
-        (2^31 - 1 - root), 0 when no root holds min_count samples."""
+        """(this rank's most sampled root or -1, its count) as a key: count << 32 | (2^31 - 1 - root),
+        0 when no root holds min_count samples."""
         if self.nnz:
             self.fn["largest"]((1,), (suf.SAMPLES,), (self.idx, parent, np.int64(self.nnz), np.uint32(self.seed),
                                                       np.int32(min_count), self.state))
@@ -109,7 +125,7 @@ class _GpuPasses:
         return self.xp.where(root >= 0, (count << ROOT_BITS) | ((1 << 31) - 1 - root), 0).reshape(1)
 
     def skip(self, key) -> None:
-        """The root every rank's rows skip from now (from the agreed key), or none."""
+        """The tree whose rows the final pass skips (from a sampled key), or none."""
         self.state[0] = self.xp.where(key[0] > 0, (1 << 31) - 1 - (key[0] & 0xFFFFFFFF), -1)
 
     def follow(self, parent) -> None:
@@ -131,14 +147,40 @@ class _GpuPasses:
         launch(self.fn["compress"], self.n, self.threads, None, parent, np.int64(self.n), self.state, np.int32(0))
 
     def compress_largest(self, parent) -> None:
-        """K = 1, skip mode: cc.sampled-union-find's pass that lets the largest tree's vertices
-        be told by their parent (one resident wave; nothing when no tree is skipped)."""
+        """Skip mode: the pass that lets the largest tree's vertices be told by their parent (one
+        resident wave; nothing in ECL mode)."""
         launch(self.fn["compress"], self.n, self.threads, self.resident, parent, np.int64(self.n), self.state,
                np.int32(1))
 
-    def skipped(self):
-        """The largest tree's root the rounds skipped (-1: none), on the device."""
-        return self.state[:1]
+    def giant(self, parent):
+        """The skipped tree's root now (a hook may have put it under a smaller root), -1 when none:
+        on the device, shape (1,)."""
+        big = self.state[:1]
+        return self.xp.where(big >= 0, parent[self.xp.maximum(big, 0)], -1).astype(np.int64)
+
+    def encode(self, parent, giant, bitmap):
+        """This rank's part of the merge: ``bitmap`` (its giant's vertices) filled, and the other
+        non-root vertices (on the device; their count, shape (1,), int64)."""
+        self.count.fill(0)
+        words = (self.n + 31) // 32
+        if words:
+            launch(self.fn["encode"], 32 * words, self.threads, None, parent, np.int64(self.n), giant, bitmap,
+                   self.vertices, self.count)
+        return self.count.view(np.int64), self.vertices
+
+    def merge(self, parent, maps, giants, pairs, first) -> None:
+        """The merged forest from every rank's parts (``giants``: their roots or -1; ``first``: K + 1
+        starts of the ranks' pairs, on the device), compressed."""
+        xp, k, n = self.xp, giants.shape[0], self.n
+        adj = xp.zeros(k, dtype=np.uint64)
+        if n:
+            launch(self.fn["giants"], n, self.threads, None, maps, np.int32(k), np.int64((n + 31) // 32), giants,
+                   parent, np.int64(n), adj)
+        self.fn["join"]((1,), (1,), (giants, adj, np.int32(k), parent))
+        total = int(pairs.shape[0]) // 2
+        if total:
+            launch(self.fn["link"], total, self.threads, None, pairs, first, np.int32(k), parent)
+        self.compress(parent)
 
 
 class _CpuPasses:
@@ -149,15 +191,16 @@ class _CpuPasses:
         self.off, self.idx, self.lo, self.n, self.nnz = s.csr.offsets, s.csr.indices, s.lo, s.n, s.csr.nnz
         self.params, self.edges_total = params, edges_total
         self.big, self.use_hook = -1, False
+        self.both = len(s.bounds) > 2
 
-    def round0(self, parent) -> None:
+    def local(self, parent) -> None:
         suf.init(self.off, self.idx, parent, self.lo)
         steps = suf.probe(parent, self.params["seed"])
         self.use_hook = suf.uses_hook(self.params, self.n, self.edges_total, steps)
         if self.params["flatten"] and suf.long_chains(steps):
             suf.compress(parent)
         if not suf.sparse(self.n, self.edges_total):
-            suf.link2(self.off, self.idx, parent, self.use_hook, self.lo)
+            suf.link2(self.off, self.idx, parent, self.use_hook, self.lo, self.both)
 
     def largest(self, parent, min_count: int):
         root, count = suf.largest(self.idx, parent, self.params["seed"], min_count)
@@ -177,47 +220,154 @@ class _CpuPasses:
         suf.compress(parent)
 
     def compress_largest(self, parent) -> None:
+        if self.big >= 0:
+            suf.compress(parent)
+
+    def giant(self, parent):
+        return np.array([parent[self.big] if self.big >= 0 else -1], dtype=np.int64)
+
+    def encode(self, parent, giant, bitmap):
+        ids = np.arange(self.n, dtype=parent.dtype)
+        in_giant = parent == giant[0]
+        bitmap[:] = np.packbits(in_giant, bitorder="little")
+        vertices = np.flatnonzero((parent != ids) & ~in_giant).astype(parent.dtype)
+        return np.array([vertices.shape[0]], dtype=np.int64), vertices
+
+    def merge(self, parent, maps, giants, pairs, first) -> None:
+        _cpu_merge(parent, maps.reshape(giants.shape[0], -1), giants, pairs, first)
         suf.compress(parent)
 
-    def skipped(self):
-        return np.array([self.big])
+
+@numba.njit(cache=True)
+def _cpu_merge(parent, maps, giants, pairs, first):
+    """distributed.cu's giants, join and link kernels in one pass each (maps: a row of bytes per rank,
+    bit v & 7 of byte v >> 3)."""
+    k, n = giants.shape[0], parent.shape[0]
+    adj = np.zeros(k, dtype=np.uint64)
+    for v in range(n):
+        best, mask, low = v, 0, -1
+        for r in range(k):
+            if (maps[r, v >> 3] >> (v & 7)) & 1:
+                mask |= 1 << r
+                if low < 0:
+                    low = r
+                if giants[r] < best:
+                    best = giants[r]
+        parent[v] = best
+        if mask & (mask - 1):
+            adj[low] |= np.uint64(mask)
+    for r in range(k):
+        for s in range(k):
+            if (adj[r] >> np.uint64(s)) & np.uint64(1):
+                suf.link(parent, giants[r], giants[s])
+    for j in range(k):
+        c = first[j + 1] - first[j]
+        at = 2 * first[j]
+        for i in range(c):
+            suf.link(parent, pairs[at + i], pairs[at + c + i])
 
 
 def _components(rank, params: dict, edges_total: int) -> dict:
-    """The rounds on this rank (see the module doc)."""
+    """cc.sampled-union-find over this rank's slice, then the one-step merge when every rank has a
+    tree to skip, else the exact rounds (see the module doc)."""
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, k = s.n, comm.size
     key = ("cc.distributed passes", tuple(sorted(params.items())), edges_total)
     passes = s.scratch.get(key)
     if passes is None:
         passes = s.scratch[key] = (_GpuPasses if rank.backend == "gpu" else _CpuPasses)(s, params, edges_total)
-    sample = not suf.sparse(n, edges_total)
+    sample, least = not suf.sparse(n, edges_total), suf.min_count(params)
+    stats = {"merge_pairs": 0, "merge_rounds": 0, "sparse_merges": 0}
     # every vertex its own root; at K = 1 the slice's init pass writes every vertex's
     parent = xp.empty(n, dtype=label_dtype(n)) if k == 1 else xp.arange(n, dtype=label_dtype(n))
     with rank.phase("link"):
-        passes.round0(parent)
-    if k > 1:
+        passes.local(parent)
+        own = passes.largest(parent, least) if sample else None
+    one_step = sample and (k == 1 or bool((_gathered(rank, own) > 0).all()))
+    if one_step:
+        with rank.phase("link"):
+            passes.skip(own)
+            passes.compress_largest(parent)   # skip mode tells the largest tree's vertices by their parent
+            passes.final(parent, 2)
+        with rank.phase("compress"):
+            passes.compress(parent)
+        if k > 1:
+            parent, stats = _merge(rank, passes, parent, least)
+    elif k == 1:
+        with rank.phase("link"):
+            passes.final(parent, 1)
+        with rank.phase("compress"):
+            passes.compress(parent)
+    else:
         with rank.phase("merge"):
             parent = comm.allreduce(parent, "min")
         with rank.phase("compress"):
             passes.compress(parent)
-    if sample:
-        passes.skip(comm.allreduce(passes.largest(parent, suf.min_count(params)), "max"))
-        if k == 1:
-            passes.compress_largest(parent)   # skip mode tells the largest tree's vertices by their parent
-    first = (2 if sample else 1) if k == 1 else 0
+        stats.update(_rounds(rank, passes, parent, least if sample else 0))
+    rank.keep(label=parent[s.lo:s.hi])
+    return stats
+
+
+def _gathered(rank, x) -> np.ndarray:
+    """Every rank's one-element ``x`` (an all-gather, read here)."""
+    k, r = rank.comm.size, rank.slice.index
+    table = rank.xp.zeros(k, dtype=np.int64)
+    table[r:r + 1] = x
+    rank.comm.allgatherv(table, np.arange(k + 1))
+    return rank.comm.host(table)
+
+
+def _merge(rank, passes, parent, least: int) -> tuple:
+    """The K forests merged in one step, then the exact rounds if some edge between two ranks'
+    skipped trees may be missing (see the module doc); returns the merged forest, the same on every
+    rank, and the statistics."""
+    s, xp, comm = rank.slice, rank.xp, rank.comm
+    n, k, r = s.n, comm.size, s.index
+    gpu = rank.backend == "gpu"
+    with rank.phase("merge"):
+        giant = passes.giant(parent)
+        width = (n + 31) // 32 if gpu else (n + 7) // 8          # a bitmap: words on the GPU, bytes on the CPU
+        maps = xp.zeros(k * width, dtype=np.uint32 if gpu else np.uint8)
+        count, vertices = passes.encode(parent, giant, maps[r * width:(r + 1) * width])
+        table = xp.zeros(2 * k, dtype=np.int64)
+        table[2 * r:2 * r + 1] = count
+        table[2 * r + 1:2 * r + 2] = giant
+        comm.allgatherv(table, np.arange(0, 2 * k + 1, 2))
+        comm.allgatherv(maps, np.arange(k + 1) * width)
+        table = comm.host(table).reshape(k, 2)
+        sizes, giants = table[:, 0], table[:, 1]
+        first = np.concatenate([[0], np.cumsum(sizes)])
+        pairs = xp.empty(2 * int(first[-1]), dtype=parent.dtype)   # per rank: its vertices, then their roots
+        a, c = 2 * int(first[r]), int(sizes[r])
+        pairs[a:a + c] = vertices[:c]
+        pairs[a + c:a + 2 * c] = parent[vertices[:c]]
+        comm.allgatherv(pairs, 2 * first)
+        passes.merge(parent, maps, xp.asarray(giants), pairs, xp.asarray(first))
+        joined = np.unique(comm.host(parent[xp.asarray(giants)])).size == 1
+    stats = {"merge_pairs": int(sizes.sum()), "merge_rounds": 0, "sparse_merges": 0}
+    if not joined:
+        stats.update(_rounds(rank, passes, parent, least))
+    return parent, stats
+
+
+def _rounds(rank, passes, parent, least: int) -> dict:
+    """The exact rounds from a forest every rank holds alike: the ranks agree on its largest tree
+    (sampled; none when ``least`` is 0) and skip its rows; each round every rank links its rows'
+    slots (from slot 0: a merge may have undone a link) and compresses; the vertices whose root
+    moved are merged, until none moved."""
+    xp, comm, n = rank.xp, rank.comm, rank.slice.n
+    if least:
+        passes.skip(comm.allreduce(passes.largest(parent, least), "max"))
     rounds, sparse_merges = 0, 0
     while True:
-        before = parent.copy() if k > 1 else None
+        before = parent.copy()
         with rank.phase("link"):
-            passes.final(parent, first)
+            passes.final(parent, 0)
         with rank.phase("compress"):
             passes.compress(parent)
-        if k == 1:
-            break
         rounds += 1
         moved = xp.flatnonzero(parent != before).astype(parent.dtype)
-        sizes = _sizes(rank, moved.shape[0])
+        sizes = _gathered(rank, xp.asarray([moved.shape[0]]))
         if not sizes.sum():
             break
         with rank.phase("merge"):
@@ -225,23 +375,11 @@ def _components(rank, params: dict, edges_total: int) -> dict:
                 _merge_moved(rank, parent, moved, sizes)
                 sparse_merges += 1
             else:
-                parent = comm.allreduce(parent, "min")
+                parent[:] = comm.allreduce(parent, "min")
         with rank.phase("compress"):
             passes.compress(parent)
         passes.follow(parent)
-        first = 0
-    rank.keep(label=parent[s.lo:s.hi])
-    return {"merge_rounds": rounds, "sparse_merges": sparse_merges,
-            "skipped_tree": int(comm.host(passes.skipped())[0])}
-
-
-def _sizes(rank, count: int) -> np.ndarray:
-    """Every rank's ``count`` (an all-gather, read here)."""
-    xp, comm, k = rank.xp, rank.comm, rank.comm.size
-    table = xp.zeros(k, dtype=np.int64)
-    table[rank.slice.index] = count
-    comm.allgatherv(table, np.arange(k + 1))
-    return comm.host(table)
+    return {"merge_rounds": rounds, "sparse_merges": sparse_merges}
 
 
 def _merge_moved(rank, parent, moved, sizes: np.ndarray) -> None:
@@ -275,15 +413,15 @@ def _run(inp, params, timer, backend: str):
     ledger = Ledger(part, timer)
     records = ledger.run(_components, {k: params[k] for k in suf.PARAMS if k in params},
                          part.facts["slice_edges_total"], name="cc.distributed")
-    timer.stat("merge_rounds", records[0]["merge_rounds"])
-    timer.stat("sparse_merges", records[0]["sparse_merges"])
-    timer.stat("skipped_tree", records[0]["skipped_tree"])
+    for name in ("merge_pairs", "merge_rounds", "sparse_merges"):
+        timer.stat(name, records[0][name])
     return Remote(part, ("label",), backend)
 
 
 KERNEL = Kernel(name="cc.distributed", problem=CC,
-                summary="one graph sliced over K workers: cc.sampled-union-find's passes over each slice's rows on "
-                        "a forest of every vertex, forests merged by an all-reduce of the minimum parent until none "
-                        "changes (NCCL between GPUs); labels canonical",
+                summary="one graph sliced over K workers: cc.sampled-union-find over each slice's rows on a forest "
+                        "of every vertex, the forests merged in one step (each rank's giant as a bitmap, its other "
+                        "vertices as pairs, all-gathered; NCCL between GPUs), exact rounds where that cannot "
+                        "answer; labels canonical",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
                 drives_workers=True, collect=collect)

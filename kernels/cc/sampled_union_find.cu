@@ -53,19 +53,26 @@ __global__ void graphsweep_cc_suf_init(const O* __restrict__ off, const S* __res
 }
 
 // link2: hook v with its second neighbour when that is smaller than v, so every edge (a, b), a < b,
-// in which a is one of b's two smallest neighbours is now linked, exactly once.
+// in which a is one of b's two smallest neighbours is now linked, exactly once.  `both` (a slice of
+// a partitioned graph, whose larger ends' rows may be another rank's): the first two neighbours
+// whatever their order — without it the slice of the smallest ids links almost nothing here, and
+// its forest has no tree worth skipping (kernels/cc/distributed.py).
 template <typename O, typename S, typename L>
 __global__ void graphsweep_cc_suf_link2(const O* __restrict__ off, const S* __restrict__ idx, L* parent,
-                                        long long* __restrict__ state, long long rows, long long lo)
+                                        long long* __restrict__ state, long long rows, long long lo, int both)
 {
     const int hook = (int)state[5];
     long long links = 0;
     GS_CC_GRID_STRIDE(i, rows) {
         const long long v = lo + i;
-        long long b = off[v];
-        if (off[v + 1] - b >= 2) {
+        long long b = off[v], e = off[v + 1];
+        if (both && e > b && (long long)idx[b] > v) {
+            gs_suf_join((L)v, (L)idx[b], parent, hook);
+            links++;
+        }
+        if (e - b >= 2) {
             L u = (L)idx[b + 1];
-            if (u < (L)v) {
+            if (both || u < (L)v) {
                 gs_suf_join((L)v, u, parent, hook);
                 links++;
             }

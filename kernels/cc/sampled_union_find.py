@@ -228,7 +228,7 @@ def run_gpu(inp, params, timer):
             traffic.add(**{k: (lambda v=v: v if word(7) else 0) for k, v in model["compress"].items()})
     if params["sample"]:
         with timer.phase("link2", **model["link2"]) as traffic:
-            launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn, np.int64(0))
+            launch(fn["link2"], n, threads, blocks, off, idx, parent, state, nn, np.int64(0), np.int32(0))
             traffic.add(random=lambda: 2 * word(3))
         with timer.phase("largest", **model["largest"]):
             fn["largest"]((1,), (SAMPLES,), (idx, parent, np.int64(nnz), seed, np.int32(min_count(params)), state))
@@ -278,12 +278,18 @@ def init(off, idx, parent, lo):
 
 
 @numba.njit(cache=True, parallel=True)
-def link2(off, idx, parent, use_hook, lo):
+def link2(off, idx, parent, use_hook, lo, both=False):
     links = 0
     for i in numba.prange(off.shape[0] - 1):
         v = lo + i
-        b = off[i]
-        if off[i + 1] - b >= 2 and idx[b + 1] < v:
+        b, e = off[i], off[i + 1]
+        if both and e > b and idx[b] > v:
+            if use_hook:
+                hook(parent, v, idx[b])
+            else:
+                link(parent, v, idx[b])
+            links += 1
+        if e - b >= 2 and (both or idx[b + 1] < v):
             if use_hook:
                 hook(parent, v, idx[b + 1])
             else:

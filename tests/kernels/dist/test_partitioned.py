@@ -15,7 +15,7 @@ from graphsweep.kernels.dist import driver, slices
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from ..conftest import SHAPES, dataset
+from ..conftest import SHAPES, dataset, generated
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 # Every shape at K = 3 (slices of unequal sizes, some empty), the larger ones at every K.
@@ -65,28 +65,63 @@ def test_components_are_the_canonical_labels(shape, k, backend):
     np.testing.assert_array_equal(res.output["label"], canonical(graph))
     assert res.stats["partitions"] == k
     assert res.stats["slice_edges_total"] == 2 * int(np.count_nonzero(graph[1] != graph[2]))
-    assert res.stats["merge_rounds"] >= (1 if k > 1 else 0)
-
-
-@pytest.mark.parametrize("shape", ["rmat", "path", "grid"])
-def test_components_merge_until_no_rank_links_anything(shape):
-    """At K > 1 the last round finds nothing to link anywhere; R-MAT (sampled, its largest tree
-    skipped) and the sparse shapes (every row linked) alike."""
-    graph = SHAPES[shape]()
-    res = run("cc.distributed", dataset(graph), "cpu", partitions=4)
-    np.testing.assert_array_equal(res.output["label"], canonical(graph))
-    assert res.stats["merge_rounds"] >= 1
-    assert res.stats["bytes_exchanged"] > 0 and res.stats["transport"] == "dask"
+    if k == 1:
+        assert res.stats["merge_pairs"] == 0 and res.stats["merge_rounds"] == 0
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_round_that_moves_few_parents_merges_only_those(backend):
-    """R-MAT's second merge moves few parents: they go as (vertex, parent) pairs, not a 4n all-reduce,
-    and the labels are the same."""
-    graph = SHAPES["rmat"]()
-    res = run("cc.distributed", dataset(graph), backend, partitions=4)
+@pytest.mark.parametrize("k", [2, 4])
+def test_rmat_merges_in_one_step(backend, k):
+    """Every rank finds a tree to skip in R-MAT's slices (at scale 14: at 10, the slices of K = 4 are
+    too small), the giants overlap: one exchange of bitmaps and pairs answers, no round follows."""
+    graph = generated("rmat", 4, scale=14, edge_factor=16)
+    res = run("cc.distributed", dataset(graph), backend, partitions=k)
     np.testing.assert_array_equal(res.output["label"], canonical(graph))
-    assert res.stats["merge_rounds"] == 2 and res.stats["sparse_merges"] == 1
+    assert res.stats["merge_rounds"] == 0 and 0 < res.stats["merge_pairs"] < graph[0]
+    assert res.stats["bytes_exchanged"] > 0
+
+
+def _two_clusters_joined_between_their_giants(a_last=64, b_size=30):
+    """Clusters A (0 and 3..a_last: slice 0's rows, but a_last's) and B (1, 2 and the b_size ids
+    after a_last) joined by one edge (a_last - 1, a_last + b_size): past the two smallest
+    neighbours in both rows, and both ends in their rank's skipped tree — the one edge the one-step
+    merge cannot see."""
+    a = [0] + list(range(3, a_last + 1))
+    b = [1, 2] + list(range(a_last + 1, a_last + b_size + 1))
+    edges = [(x, y) for part in (a, b) for i, x in enumerate(part) for y in part[i + 1:]]
+    edges.append((a_last - 1, a_last + b_size))
+    return (a_last + b_size + 1, *_pairs(edges))
+
+
+def _pairs(edges):
+    e = np.array(edges, dtype=np.int32).reshape(-1, 2)
+    return e[:, 0].copy(), e[:, 1].copy()
+
+
+def _triangles_across_slices(count=300):
+    """Triangles (i, i + count, i + 2 count): every triangle has a vertex in each of three slices, and
+    no rank has a tree worth skipping (average degree 2: no sample)."""
+    i = np.arange(count, dtype=np.int32)
+    src = np.concatenate([i, i + count, i])
+    dst = np.concatenate([i + count, i + 2 * count, i + 2 * count])
+    return 3 * count, src, dst
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_giants_joined_only_through_skipped_rows_take_the_exact_rounds(backend):
+    graph = _two_clusters_joined_between_their_giants()
+    res = run("cc.distributed", dataset(graph), backend, partitions=2)
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert (res.output["label"] == 0).all()
+    assert res.stats["merge_rounds"] >= 1 and res.stats["sparse_merges"] == 1   # B's vertices moved: few
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_slices_without_a_tree_to_skip_merge_by_the_rounds(backend):
+    graph = _triangles_across_slices()
+    res = run("cc.distributed", dataset(graph), backend, partitions=3)
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert res.stats["merge_pairs"] == 0 and res.stats["merge_rounds"] >= 1
 
 
 @pytest.mark.parametrize("shape,k", CASES)

@@ -7,6 +7,7 @@ import pytest
 
 from graphsweep.datasets.capacity import NoRoomError
 from graphsweep.datasets.errors import ParameterError
+from graphsweep.datasets.gpu import to_host
 from graphsweep.datasets.reader import Dataset, read
 from graphsweep.generators import generate, memory
 from graphsweep.kernels import harness
@@ -209,10 +210,11 @@ def test_emogi_counts_a_line_over_the_link_once(mode):
     got = harness.run("bfs.emogi", data, backend="gpu", reps=2, warmup=0, root=5, mode=mode, placement="host")
     assert got.verified, got.verify_error
     csr = graph_input(data).csr()
+    offsets = to_host(csr.offsets)
     lines = np.zeros(-(-csr.nnz // 32), dtype=bool)
     for v in np.flatnonzero(got.output["level"] >= 0):       # every reached row is read, up to a line of it at least
-        if csr.offsets[v + 1] > csr.offsets[v]:
-            lines[csr.offsets[v] // 32:-(-csr.offsets[v + 1] // 32)] = True
+        if offsets[v + 1] > offsets[v]:
+            lines[offsets[v] // 32:-(-offsets[v + 1] // 32)] = True
     link = [r["bytes_link"] for r in got.rows if r["phase"] == "total"]
     assert link[0] == link[1] > 0 and link[0] <= 128 * lines.size     # each line of the CSR once at most
     if mode == "lines":                                       # top-down reads every reached row whole
