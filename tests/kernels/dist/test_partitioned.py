@@ -116,6 +116,26 @@ def test_giants_joined_only_through_skipped_rows_take_the_exact_rounds(backend):
     assert res.stats["merge_rounds"] >= 1 and res.stats["sparse_merges"] == 1   # B's vertices moved: few
 
 
+def _clique_beside_small_cliques(big=64, small=5, count=60):
+    """A clique on the first ``big`` ids (the rows of slices 0 and 1 at K = 3) and ``count`` disjoint
+    cliques of ``small`` after it (slice 2: no tree holds half its samples)."""
+    edges = [(x, y) for x in range(big) for y in range(x + 1, big)]
+    for c in range(count):
+        ids = range(big + small * c, big + small * (c + 1))
+        edges += [(x, y) for x in ids for y in ids if x < y]
+    return (big + small * count, *_pairs(edges))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_slice_without_a_tree_beside_slices_with_one_takes_the_rounds(backend):
+    """Slice 2's final pass ran in ECL mode beside the others' skip mode: edges may be missing
+    anywhere, so the local forests merge by the all-reduce and the exact rounds."""
+    graph = _clique_beside_small_cliques()
+    res = run("cc.distributed", dataset(graph), backend, partitions=3)
+    np.testing.assert_array_equal(res.output["label"], canonical(graph))
+    assert res.stats["merge_pairs"] == 0 and res.stats["merge_rounds"] >= 1
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_slices_without_a_tree_to_skip_merge_by_the_rounds(backend):
     graph = _triangles_across_slices()
