@@ -8,17 +8,15 @@ not made of small components of nearby ids) over its slice's rows, its kernels u
 forest over every vertex (global ids; the CSR offsets passed as if indexed by vertex id) — K = 1 is
 exactly the one-GPU kernel.  At K > 1 link2 links each row's first two neighbours whatever their
 order (an edge's larger end may be another rank's row: without it the slice of the smallest ids
-links almost nothing before the sample, and finds no tree to skip).  Each rank then runs the final
-pass skipping its own sampled tree, if it found one, and compresses: parent[v] = v's root over
-this slice's edges.  When every rank found a tree (R-MAT at scale 14 and up; whether they did
-travels with the merge's counts, so no rank waits for it before its final pass), the forests merge
-in one step — every rank was in skip mode, so any edge leaving a skipped tree was linked from its
-other end's row, on whichever rank holds it:
+links almost nothing before the sample, and finds no tree to skip).  Then, when every rank's
+sample found a tree to skip (R-MAT at scale 14 and up; an all-gather of the keys, read on the host):
+  local     the final pass skipping that tree (any edge leaving it is linked from its other end's
+            row, on whichever rank holds it: every rank is in skip mode), compress: parent[v] = v's
+            root over this slice's edges.
   encode    the forest in two parts: a bitmap of the vertices whose root is the rank's giant (the
             skipped tree's root now: on R-MAT most vertices, 1 bit each) and (vertex, root) pairs for
-            every other vertex that is not a root (8 bytes each; R-MAT 26, K = 4: 2.4% of n in all).
-            The counts, giants and flags, the bitmaps (n / 8 bytes a rank) and the pairs are
-            all-gathered (the counts read on the host).
+            every other vertex that is not a root (8 bytes each; R-MAT 16, K = 4: 4% of n in all).
+            The counts and giants, the bitmaps (n / 8 bytes a rank) and the pairs are all-gathered.
   merge     every rank builds the same forest from all parts: a vertex under the smallest giant
             root among the ranks whose giant holds it, giants that share a vertex joined, every
             pair linked (union-find), compress.  parent[v] <= v throughout, so the roots are the
@@ -26,8 +24,8 @@ other end's row, on whichever rank holds it:
 The merged forest joins every edge except those between two skipped vertices of two ranks' giants;
 they are joined through the giants when all the giants end in one tree, read on the host after the
 merge (R-MAT's giants overlap in most of their vertices).  When they do not, or when some rank
-found no tree to skip (no sample below average degree 4; slices too small: its final pass then ran
-in ECL mode beside others' skip mode, and edges may be missing anywhere), the exact rounds follow from a forest every rank holds alike (the merged one, or the element-wise minimum of the
+found no tree to skip (no sample below average degree 4; slices too small), the exact rounds
+follow from a forest every rank holds alike (the merged one, or the element-wise minimum of the
 local forests by an all-reduce: every hook put a larger root under a smaller one, so it is again
 such a forest): the ranks agree on its largest tree (sampled, an all-reduce of the keys) and skip
 its rows; per round each rank links every other slot of its rows from slot 0 (a merge may have
@@ -38,7 +36,7 @@ no rank moves anything.
 
 Cost model: the slowest slice's passes over its rows plus a few passes over every vertex (its
 compress, the encode, the merge's layer and compress); the exchange n / 8 bytes from each other
-rank plus 8 bytes a pair, in three collectives and two host reads.  The rounds' merges cost an
+rank plus 8 bytes a pair, in four collectives and three host reads.  The rounds' merges cost an
 all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each rank) or 8 bytes per moved
 parent.  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the phases ``link``,
 ``compress`` and ``merge`` (the slowest rank's), statistics ``merge_pairs`` (pairs all-gathered),
@@ -270,38 +268,59 @@ def _cpu_merge(parent, maps, giants, pairs, first):
 
 
 def _components(rank, params: dict, edges_total: int) -> dict:
-    """cc.sampled-union-find over this rank's slice, then the one-step merge when every rank had a
+    """cc.sampled-union-find over this rank's slice, then the one-step merge when every rank has a
     tree to skip, else the exact rounds (see the module doc)."""
-    s, xp = rank.slice, rank.xp
-    n, k = s.n, rank.comm.size
+    s, xp, comm = rank.slice, rank.xp, rank.comm
+    n, k = s.n, comm.size
     key = ("cc.distributed passes", tuple(sorted(params.items())), edges_total)
     passes = s.scratch.get(key)
     if passes is None:
         passes = s.scratch[key] = (_GpuPasses if rank.backend == "gpu" else _CpuPasses)(s, params, edges_total)
     sample, least = not suf.sparse(n, edges_total), suf.min_count(params)
+    stats = {"merge_pairs": 0, "merge_rounds": 0, "sparse_merges": 0}
     # every vertex its own root; at K = 1 the slice's init pass writes every vertex's
     parent = xp.empty(n, dtype=label_dtype(n)) if k == 1 else xp.arange(n, dtype=label_dtype(n))
     with rank.phase("link"):
         passes.local(parent)
-        own = None
-        if sample:
-            own = passes.largest(parent, least)
-            passes.skip(own)                  # this rank's own tree: whether every rank had one is read later
+        own = passes.largest(parent, least) if sample else None
+    one_step = sample and (k == 1 or bool((_gathered(rank, own) > 0).all()))
+    if one_step:
+        with rank.phase("link"):
+            passes.skip(own)
             passes.compress_largest(parent)   # skip mode tells the largest tree's vertices by their parent
-        passes.final(parent, 2 if sample else 1)
-    with rank.phase("compress"):
-        passes.compress(parent)
-    stats = {"merge_pairs": 0, "merge_rounds": 0, "sparse_merges": 0}
-    if k > 1:
-        parent, stats = _merge(rank, passes, parent, own, least) if sample else _exact(rank, passes, parent, 0)
+            passes.final(parent, 2)
+        with rank.phase("compress"):
+            passes.compress(parent)
+        if k > 1:
+            parent, stats = _merge(rank, passes, parent, least)
+    elif k == 1:
+        with rank.phase("link"):
+            passes.final(parent, 1)
+        with rank.phase("compress"):
+            passes.compress(parent)
+    else:
+        with rank.phase("merge"):
+            parent = comm.allreduce(parent, "min")
+        with rank.phase("compress"):
+            passes.compress(parent)
+        stats.update(_rounds(rank, passes, parent, least if sample else 0))
     rank.keep(label=parent[s.lo:s.hi])
     return stats
 
 
-def _merge(rank, passes, parent, own, least: int) -> tuple:
-    """The K forests merged in one step (see the module doc), or the exact rounds when some rank
-    had no tree to skip (``own``: its sampled key) or an edge between two ranks' skipped trees may
-    be missing; returns the merged forest, the same on every rank, and the statistics."""
+def _gathered(rank, x) -> np.ndarray:
+    """Every rank's one-element ``x`` (an all-gather, read here)."""
+    k, r = rank.comm.size, rank.slice.index
+    table = rank.xp.zeros(k, dtype=np.int64)
+    table[r:r + 1] = x
+    rank.comm.allgatherv(table, np.arange(k + 1))
+    return rank.comm.host(table)
+
+
+def _merge(rank, passes, parent, least: int) -> tuple:
+    """The K forests merged in one step, then the exact rounds if some edge between two ranks'
+    skipped trees may be missing (see the module doc); returns the merged forest, the same on every
+    rank, and the statistics."""
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, k, r = s.n, comm.size, s.index
     gpu = rank.backend == "gpu"
@@ -310,17 +329,13 @@ def _merge(rank, passes, parent, own, least: int) -> tuple:
         width = (n + 31) // 32 if gpu else (n + 7) // 8          # a bitmap: words on the GPU, bytes on the CPU
         maps = xp.zeros(k * width, dtype=np.uint32 if gpu else np.uint8)
         count, vertices = passes.encode(parent, giant, maps[r * width:(r + 1) * width])
-        table = xp.zeros(3 * k, dtype=np.int64)       # per rank: its pairs, its giant, whether it had a tree
-        table[3 * r:3 * r + 1] = count
-        table[3 * r + 1:3 * r + 2] = giant
-        table[3 * r + 2:3 * r + 3] = own > 0
-        comm.allgatherv(table, np.arange(0, 3 * k + 1, 3))
+        table = xp.zeros(2 * k, dtype=np.int64)
+        table[2 * r:2 * r + 1] = count
+        table[2 * r + 1:2 * r + 2] = giant
+        comm.allgatherv(table, np.arange(0, 2 * k + 1, 2))
         comm.allgatherv(maps, np.arange(k + 1) * width)
-        table = comm.host(table).reshape(k, 3)
+        table = comm.host(table).reshape(k, 2)
         sizes, giants = table[:, 0], table[:, 1]
-    if not table[:, 2].all():
-        return _exact(rank, passes, parent, least)
-    with rank.phase("merge"):
         first = np.concatenate([[0], np.cumsum(sizes)])
         pairs = xp.empty(2 * int(first[-1]), dtype=parent.dtype)   # per rank: its vertices, then their roots
         a, c = 2 * int(first[r]), int(sizes[r])
@@ -333,25 +348,6 @@ def _merge(rank, passes, parent, own, least: int) -> tuple:
     if not joined:
         stats.update(_rounds(rank, passes, parent, least))
     return parent, stats
-
-
-def _exact(rank, passes, parent, least: int) -> tuple:
-    """The exact rounds from the ranks' local forests: their element-wise minimum first (an
-    all-reduce), compressed; returns the forest and the statistics."""
-    with rank.phase("merge"):
-        parent = rank.comm.allreduce(parent, "min")
-    with rank.phase("compress"):
-        passes.compress(parent)
-    return parent, {"merge_pairs": 0, **_rounds(rank, passes, parent, least)}
-
-
-def _gathered(rank, x) -> np.ndarray:
-    """Every rank's one-element ``x`` (an all-gather, read here)."""
-    k, r = rank.comm.size, rank.slice.index
-    table = rank.xp.zeros(k, dtype=np.int64)
-    table[r:r + 1] = x
-    rank.comm.allgatherv(table, np.arange(k + 1))
-    return rank.comm.host(table)
 
 
 def _rounds(rank, passes, parent, least: int) -> dict:

@@ -128,8 +128,9 @@ def _clique_beside_small_cliques(big=64, small=5, count=60):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_slice_without_a_tree_beside_slices_with_one_takes_the_rounds(backend):
-    """Slice 2's final pass ran in ECL mode beside the others' skip mode: edges may be missing
-    anywhere, so the local forests merge by the all-reduce and the exact rounds."""
+    """Skip mode on some ranks and ECL mode on another would leave edges unlinked by either: when
+    one rank has no tree to skip, no rank skips its own, and the forests merge by the all-reduce
+    and the exact rounds."""
     graph = _clique_beside_small_cliques()
     res = run("cc.distributed", dataset(graph), backend, partitions=3)
     np.testing.assert_array_equal(res.output["label"], canonical(graph))
