@@ -29,6 +29,7 @@ import dataclasses
 import logging
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 import click
@@ -442,6 +443,48 @@ def _summary(plan: SweepPlan, report: bool, log_path) -> tuple[list[str], int]:
     return lines, 0 if not state["failed"] and not state["pending"] else 1
 
 
+@dataclasses.dataclass
+class _Session:
+    """A claimed results folder on a connected cluster: what ``run_plan`` and ``submit_plan`` share."""
+    client: object
+    resources: dict
+    run_id: str
+    log_path: object
+    before: frozenset    # the tasks finished before this run
+
+
+@contextmanager
+def _claimed(plan: SweepPlan, how: str, *, profile, cluster_file, resume: bool, retry_failed: bool, echo):
+    """Check what can be checked without a cluster, say the estimate, lock the results folder
+    (``how``: the run or the submit holding it), connect, place, claim the folder and open the
+    run's log: the order the module doc gives, for ``run`` and ``submit`` alike.  An interrupt is
+    logged into the run's log (with the tasks this run stored) before the log is let go."""
+    check_before_connecting(plan, profile, cluster_file, resume=resume)
+    echo(estimate.describe(plan)[1])
+    held = logs.attach()  # records from here on wait in memory for the run's log file
+    session = None
+    try:
+        # Locked before the cluster starts: a status polling the folder sees the run from its start.
+        with store.hold(plan.results, how), cluster.connect(profile, cluster_file, plan.backend) as client:
+            resources = _placement(client, plan)
+            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
+            before = frozenset(store.finished(plan.results).keys())
+            run_id = new_run_id()
+            path = _log_path(plan, run_id)
+            held = logs.open_file(held, path)
+            session = _Session(client, resources, run_id, path, before)
+            yield session
+    except KeyboardInterrupt:
+        if session is not None:
+            # Counted once the cluster is left: a task executing at the interrupt may still store its result.
+            stored = len(store.finished(plan.results).keys() - session.before)
+            log.warning("interrupted with %d of the %d tasks of this run stored", stored,
+                        len(plan.tasks) - len(session.before))
+        raise
+    finally:
+        logs.detach(held)
+
+
 def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False, retry_failed: bool = False,
              progress: bool = True, report: bool = True, echo=click.echo) -> int:
     """Run a whole sweep: mark its results directory (locked to the end), connect, claim it, run,
@@ -451,40 +494,21 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
     the spec says ``verify: false``), else 1 — also when the run ended early, once it had started.
     What goes wrong after the results are stored (the report, the cluster's close) is a warning.
     """
-    check_before_connecting(plan, profile, cluster_file, resume=resume)
-    echo(estimate.describe(plan)[1])
-    held = logs.attach()  # records from here on wait in memory for the run's log file
-    before = None  # the tasks finished before this run, once it claimed the folder
-    try:
-        # Locked before the cluster starts: a status polling the folder sees the run from its start.
-        with store.hold(plan.results, "run"), cluster.connect(profile, cluster_file, plan.backend) as client:
-            resources = _placement(client, plan)
-            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
-            before = store.finished(plan.results).keys()
-            run_id = new_run_id()
-            path = _log_path(plan, run_id)
-            held = logs.open_file(held, path)
-            with logs.forwarded(client):
-                try:
-                    execute(plan, client, run_id=run_id, progress=progress, echo=echo, resources=resources)
-                except Exception as exc:  # the cluster failed under the run: what is stored stays, the rest pending
-                    log.error("the run ended early", exc_info=True)
-                    click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
-                               f"finish it with --resume", err=True)
-            lines, code = _summary(plan, report, path)
-            for line in lines:
-                log.info(line)
-                echo(line)
-            return code
-    except KeyboardInterrupt:
-        if before is not None:
-            # Counted once the cluster is left: a task executing at the interrupt may still store its result.
-            stored = len(store.finished(plan.results).keys() - before)
-            log.warning("interrupted with %d of the %d tasks of this run stored", stored,
-                        len(plan.tasks) - len(before))
-        raise
-    finally:
-        logs.detach(held)
+    with _claimed(plan, "run", profile=profile, cluster_file=cluster_file, resume=resume,
+                  retry_failed=retry_failed, echo=echo) as session:
+        with logs.forwarded(session.client):
+            try:
+                execute(plan, session.client, run_id=session.run_id, progress=progress, echo=echo,
+                        resources=session.resources)
+            except Exception as exc:  # the cluster failed under the run: what is stored stays, the rest pending
+                log.error("the run ended early", exc_info=True)
+                click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
+                           f"finish it with --resume", err=True)
+        lines, code = _summary(plan, report, session.log_path)
+        for line in lines:
+            log.info(line)
+            echo(line)
+        return code
 
 
 def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool = False,
@@ -495,21 +519,12 @@ def submit_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: boo
     if not cluster.is_long_lived(chosen):
         raise GraphsweepError(f"--cluster {name}: submit needs a cluster that outlives this command "
                               "(a scheduler-file or address profile); use `graphsweep run` for this one")
-    check_before_connecting(plan, profile, cluster_file, resume=resume)
-    echo(estimate.describe(plan)[1])
-    held = logs.attach()
-    try:
-        with store.hold(plan.results, "submit"), cluster.connect(profile, cluster_file, plan.backend) as client:
-            resources = _placement(client, plan)
-            _claim(plan, client, resume=resume, retry_failed=retry_failed, echo=echo)
-            run_id = new_run_id()
-            held = logs.open_file(held, _log_path(plan, run_id))
-            echo(f"dashboard: {client.dashboard_link}")
-            sent = submit(plan, client, run_id=run_id, resources=resources)
-        echo(f"submitted {sent} tasks of sweep {plan.name}; watch with: graphsweep status {plan.results}")
-        return 0
-    finally:
-        logs.detach(held)
+    with _claimed(plan, "submit", profile=profile, cluster_file=cluster_file, resume=resume,
+                  retry_failed=retry_failed, echo=echo) as session:
+        echo(f"dashboard: {session.client.dashboard_link}")
+        sent = submit(plan, session.client, run_id=session.run_id, resources=session.resources)
+    echo(f"submitted {sent} tasks of sweep {plan.name}; watch with: graphsweep status {plan.results}")
+    return 0
 
 
 def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = None) -> int:

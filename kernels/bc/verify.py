@@ -14,6 +14,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
 
+from .. import checks
 from ..graph.unique_edges import unique_edges
 
 RTOL = 1e-9
@@ -22,20 +23,14 @@ ATOL = 1e-9
 
 def verify_centrality(inp, root: int, centrality) -> dict:
     xp, n = inp.xp, inp.n
-    centrality = xp.asarray(centrality)
-    if centrality.shape != (n,):
-        raise VerificationError(f"centrality has shape {centrality.shape}, expected ({n},)")
-    centrality = centrality.astype(np.float64)
-    bad = ~xp.isfinite(centrality) | (centrality < 0)
-    if bool(bad.any()):
-        v = int(xp.flatnonzero(bad)[0])
-        raise VerificationError(f"centrality[{v}] is {float(centrality[v])}: finite and non-negative")
+    centrality = checks.vector(xp, centrality, n, "centrality", np.float64)
+    checks.finite_non_negative(xp, centrality, "centrality")
     if float(centrality[root]) != 0.0:
         raise VerificationError(f"centrality[{root}] of the root is {float(centrality[root])}, expected 0")
     expected, levels = brandes_dependencies(inp, root)
     bad = xp.abs(centrality - expected) > RTOL * xp.abs(expected) + ATOL
     if bool(bad.any()):
-        v = int(xp.flatnonzero(bad)[0])
+        v = checks.first(xp, bad)
         raise VerificationError(f"centrality[{v}] is {float(centrality[v])!r}, an independent Brandes from root {root} "
                                 f"gives {float(expected[v])!r}")
     return {"levels": levels}

@@ -24,6 +24,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
 
+from .. import checks
 from ..cc.verify import graph_components
 
 CHUNK = 1 << 26          # edges per pass of the edge checks (bounds the temporaries: ~1.3 GB at most)
@@ -33,17 +34,9 @@ def verify_bfs(inp, root: int, level, parent) -> dict:
     """Check ``level``/``parent`` from ``root`` on the graph ``inp`` (a GraphInput); returns facts
     (``reached``: vertices reached, ``levels``: max level + 1)."""
     xp, n = inp.xp, inp.n
-    level, parent = xp.asarray(level), xp.asarray(parent)
-    for name, arr in (("level", level), ("parent", parent)):
-        if arr.shape != (n,):
-            raise VerificationError(f"{name} has shape {arr.shape}, expected ({n},)")
-        if arr.dtype.kind not in "iu":
-            raise VerificationError(f"{name} has dtype {arr.dtype}, expected integers")
-    level, parent = level.astype(np.int64, copy=False), parent.astype(np.int64, copy=False)
-    if int(level[root]) != 0 or int(parent[root]) != root:
-        raise VerificationError(f"root {root} has level {int(level[root])} and parent {int(parent[root])}, "
-                                f"expected 0 and {root}")
-    _check_values(xp, n, root, level, parent)
+    level = checks.vector(xp, level, n, "level", np.int64, integers=True)
+    parent = checks.vector(xp, parent, n, "parent", np.int64, integers=True)
+    checks.search_tree(xp, n, root, level, parent, "level")
     reached = level >= 0
     _check_edges(inp, level)
     _check_parents(inp, root, level, parent, reached)
@@ -53,26 +46,6 @@ def verify_bfs(inp, root: int, level, parent) -> dict:
         raise VerificationError(f"{count} vertices reached from root {root}, but {expected} are reachable "
                                 f"(counted by {'reachability' if inp.directed else 'connected components'})")
     return {"reached": count, "levels": int(level.max()) + 1}
-
-
-def _first(xp, bad) -> int:
-    return int(xp.flatnonzero(bad)[0])
-
-
-def _check_values(xp, n, root, level, parent) -> None:
-    bad = level < -1
-    if bool(bad.any()):
-        v = _first(xp, bad)
-        raise VerificationError(f"level[{v}] is {int(level[v])}, below -1")
-    bad = (level < 0) != (parent < 0)
-    if bool(bad.any()):
-        v = _first(xp, bad)
-        raise VerificationError(f"vertex {v} has level {int(level[v])} but parent {int(parent[v])}: "
-                                f"a vertex is unreached (-1) in both or in neither")
-    bad = (parent < -1) | (parent >= n)
-    if bool(bad.any()):
-        v = _first(xp, bad)
-        raise VerificationError(f"parent[{v}] is {int(parent[v])}, not a vertex (n = {n})")
 
 
 def _edge_chunks(inp):
@@ -93,7 +66,7 @@ def _check_edges(inp, level) -> None:
             bad = ((lu >= 0) != (lv >= 0)) | ((lu >= 0) & (xp.abs(lu - lv) > 1))
             what = "an edge joins two reached vertices at most one level apart, or two unreached ones"
         if bool(bad.any()):
-            i = _first(xp, bad)
+            i = checks.first(xp, bad)
             u, v = int(src[i]), int(dst[i])
             raise VerificationError(f"edge ({u}, {v}) joins level {int(lu[i])} to level {int(lv[i])}: {what}")
 
@@ -105,7 +78,7 @@ def _check_parents(inp, root, level, parent, reached) -> None:
     safe = xp.where(tree, parent, root)
     bad = tree & (level[safe] != level - 1)
     if bool(bad.any()):
-        v = _first(xp, bad)
+        v = checks.first(xp, bad)
         p = int(parent[v])
         raise VerificationError(f"vertex {v} at level {int(level[v])} has parent {p} at level {int(level[p])}: "
                                 f"a parent is one level up")
@@ -117,7 +90,7 @@ def _check_parents(inp, root, level, parent, reached) -> None:
             has_edge[src[parent[src] == dst]] = True
     bad = tree & ~has_edge
     if bool(bad.any()):
-        v = _first(xp, bad)
+        v = checks.first(xp, bad)
         arrow = "->" if inp.directed else "-"
         raise VerificationError(f"parent[{v}] is {int(parent[v])} but there is no edge {int(parent[v])} {arrow} {v}")
 

@@ -21,6 +21,8 @@ from graphsweep.datasets.errors import VerificationError
 from graphsweep.datasets.format import index_dtype_for
 from graphsweep.datasets.gpu import array_module
 
+from .. import checks
+
 
 def verify_labels(n: int, src, dst, label) -> dict:
     """Check ``label`` (see the module doc); returns {"components": count}."""
@@ -43,12 +45,7 @@ def verify_graph_labels(inp, label) -> dict:
 
 
 def _checked(xp, label, n: int):
-    label = xp.asarray(label)
-    if label.shape != (n,):
-        raise VerificationError(f"label has shape {label.shape}, expected ({n},)")
-    if label.dtype.kind not in "iu":
-        raise VerificationError(f"label has dtype {label.dtype}, expected integers")
-    return label
+    return checks.vector(xp, label, n, "label", integers=True)
 
 
 def _one_label_per_edge(label, src, dst) -> None:

@@ -17,6 +17,8 @@ import numpy as np
 from graphsweep.datasets.errors import VerificationError
 from graphsweep.datasets.gpu import array_module, is_device
 
+from .. import checks
+
 
 @cache
 def _popcount():
@@ -43,10 +45,8 @@ def _first_bad_gpu(succ, rank, tail: int) -> tuple[int, bool]:
 
 def verify_ranks(succ, tail: int, rank) -> dict:
     xp = array_module(succ)
-    rank = xp.asarray(rank)
     n = succ.shape[0]
-    if rank.shape != (n,):
-        raise VerificationError(f"rank has shape {rank.shape}, expected ({n},)")
+    rank = checks.vector(xp, rank, n, "rank")
     if int(rank[tail]) != 0:
         raise VerificationError(f"rank[tail={tail}] is {int(rank[tail])}, expected 0")
     if is_device(rank) and rank.dtype in (np.int32, np.int64) and succ.dtype in (np.int32, np.int64):

@@ -18,6 +18,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
 
+from .. import checks
 from ..graph.unique_edges import degrees, unique_edges
 
 SUM_SLACK = 1e-5
@@ -25,13 +26,8 @@ SUM_SLACK = 1e-5
 
 def verify_scores(inp, score, *, tolerance: float, spread: bool, damping: float) -> dict:
     xp, n = inp.xp, inp.n
-    score = xp.asarray(score)
-    if score.shape != (n,):
-        raise VerificationError(f"score has shape {score.shape}, expected ({n},)")
-    score = score.astype(np.float64)
-    if not bool(xp.isfinite(score).all()) or bool((score < 0).any()):
-        v = int(xp.flatnonzero(~xp.isfinite(score) | (score < 0))[0])
-        raise VerificationError(f"score[{v}] is {float(score[v])}: scores are finite and non-negative")
+    score = checks.vector(xp, score, n, "score", np.float64)
+    checks.finite_non_negative(xp, score, "score")
     degree = degrees(inp)
     dangling = float(score[degree == 0].sum())
     total = float(score.sum())

@@ -21,9 +21,7 @@ Works on NumPy or CuPy arrays alike (the edges' array module is used).
 from graphsweep.datasets.errors import VerificationError
 from graphsweep.datasets.gpu import array_module
 
-
-def _edge_row(bad, xp) -> int:
-    return int(xp.argmax(bad))
+from .. import checks
 
 
 def verify_sssp(n: int, src, dst, weight, directed: bool, root: int, dist, parent) -> dict:
@@ -34,32 +32,11 @@ def verify_sssp(n: int, src, dst, weight, directed: bool, root: int, dist, paren
 def verify_sssp_chunks(n: int, edge_chunks, directed: bool, root: int, dist, parent, xp) -> dict:
     """``verify_sssp`` reading the edges from ``edge_chunks`` (an iterable of (src, dst, weight or
     None) chunks on ``xp``'s device), for edge lists that are not in memory whole."""
-    dist = xp.asarray(dist)
-    parent = xp.asarray(parent)
-    for name, arr in (("dist", dist), ("parent", parent)):
-        if arr.shape != (n,):
-            raise VerificationError(f"{name} has shape {arr.shape}, expected ({n},)")
+    dist, parent = checks.vector(xp, dist, n, "dist", xp.int64), checks.vector(xp, parent, n, "parent", xp.int64)
     if not 0 <= root < n:
         raise VerificationError(f"root {root} is outside [0, n={n})")
-    dist = dist.astype(xp.int64, copy=False)
-    parent = parent.astype(xp.int64, copy=False)
-    if int(dist[root]) != 0:
-        raise VerificationError(f"dist[root={root}] is {int(dist[root])}, expected 0")
-    if int(parent[root]) != root:
-        raise VerificationError(f"parent[root={root}] is {int(parent[root])}, expected the root itself")
-    if bool((dist < -1).any()):
-        v = _edge_row(dist < -1, xp)
-        raise VerificationError(f"dist[{v}] is {int(dist[v])}: distances are >= 0, or -1 for unreached")
+    checks.search_tree(xp, n, root, dist, parent, "dist")
     reached = dist >= 0
-    bad = reached != (parent != -1)
-    if bool(bad.any()):
-        v = _edge_row(bad, xp)
-        raise VerificationError(f"vertex {v}: dist {int(dist[v])} but parent {int(parent[v])} "
-                                "(-1 in one and not the other)")
-    bad = reached & (parent >= n)
-    if bool(bad.any()):
-        v = _edge_row(bad, xp)
-        raise VerificationError(f"parent[{v}] is {int(parent[v])}, outside [0, n={n})")
 
     has_parent_edge = xp.zeros(n, dtype=bool)
     for src, dst, weight in edge_chunks:
@@ -67,7 +44,7 @@ def verify_sssp_chunks(n: int, edge_chunks, directed: bool, root: int, dist, par
     missing = reached & ~has_parent_edge
     missing[root] = False
     if bool(missing.any()):
-        v = _edge_row(missing, xp)
+        v = checks.first(xp, missing)
         p = int(parent[v])
         raise VerificationError(f"vertex {v}: parent {p}, but no edge {p} -> {v} of weight "
                                 f"dist[{v}] - dist[{p}] = {int(dist[v]) - int(dist[p])}")
@@ -78,7 +55,7 @@ def verify_sssp_chunks(n: int, edge_chunks, directed: bool, root: int, dist, par
         anc = anc[anc]
     bad = reached & (anc != root)
     if bool(bad.any()):
-        v = _edge_row(bad, xp)
+        v = checks.first(xp, bad)
         raise VerificationError(f"the parent pointers from vertex {v} do not lead to the root {root} (a cycle)")
     return {"reached": int(xp.count_nonzero(reached)), "max_dist": int(dist.max())}
 
@@ -92,13 +69,13 @@ def _check_edges(xp, src, dst, weight, directed, dist, parent, reached, has_pare
         ra = reached[a]
         bad = ra & ~reached[b]
         if bool(bad.any()):
-            i = _edge_row(bad, xp)
+            i = checks.first(xp, bad)
             raise VerificationError(f"edge row {i} ({int(src[i])} {arrow} {int(dst[i])}): vertex {int(a[i])} is "
                                     f"reached but its neighbour {int(b[i])} is not")
         via = dist[a] + w
         bad = ra & (dist[b] > via)
         if bool(bad.any()):
-            i = _edge_row(bad, xp)
+            i = checks.first(xp, bad)
             raise VerificationError(f"edge row {i} ({int(src[i])} {arrow} {int(dst[i])}, weight {int(w[i])}): "
                                     f"dist[{int(b[i])}] = {int(dist[b[i]])} > dist[{int(a[i])}] + w = {int(via[i])}")
         hit = ra & (a != b) & (parent[b] == a) & (dist[b] == via)

@@ -19,6 +19,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import VerificationError
 
+from .. import checks
 from ..graph.unique_edges import degrees, unique_edges
 
 FULL_LIMIT = 1 << 21
@@ -28,13 +29,8 @@ SEED = 18
 
 def verify_triangles(inp, triangles) -> dict:
     xp, n = inp.xp, inp.n
-    triangles = xp.asarray(triangles)
-    if triangles.shape != (n,):
-        raise VerificationError(f"triangles has shape {triangles.shape}, expected ({n},)")
-    triangles = triangles.astype(np.int64)
-    if n and bool((triangles < 0).any()):
-        v = int(xp.flatnonzero(triangles < 0)[0])
-        raise VerificationError(f"triangles[{v}] is {int(triangles[v])}, below 0")
+    triangles = checks.vector(xp, triangles, n, "triangles", np.int64)
+    checks.at_least(xp, triangles, 0, "triangles")
     total = int(triangles.sum()) if n else 0
     if total % 3:
         raise VerificationError(f"the per-vertex counts sum to {total}, not a multiple of 3")

@@ -69,10 +69,10 @@ def test_rejects_each_kind_of_wrong_output(g, backend):
     rejects(f"joins level {level[far] + 1} to level {level[far] - 1}|joins level {level[far] - 1} to level", lv, parent)
     lv = level.copy()
     lv[root] = 1
-    rejects(f"root {root} has level 1 and parent {root}", lv, parent)
+    rejects(f"root {root}: level\\[root\\] is 1 and parent\\[root\\] is {root}", lv, parent)
     pa = parent.copy()
     pa[root] = 0
-    rejects(f"root {root} has level 0 and parent 0", level, pa)
+    rejects(f"root {root}: level\\[root\\] is 0 and parent\\[root\\] is 0", level, pa)
     near = set(dst[src == mid].tolist()) | set(src[dst == mid].tolist())
     stranger = next(int(v) for v in np.flatnonzero(level == 1) if v not in near)
     pa = parent.copy()

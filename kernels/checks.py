@@ -1,0 +1,56 @@
+"""The checks every verifier makes first, written once (each family's verify.py adds what is its
+own): an output is a vector of n values of the expected kind, its values are in range, and a
+search tree's root and parent pointers are well formed.  Each failure raises one
+VerificationError naming the output, the index and the value at fault.  NumPy or CuPy alike
+(``xp``: the arrays' module).
+"""
+
+from graphsweep.datasets.errors import VerificationError
+
+
+def first(xp, bad) -> int:
+    """The first index where ``bad`` holds (there is one)."""
+    return int(xp.flatnonzero(bad)[0])
+
+
+def vector(xp, arr, n: int, name: str, dtype=None, integers: bool = False):
+    """``arr`` as a vector of n values (``integers``: of an integer type), as ``dtype`` when given."""
+    arr = xp.asarray(arr)
+    if arr.shape != (n,):
+        raise VerificationError(f"{name} has shape {arr.shape}, expected ({n},)")
+    if integers and arr.dtype.kind not in "iu":
+        raise VerificationError(f"{name} has dtype {arr.dtype}, expected integers")
+    return arr if dtype is None else arr.astype(dtype, copy=False)
+
+
+def at_least(xp, values, low: int, name: str) -> None:
+    bad = values < low
+    if bool(bad.any()):
+        v = first(xp, bad)
+        raise VerificationError(f"{name}[{v}] is {int(values[v])}, below {low}")
+
+
+def finite_non_negative(xp, values, name: str) -> None:
+    bad = ~xp.isfinite(values) | (values < 0)
+    if bool(bad.any()):
+        v = first(xp, bad)
+        raise VerificationError(f"{name}[{v}] is {float(values[v])}: values are finite and non-negative")
+
+
+def search_tree(xp, n: int, root: int, value, parent, name: str) -> None:
+    """A search from ``root`` (``value``: level or distance, -1 where unreached; ``parent``: -1
+    where unreached): value[root] == 0 and parent[root] == root, values >= -1, a vertex unreached in
+    both or in neither, parents vertices."""
+    if int(value[root]) != 0 or int(parent[root]) != root:
+        raise VerificationError(f"root {root}: {name}[root] is {int(value[root])} and parent[root] is "
+                                f"{int(parent[root])}, expected 0 and {root}")
+    at_least(xp, value, -1, name)
+    bad = (value < 0) != (parent < 0)
+    if bool(bad.any()):
+        v = first(xp, bad)
+        raise VerificationError(f"vertex {v} has {name} {int(value[v])} but parent {int(parent[v])}: -1 in one and "
+                                f"not the other")
+    bad = (parent < -1) | (parent >= n)
+    if bool(bad.any()):
+        v = first(xp, bad)
+        raise VerificationError(f"parent[{v}] is {int(parent[v])}, not a vertex (outside [0, n={n}))")
