@@ -41,6 +41,15 @@ def is_device(arr) -> bool:
     return type(arr).__module__.startswith("cupy")
 
 
+def backend_module(backend: str):
+    """The arrays' module of a backend: CuPy for "gpu", NumPy for "cpu"."""
+    if backend == "gpu":
+        import cupy
+        return cupy
+    import numpy
+    return numpy
+
+
 def array_module(arr):
     """NumPy or CuPy, whichever owns ``arr`` (``cupy.get_array_module``; NumPy without CuPy)."""
     try:

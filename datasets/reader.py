@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from .errors import DatasetError
 from .format import column_dtype, columns_for, read_manifest, sha256_file
-from .gpu import array_module, backend_named, is_device
+from .gpu import array_module, backend_module, backend_named, is_device
 
 ARRAY_BACKENDS = ("cpu", "gpu")     # NumPy or CuPy arrays
 
@@ -200,10 +200,7 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = False,
     names = list(columns or columns_for(manifest["kind"], manifest.get("weighted", False)))
     dtypes = {c: column_dtype(c, manifest["index_dtype"]) for c in names}
     total = sum(p["rows"] for p in manifest["parts"])
-    if backend == "gpu":
-        import cupy as xp
-    else:
-        xp = np
+    xp = backend_module(backend)
     out = {c: xp.empty(total, dtype=dtypes[c]) for c in names}
     starts = np.cumsum([0] + [p["rows"] for p in manifest["parts"]])
 

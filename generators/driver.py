@@ -15,8 +15,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-import numpy as np
-
 from graphsweep.datasets import gpu
 from graphsweep.datasets.capacity import format_bytes
 from graphsweep.datasets.errors import ParameterError
@@ -39,10 +37,7 @@ GENERATORS = {g.name: g for g in (LIST, ORDERED_LIST, LIST_GRAPH, TREE, RECURSIV
 def write_generated_part(name: str, plan: Plan, pending, index: int, start: int, stop: int,
                          backend: str) -> dict:
     """Compute rows [start, stop) of generator ``name`` and write them as part ``index``."""
-    if backend == "gpu":
-        import cupy as xp
-    else:
-        xp = np
+    xp = gpu.backend_module(backend)
     columns = {c: gpu.to_host(a) for c, a in GENERATORS[name].part(plan, start, stop, xp).items()}
     if plan.weighted:
         columns["weight"] = weight_column(plan, start, stop)

@@ -19,7 +19,7 @@ import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
 from graphsweep.datasets.format import FORMAT, VERSION
-from graphsweep.datasets.gpu import backend_named
+from graphsweep.datasets.gpu import backend_module, backend_named
 from graphsweep.datasets.params import resolve
 from graphsweep.datasets.reader import Dataset
 
@@ -49,13 +49,6 @@ def manifest(name: str, resolved: dict, seed: int, p: Plan) -> dict:
             "store": "memory"}
 
 
-def _module(backend: str):
-    if backend == "gpu":
-        import cupy
-        return cupy
-    return np
-
-
 def _rows(name: str, p: Plan, start: int, stop: int, xp) -> dict:
     """Columns of rows [start, stop) on ``xp``'s device (the GPU where the generator can, else copied)."""
     generator = GENERATORS[name]
@@ -72,7 +65,7 @@ def generate(name: str, *, seed: int, params: dict | None = None, backend: str =
     is its deprecated name)."""
     backend = backend_named(backend, device, "generate")
     resolved, p = plan(name, seed=seed, params=params)
-    xp = _module(backend)
+    xp = backend_module(backend)
     columns = None
     for start in range(0, max(p.rows, 1), chunk_rows):
         stop = min(start + chunk_rows, p.rows)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 from graphsweep.datasets import format as dataset_format
-from graphsweep.datasets.gpu import to_host
+from graphsweep.datasets.gpu import backend_module, to_host
 from graphsweep.datasets.reader import read_chunks
 
 from ..graph import PACK_LIMIT, _slice_budget, sliced
@@ -50,10 +50,7 @@ class Slice:
 
     @property
     def xp(self):
-        if self.backend == "gpu":
-            import cupy
-            return cupy
-        return np
+        return backend_module(self.backend)
 
     @property
     def size(self) -> int:
@@ -73,13 +70,6 @@ def shifted(array, lo: int):
     """A device pointer to ``array`` moved back by ``lo`` rows, for a kernel argument: the kernel
     indexes the slice's rows by global vertex id (``array[v - lo]`` as ``ptr[v]``)."""
     return np.uint64(array.data.ptr - lo * array.strides[0])
-
-
-def module(backend: str):
-    if backend == "gpu":
-        import cupy
-        return cupy
-    return np
 
 
 def set_threads(threads: int) -> None:
@@ -110,7 +100,7 @@ def edge_chunks(source, share: int, shares: int, xp=np):
 
 def degree_histogram(source, share: int, shares: int, bucket: int, backend: str) -> np.ndarray:
     """Degrees (both ends of every non-loop edge) of a share of the edges, in buckets of vertices."""
-    xp = module(backend)
+    xp = backend_module(backend)
     hist = xp.zeros(BUCKETS, dtype=np.int64)
     for src, dst in edge_chunks(source, share, shares, xp):
         keep = src != dst
@@ -157,7 +147,7 @@ def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, 
     entries.  Returns (the slice, facts: entries, cut entries, passes, seconds)."""
     t0 = time.perf_counter()
     set_threads(threads)
-    xp = module(backend)
+    xp = backend_module(backend)
     lo, hi = int(bounds[index]), int(bounds[index + 1])
     k = len(bounds) - 1
     budget = _slice_budget(xp) // k        # the K workers of one device may build at once

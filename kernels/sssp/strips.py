@@ -62,7 +62,7 @@ import numba
 import numpy as np
 
 from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module
+from graphsweep.datasets.gpu import array_module, backend_module
 
 from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, resident_blocks_of
@@ -119,10 +119,7 @@ def layout(inp):
     """(rows, ms): ell_rows on the kernel's backend (on the device even where the CSR is in host
     memory), made once per input in the untimed setup; its ms is a statistic of every row."""
     if "sssp.strips.ell" not in inp.cache:
-        if inp.backend == "gpu":
-            import cupy as xp
-        else:
-            xp = np
+        xp = backend_module(inp.backend)
         t0 = time.perf_counter()
         rows = ell_rows(inp.csr(), xp)
         if xp is not np:
