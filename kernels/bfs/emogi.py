@@ -43,7 +43,7 @@ from graphsweep.datasets.format import index_dtype_for
 
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, launch, module
-from ..graph.stream import BLOCK_ENTRIES, CsrBlocks
+from ..graph.stream import BLOCK_ENTRIES, csr_blocks
 from . import BFS, ROOT_PARAM
 from ..cc.cpu import cas
 from .gpu import check_gpu_graph
@@ -63,9 +63,7 @@ PARAMS = {**ROOT_PARAM, **GRID_PARAMS,
 def setup(inp, params):
     """The CSR's blocks, the link rates the per-level choice uses (measured once per process) and,
     for a host-placed CSR, the bitmap of its lines read (see the module doc)."""
-    key = ("bfs.emogi.blocks", params["block_entries"])
-    if key not in inp.cache:
-        inp.cache[key] = CsrBlocks(inp.csr(), params["block_entries"])
+    csr_blocks(inp, params["block_entries"])
     if "bfs.emogi.seen" not in inp.cache and inp.backend == "gpu":
         import cupy
         host = inp.csr().placement == "host"
@@ -93,7 +91,7 @@ def run_gpu(inp, params, timer):
     check_gpu_graph(csr)
     n, root, nnz = csr.n, params["root"], csr.nnz
     threads = check_threads(params["threads"])
-    blocks = inp.cache[("bfs.emogi.blocks", params["block_entries"])]
+    blocks = csr_blocks(inp, params["block_entries"])
     lines_rate, copy_rate = inp.cache.get("bfs.emogi.rates", (1.0, 1.0))
     host = csr.placement == "host"
     mod = module("bfs/emogi.cu", (f"-DRUN={RUN}",))

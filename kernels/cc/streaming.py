@@ -17,7 +17,7 @@ import numpy as np
 
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, launch, module
-from ..graph.stream import BLOCK_ENTRIES, CsrBlocks
+from ..graph.stream import BLOCK_ENTRIES, csr_blocks
 from . import CC, label_dtype
 from .cpu import link, load, root_of, store
 from .gpu import c_type, types
@@ -31,9 +31,7 @@ PARAMS = {**GRID_PARAMS,
 
 def setup(inp, params):
     """The blocks of the CSR (row bounds from the offsets, once per graph and block size)."""
-    key = ("cc.streaming.blocks", params["block_entries"])
-    if key not in inp.cache:
-        inp.cache[key] = CsrBlocks(inp.csr(), params["block_entries"])
+    csr_blocks(inp, params["block_entries"])
 
 
 def _traffic(n: int, nnz: int, isz: int, lsz: int, link: int) -> dict:
@@ -49,7 +47,7 @@ def run_gpu(inp, params, timer):
     csr = inp.csr()
     n = csr.n
     dtype = label_dtype(n)
-    blocks = inp.cache[("cc.streaming.blocks", params["block_entries"])]
+    blocks = csr_blocks(inp, params["block_entries"])
     threads = check_threads(params["threads"])
     options = (f"-DRUN={RUN}",)
     st, lt = types(csr.indices.dtype, n), c_type(dtype)

@@ -17,6 +17,16 @@ from .sliced import slice_bounds
 BLOCK_ENTRIES = 1 << 27      # 512 MB of int32 indices per block: copies long enough to run at link speed
 
 
+def csr_blocks(inp, entries: int = BLOCK_ENTRIES) -> "CsrBlocks":
+    """The input's CSR in blocks of at most ``entries`` entries, made once per input and block size
+    and shared by the kernels that stream it (cc.streaming, bfs.emogi: one set of row bounds and of
+    device buffers, not one per kernel)."""
+    key = ("csr.blocks", entries)
+    if key not in inp.cache:
+        inp.cache[key] = CsrBlocks(inp.csr(), entries)
+    return inp.cache[key]
+
+
 class CsrBlocks:
     def __init__(self, csr, entries: int = BLOCK_ENTRIES):
         self.csr = csr
