@@ -33,6 +33,13 @@ GRAPH_BYTES_PER_VERTEX = 32
 # sorted (at least this much) and the streaming kernels' double buffers.
 SLICE_BYTES = 2 << 30
 STREAM_BYTES = 2 << 30
+# A graph sliced over K workers (``partitions=K``, kernels/dist): each holds its rows of the CSR
+# (an edge-balanced share, planned at up to SLICE_SKEW x 1/K) with their offsets and per-row
+# arrays (GRAPH_BYTES_PER_VERTEX), the partitioned kernels' arrays over every vertex (a forest,
+# bitmaps, a score vector: SLICED_BYTES_PER_VERTEX), and a build pass's working space
+# (slices.build works in passes within SLICE_BYTES).
+SLICE_SKEW = 1.1
+SLICED_BYTES_PER_VERTEX = 16
 # Of the device's and the host's memory, the part a placement may plan on (the CUDA context, the
 # memory pool's rounding, the operating system and the Python process take the rest).
 DEVICE_SHARE = 0.9
@@ -121,6 +128,37 @@ def decide(size: GraphSize, *, backend: str, device_bytes: int | None, host_byte
     raise NoRoomError(f"{graph} fits neither the GPU nor the host: it needs {format_bytes(host_need)} of host "
                       f"memory, the host has {have_host} (and {format_bytes(device_need)} of GPU memory for the "
                       f"device placement, the GPU has {have_dev})")
+
+
+def partitioned_needs(size: GraphSize, k: int) -> tuple[int, int]:
+    """(the CSR's bytes in the largest slice, device bytes one worker holds) of ``size`` sliced over
+    k workers."""
+    skew = 1.0 if k == 1 else SLICE_SKEW
+    rows = int(skew * (size.n // k + 1)) * (8 + GRAPH_BYTES_PER_VERTEX)
+    slice_csr = int(size.csr_bytes * skew / k)
+    return slice_csr, slice_csr + rows + SLICED_BYTES_PER_VERTEX * size.n + SLICE_BYTES
+
+
+def decide_partitioned(size: GraphSize, k: int, *, device_bytes: int | None, what: str = "graph") -> int:
+    """Device bytes each of k GPU workers holds for ``size`` sliced over them; NoRoomError in one line
+    when the k GPUs together cannot hold the graph, or when one worker's slice does not fit its GPU
+    (``device_bytes``: one GPU's memory; None: not known, not checked)."""
+    slice_csr, need = partitioned_needs(size, k)
+    if device_bytes is None:
+        return need
+    room = int(device_bytes * DEVICE_SHARE)
+    graph = f"{what} (n = {size.n:,}, m = {size.m:,}: a CSR of {format_bytes(size.csr_bytes)})"
+    per_gpu = f"{format_bytes(device_bytes)} ({DEVICE_SHARE:.0%} usable)"
+    total = size.csr_bytes + size.vertex_bytes + k * (SLICED_BYTES_PER_VERTEX * size.n + SLICE_BYTES)
+    if total > k * room:
+        raise NoRoomError(f"{graph} over {k} GPUs: the {k} GPUs together hold {format_bytes(k * room)}, the graph "
+                          f"needs {format_bytes(total)} (its CSR and rows, and each worker's arrays over every vertex "
+                          f"and build space); a GPU has {per_gpu}")
+    if need > room:
+        raise NoRoomError(f"{graph} over {k} GPUs: a worker's slice needs {format_bytes(need)} of GPU memory "
+                          f"({format_bytes(slice_csr)} of CSR as planned, {format_bytes(need - slice_csr)} of its "
+                          f"rows' and every vertex's arrays and build space), a GPU has {per_gpu}")
+    return need
 
 
 def machine_memory(backend: str) -> tuple[int | None, int | None]:

@@ -132,13 +132,17 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
     if save_output is not None:
         save_output = prepare_output_file(save_output, "--save-output")
     # The memory check a sweep makes for each task, before anything is loaded.
-    on_gpu = harness.resolve_backend(backend, registry.get(name)) == "gpu"
+    chosen = registry.get(name)
+    on_gpu = harness.resolve_backend(backend, chosen) == "gpu"
+    given = _params(params)
+    sliced = (chosen.params["partitions"].coerce("partitions", given.get("partitions", 1))
+              if chosen.drives_workers else None)
     estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
-                          graph=registry.get(name).problem.dataset_kind == "graph", forced=placement)
+                          graph=chosen.problem.dataset_kind == "graph", forced=placement, sliced=sliced)
     if not no_checksums:
         reader.check_checksums(dataset)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
-                         instances=roots, instance_seed=seed, placement=placement, **_params(params))
+                         instances=roots, instance_seed=seed, placement=placement, **given)
     ceiling = ceilings(result.backend)
     rows = phase_table(result, ceiling)
     if save_output is not None:

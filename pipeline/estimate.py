@@ -88,6 +88,7 @@ class DatasetCost:
     on_gpu: frozenset = frozenset()  # where its tasks run: True (GPU), False (CPU)
     placements: tuple = ()  # graph kernels on the GPU: where the graph lives ('device', 'host'; kernels.placement)
     host_bytes: int = 0     # host memory a GPU task holds for it (a host-placed CSR, an edge list loaded there)
+    sliced: tuple = ()      # partitioned GPU tasks: the worker counts K they slice it over (kernels/dist)
 
 
 def _on_gpu(plan, kernel_name: str, has_gpu: bool) -> bool:
@@ -105,6 +106,15 @@ def task_memory(kind: str, n: int, m: int, backend: str = "gpu") -> int:
     if kind == "list":
         return n * LIST_BYTES_PER_NODE[backend]
     return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
+
+
+def partitions(task) -> int | None:
+    """K of a task whose kernel slices its graph over K workers (``partitions=K``), else None."""
+    try:
+        drives = registry.get(task.kernel).drives_workers
+    except GraphsweepError:
+        return None
+    return int(task.params["partitions"]) if drives and task.params.get("partitions") else None
 
 
 def _placed(ref, size, tasks, memory) -> tuple[tuple, int, int]:
@@ -176,12 +186,19 @@ def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCo
         task_bytes = max((task_memory(kind, n, m, "gpu" if gpu else "cpu") for gpu in placed), default=0)
         placements, host_bytes = (), 0
         gpu_graph_tasks = [t for t in tasks if kind == "graph" and _on_gpu(plan, t.kernel, has_gpu)]
-        if gpu_graph_tasks:
-            placements, task_bytes, host_bytes = _placed(ref, made.size, gpu_graph_tasks,
-                                                         memory or placement.machine_memory("gpu"))
+        whole = [t for t in gpu_graph_tasks if partitions(t) is None]
+        sliced = sorted({partitions(t) for t in gpu_graph_tasks} - {None})
+        memory = memory or (placement.machine_memory("gpu") if gpu_graph_tasks else (None, None))
+        if whole:
+            placements, task_bytes, host_bytes = _placed(ref, made.size, whole, memory)
+        elif sliced:
+            task_bytes = 0
+        for k in sliced:   # each worker's share: the largest task a GPU holds
+            task_bytes = max(task_bytes, placement.decide_partitioned(made.size, k, device_bytes=memory[0],
+                                                                      what=f"dataset {ref.id}"))
         out.append(DatasetCost(ref.id, made.exists, made.elements, made.disk_bytes, made.generate_bytes,
                                made.generate_seconds, task_bytes, len(tasks), made.load_seconds, placed, placements,
-                               host_bytes))
+                               host_bytes, tuple(sliced)))
     return out
 
 
@@ -350,6 +367,7 @@ def describe(plan, *, has_gpu: bool | None = None, workers: int | None = None) -
                 else f"to generate: {format_bytes(c.generate_bytes)} memory, ~{_duration(c.generate_seconds)}")
         where = (f", graph in {' and '.join(c.placements)} memory"
                  + (f" ({format_bytes(c.host_bytes)} of host memory)" if c.host_bytes else "")) if c.placements else ""
+        where += f", sliced over {' or '.join(map(str, c.sliced))} GPUs" if c.sliced else ""
         mine = estimated.part({t.hash for t in plan.tasks if t.dataset.id == c.id})
         lines.append(f"  {c.id:<{width}}  {format_bytes(c.disk_bytes):>10} on disk ({made}); "
                      f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each{where}, "
@@ -392,11 +410,16 @@ def worker_capacity() -> dict:
 
 
 def check_kernel(manifest: dict, *, on_gpu: bool, subject: str, graph: bool = False,
-                 forced: str | None = None) -> None:
+                 forced: str | None = None, sliced: int | None = None) -> None:
     """The memory check a sweep makes for each of its kernel tasks (``check``), for one kernel run
     outside a sweep (``graphsweep kernel``): NoRoomError when the dataset of ``manifest`` would not
     fit the GPU's free memory (``on_gpu``) or the host's available memory; a graph kernel on the
-    GPU asks the placement planner, which puts a graph the GPU cannot hold in host memory."""
+    GPU asks the placement planner, which puts a graph the GPU cannot hold in host memory — or,
+    sliced over ``sliced`` GPU workers, checks each worker's share and the GPUs' together."""
+    if graph and on_gpu and sliced:
+        placement.decide_partitioned(placement.GraphSize.of(manifest), sliced,
+                                     device_bytes=placement.machine_memory("gpu")[0], what=subject)
+        return
     if graph and on_gpu:
         device, host = placement.machine_memory("gpu")
         placement.decide(placement.GraphSize.of(manifest), backend="gpu", device_bytes=device, host_bytes=host,

@@ -175,6 +175,45 @@ def test_the_estimate_places_a_graph_larger_than_the_gpu_in_host_memory_and_writ
     assert cost.placements == ("device", "host")
 
 
+def test_the_estimate_divides_a_graph_sliced_over_k_gpus_and_refuses_what_they_cannot_hold():
+    """Issue #31's graph: R-MAT 30 at edge factor 24 (a 192 GiB CSR) over 4 GPUs: about a quarter
+    of it per worker, with its rows, the arrays over every vertex and build space.  Four H200s hold
+    it; four GPUs of 88 GiB hold the graph together but not a worker's planned slice; two 80 GB GPUs
+    not the graph — each refused in one line naming both sizes."""
+    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.pipeline import estimate
+    GiB = 1 << 30
+    big = {"generator": "rmat", "params": {"scale": 30, "edge_factor": 24}, "store": "memory"}
+    plan = sweep.expand(spec(datasets=[big], kernels=[{"name": "cc.distributed", "params": {"partitions": 4}}]))
+    [cost] = estimate.costs(plan, has_gpu=True, memory=(141 * 10**9, 2000 * GiB))
+    assert cost.sliced == (4,) and cost.placements == () and cost.host_bytes == 0
+    assert 192 * GiB / 4 < cost.task_bytes < 90 * GiB
+    estimate.check(plan, has_gpu=True, host_memory=2000 * GiB, device_memory=141 * 10**9)
+    with pytest.raises(NoRoomError, match=r"over 4 GPUs: a worker's slice needs 81.80 GiB of GPU memory \(52.80 GiB "
+                                          r"of CSR as planned.*a GPU has 88.00 GiB") as err:
+        estimate.check(plan, has_gpu=True, host_memory=2000 * GiB, device_memory=88 * GiB)
+    assert "\n" not in str(err.value)
+    two = sweep.expand(spec(datasets=[big], kernels=[{"name": "cc.distributed", "params": {"partitions": 2}}]))
+    with pytest.raises(NoRoomError, match=r"over 2 GPUs: the 2 GPUs together hold 134.11 GiB, the graph needs "
+                                          r"268.00 GiB"):
+        estimate.costs(two, has_gpu=True, memory=(80 * 10**9, 2000 * GiB))
+    lines, _ = estimate.describe(plan, has_gpu=True)
+    assert any("sliced over 4 GPUs" in line for line in lines)
+
+
+def test_one_kernel_run_sliced_over_k_gpus_is_checked_per_worker(monkeypatch):
+    """``graphsweep kernel cc.distributed DATASET --param partitions=K`` makes the same check."""
+    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.kernels import placement
+    from graphsweep.pipeline import estimate
+    GiB = 1 << 30
+    monkeypatch.setattr(placement, "machine_memory", lambda backend: (88 * GiB, 2000 * GiB))
+    manifest = {"kind": "graph", "n": 2**30, "m": 24 * 2**30, "index_dtype": "int32"}
+    estimate.check_kernel(manifest, on_gpu=True, subject="cc.distributed on big", graph=True, sliced=8)
+    with pytest.raises(NoRoomError, match="cc.distributed on big .* over 4 GPUs: a worker's slice needs"):
+        estimate.check_kernel(manifest, on_gpu=True, subject="cc.distributed on big", graph=True, sliced=4)
+
+
 @pytest.mark.parametrize("text, message", [
     ("name: s\nreps: 2\nkernels: [listrank.sequential]\nreps: 3\n",
      "d.yaml: not a readable YAML file (line 4, column 1: duplicate key 'reps' (first given at line 2))"),
