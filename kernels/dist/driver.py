@@ -44,8 +44,9 @@ from .comm.dask_tcp import DaskComm
 PARAMS = {
     "partitions": Param(1, minimum=1, help="K: workers, each holding one slice of the graph (a range of source "
                                            "vertices balanced by edges)"),
-    "scheduler": Param("", str, help="address of a Dask scheduler whose workers hold the slices (default: the "
-                                     "cluster of the Dask worker running the task, else local workers)"),
+    "scheduler": Param("", str, help="address or scheduler file (a .json path) of a Dask scheduler whose workers "
+                                     "hold the slices, on this host or several (default: the cluster of the Dask "
+                                     "worker running the task, else local workers)"),
     "comms": Param("auto", str, choices=TRANSPORTS,
                    help="how the workers exchange: nccl (device to device; one GPU per worker), dask (Dask's comms "
                         "through host memory), auto: nccl when every worker owns a distinct GPU"),
@@ -133,9 +134,11 @@ def _client(params: dict, k: int, backend: str):
     if address:
         with _LOCK:
             if address not in _CLIENTS:
+                where = ({"scheduler_file": address} if address.endswith(".json") or Path(address).is_file()
+                         else {"address": address})
                 try:
-                    _CLIENTS[address] = Client(address, timeout=10, set_as_default=False)
-                except OSError as exc:
+                    _CLIENTS[address] = Client(**where, timeout=10, set_as_default=False)
+                except (OSError, ValueError) as exc:
                     raise ParameterError(f"parameter 'scheduler': cannot connect to {address} ({exc})") from None
             return _CLIENTS[address], f"the cluster at {address}"
     if _in_worker():

@@ -255,6 +255,20 @@ def test_a_slice_larger_than_its_budget_is_built_in_pieces(monkeypatch):
     np.testing.assert_array_equal(res.output["label"], ref.output["label"])
 
 
+def test_the_workers_may_be_named_by_a_scheduler_file(tmp_path):
+    """As a multi-host batch job names its cluster (docs/slurm.md): ``scheduler`` takes the file
+    ``dask scheduler --scheduler-file`` writes."""
+    import json
+
+    from distributed import LocalCluster
+    data = memory.generate("rmat", seed=6, params={"scale": 9, "edge_factor": 8})
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        path = tmp_path / "scheduler.json"
+        path.write_text(json.dumps({"address": cluster.scheduler_address}))
+        res = run("cc.distributed", data, "cpu", partitions=2, scheduler=str(path))
+    np.testing.assert_array_equal(res.output["label"], run("cc.best", data, "cpu").output["label"])
+
+
 def test_a_graph_generated_in_memory_is_generated_again_by_each_worker():
     data = memory.generate("rmat", seed=4, params={"scale": 10, "edge_factor": 8})
     assert driver._source(harness.prepared(harness.registry.get("cc.distributed"), data))[0] == "generated"
