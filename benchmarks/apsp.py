@@ -16,7 +16,7 @@ repeated SSSP wins).
 import argparse
 import math
 
-from ratios import print_groups, totals
+from graphsweep.pipeline.ratios import print_groups, totals
 
 REFERENCE = "apsp.blocked-floyd-warshall"
 LANES_PER_SM = 64              # int32 add-min (DPX) per SM per clock

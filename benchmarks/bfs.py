@@ -29,7 +29,7 @@ import argparse
 import json
 import statistics
 
-from ratios import mark_best, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, print_groups, totals
 
 # dataset id -> (target ms per root, {peer: ms per root}), from the BFS issues (R-MAT 24: issue #21's
 # 1.0 ms, on an H200; the uniform graph: the first BFS issue's 3 ms)

@@ -10,7 +10,7 @@ at least 1.2x faster) and against the fastest other cc.* kernel at its defaults 
 5% slower).
 
 ECL-CC is a peer's published CUDA source, not a kernel of graphsweep's, so it is no sweep task:
-with ``--ecl`` (HeCBench's src/cc-cuda/main.cu, see benchmarks/ecl_cc.py) it runs here, after the
+with ``--ecl`` (HeCBench's src/cc-cuda/main.cu, see kernels/cc/ecl_cc.py) it runs here, after the
 sweep and on the same device, on each of the sweep's graphs generated again in memory on the GPU
 (the bytes the sweep's tasks loaded) and their CSR; its labels are checked by the CC problem's
 own verifier.
@@ -20,7 +20,7 @@ import argparse
 import statistics
 
 import pandas as pd
-from ratios import mark_best, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, print_groups, totals
 
 from graphsweep.kernels import registry
 
@@ -31,7 +31,7 @@ OTHERS_SLACK = 1.05       # and never slower than another cc.* kernel (at its de
 def ecl_cc_times(results: str, source: str) -> dict:
     """Dataset id -> (ECL-CC's median ms, whether its labels verified) on each graph of the sweep."""
     import cupy
-    from ecl_cc import EclCC
+    from graphsweep.kernels.cc.ecl_cc import EclCC
 
     from graphsweep.generators import memory
     from graphsweep.kernels.cc.verify import verify_graph_labels

@@ -34,7 +34,7 @@ import argparse
 import math
 
 import pandas as pd
-from ratios import mark_best, model_floor_ms, totals
+from graphsweep.pipeline.ratios import mark_best, model_floor_ms, totals
 
 from graphsweep.kernels import registry
 

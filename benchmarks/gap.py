@@ -23,7 +23,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from ratios import mark_best, model_floor_ms, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, model_floor_ms, print_groups, totals
 
 from graphsweep.kernels import registry
 

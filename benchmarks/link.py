@@ -27,7 +27,7 @@ on that run's own pinned CSR, which a sweep cannot share: a CPU task builds its 
 import argparse
 import math
 
-from ratios import totals
+from graphsweep.pipeline.ratios import totals
 
 ISSUE_H200 = {"h2d_gbps": 50.0, "d2h_gbps": 55.0, "mapped_sequential_gbps": 45.0, "mapped_naive_gbps": 0.54}
 FLOORS = (("h2d_gbps", "pinned host -> device copy"), ("d2h_gbps", "device -> pinned host copy"),

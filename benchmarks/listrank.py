@@ -32,7 +32,7 @@ SEED = 0x5EED                 # the list's seed (the in-process runs of docs/res
 
 
 def sweep_table(results):
-    from ratios import print_groups, totals
+    from graphsweep.pipeline.ratios import print_groups, totals
     total = totals(*results)
     total = total[total["generator"] == "list"].sort_values("n")        # random lists (ordered ones: scan)
 

@@ -81,3 +81,15 @@ def test_apsp_crossover_of_the_published_sweep(capsys, monkeypatch):
     assert len(crossover) == 9
     n, degree, *_, rep_over_blocked, _ = crossover[0].split()
     assert (n, degree) == ("1024", "6") and float(rep_over_blocked) < 1     # repeated SSSP wins when sparse
+
+
+def test_no_benchmark_imports_a_sibling_script():
+    """What benchmarks share lives in the package (graphsweep.pipeline.ratios, kernels.cc.ecl_cc):
+    a script run from anywhere imports nothing from the folder it sits in."""
+    import ast
+    siblings = {p.stem for p in BENCHMARKS.glob("*.py")}
+    for script in sorted(BENCHMARKS.glob("*.py")):
+        for node in ast.walk(ast.parse(script.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            assert not {name.split(".")[0] for name in names} & siblings, f"{script.name} imports {names}"

@@ -13,12 +13,12 @@ can be looked up by name.  ``run`` makes the five launches computeCC makes (init
 compute2, compute3, flatten; SMs x max threads per SM / 256 blocks of 256 threads) on a
 graphsweep CSR given in ECL's format (32-bit offsets and neighbours), each run timed by CUDA
 events around the five launches, after one untimed run.  Labels are the smallest vertex id of
-each component, as graphsweep's canonical labels.
+each component, as graphsweep's canonical labels.  A peer, not a graphsweep kernel: nothing
+registers it; ``benchmarks/cc_families.py --ecl`` times it.
 """
 
 from pathlib import Path
 
-import cupy
 import numpy as np
 
 KERNELS = ("init", "compute1", "compute2", "compute3", "flatten")
@@ -37,6 +37,8 @@ def device_source(path: Path) -> str:
 
 class EclCC:
     def __init__(self, source: Path):
+        import cupy
+        self.xp = cupy
         self.source = Path(source)
         module = cupy.RawModule(code=device_source(self.source), options=("-std=c++17",))
         self.kernels = {name: module.get_function(name) for name in KERNELS}
@@ -45,6 +47,7 @@ class EclCC:
 
     def run(self, offsets, indices, reps: int = 5):
         """(labels, [ms per timed run]) of ECL-CC on the CSR (offsets, indices); int32 copies made here."""
+        cupy = self.xp
         n = offsets.size - 1
         if indices.size >= 2**31 or n >= 2**31:
             raise ValueError("ECL-CC takes 32-bit CSR offsets: graph too large")
