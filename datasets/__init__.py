@@ -1,6 +1,6 @@
 """graphsweep.datasets — the on-disk dataset format, its writer, reader, validation and importers."""
 
-from .errors import DatasetError, GraphsweepError, ListStructureError, ParameterError, VerificationError
+from graphsweep.core.errors import DatasetError, GraphsweepError, ListStructureError, ParameterError, VerificationError
 from .format import is_dataset, read_manifest
 from .reader import Dataset, read
 from .structure import check_list

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import DatasetError
+from graphsweep.core.errors import DatasetError
 
 FORMAT = "graphsweep-dataset"
 VERSION = 1

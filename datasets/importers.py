@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .errors import DatasetError, ParameterError
+from graphsweep.core.errors import DatasetError, ParameterError
 from .format import INT32_MAX, sha256_file
 from .writer import check_output_dir, write_arrays
 

@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import DatasetError
+from graphsweep.core.errors import DatasetError
 from .format import column_dtype, columns_for, read_manifest, sha256_file
-from .gpu import array_module, backend_module, backend_named, is_device
+from graphsweep.core.gpu import array_module, backend_module, backend_named, is_device
 
 ARRAY_BACKENDS = ("cpu", "gpu")     # NumPy or CuPy arrays
 

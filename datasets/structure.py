@@ -19,8 +19,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .errors import ListStructureError
-from .gpu import array_module
+from graphsweep.core.errors import ListStructureError
+from graphsweep.core.gpu import array_module
 
 STRIDE_BITS = 6                 # about one splitter in 2^6 nodes on the CPU,
 GPU_STRIDE_BITS = 10            # one in 2^10 on the GPU (one walk per thread)

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import DatasetError
+from graphsweep.core.errors import DatasetError
 from .format import (FORMAT, MANIFEST, VERSION, column_dtype, columns_for, index_dtype_for,
                      is_dataset, part_name, part_order)
 

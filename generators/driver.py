@@ -15,10 +15,10 @@ import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from graphsweep.datasets import gpu
-from graphsweep.datasets.capacity import format_bytes
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.params import resolve
+from graphsweep.core import gpu
+from graphsweep.core.capacity import format_bytes
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.params import resolve
 from graphsweep.datasets.writer import abort, begin, commit, write_part
 
 from .estimate import check_room, generation_cost

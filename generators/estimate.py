@@ -22,7 +22,7 @@ with the free disk under ``out`` and the host's (or device's) memory and refuses
 import math
 from dataclasses import dataclass
 
-from graphsweep.datasets import capacity
+from graphsweep.core import capacity
 from graphsweep.datasets.format import index_dtype_for
 
 from .grid import kept_edges

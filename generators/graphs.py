@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
 from .streams import STREAM_EDGES, Feistel, block_rng, blockwise, stream_key

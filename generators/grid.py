@@ -15,7 +15,7 @@ edge list of a road map, horizontal edges first).
 
 import numpy as np
 
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, need, parse_weights
 from .streams import BLOCK_ROWS, STREAM_GRID, block_rng, stream_key

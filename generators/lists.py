@@ -19,7 +19,7 @@ p, the edge is (π(p), π(p+1)); n - count edges, stored once each (undirected).
 
 import numpy as np
 
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
 from .streams import Feistel

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import FORMAT, VERSION
-from graphsweep.datasets.gpu import backend_module, backend_named
-from graphsweep.datasets.params import resolve
+from graphsweep.core.gpu import backend_module, backend_named
+from graphsweep.core.params import resolve
 from graphsweep.datasets.reader import Dataset
 
 from .driver import GENERATORS

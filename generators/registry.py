@@ -10,9 +10,9 @@ from typing import Callable
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import INT32_MAX, index_dtype_for
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 
 from .streams import STREAM_WEIGHTS, block_rng, blockwise, stream_key
 

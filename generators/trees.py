@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from graphsweep.datasets.format import index_dtype_for
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
 from .streams import BLOCK_ROWS, STREAM_TREE, Feistel, block_rng, stream_key

@@ -21,7 +21,7 @@ from functools import cache
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 TABLE = 1 << 26                 # int32 entries: 256 MB, far beyond any L2
 CPU_TABLE = 1 << 24             # 64 MB, far beyond any L3 this runs on
@@ -245,7 +245,7 @@ def _measure_link() -> dict:
 def measure(backend: str = "gpu") -> dict:
     """Measure the ceilings of ``backend`` ('gpu' or 'cpu') now; see the module doc."""
     if backend == "gpu":
-        from graphsweep.datasets import gpu
+        from graphsweep.core import gpu
         if not gpu.available():
             raise ParameterError("ceilings of backend 'gpu' asked for, but no CUDA device is usable here")
         return _measure_gpu()

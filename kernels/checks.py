@@ -5,7 +5,7 @@ VerificationError naming the output, the index and the value at fault.  NumPy or
 (``xp``: the arrays' module).
 """
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 
 
 def first(xp, bad) -> int:

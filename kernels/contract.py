@@ -18,8 +18,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.params import Param, resolve  # noqa: F401  (Param is part of the contract)
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.params import Param, resolve  # noqa: F401  (Param is part of the contract)
 
 
 def nearest_power_of_two(x: float) -> int:

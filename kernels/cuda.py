@@ -8,8 +8,8 @@ CuPy also caches the compiled binary on disk, so warm-up pays compilation once p
 from functools import cache
 from pathlib import Path
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.params import Param
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.params import Param
 
 KERNELS_DIR = Path(__file__).parent
 

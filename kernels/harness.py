@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphsweep.datasets import gpu
-from graphsweep.datasets.errors import ParameterError, VerificationError
+from graphsweep.core import gpu
+from graphsweep.core.errors import ParameterError, VerificationError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.reader import Dataset, read
 

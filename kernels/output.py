@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphsweep.datasets.gpu import to_host
+from graphsweep.core.gpu import to_host
 from graphsweep.datasets.writer import write_atomically
 
 

@@ -20,8 +20,8 @@ is always placed the same way.
 
 from dataclasses import dataclass
 
-from graphsweep.datasets.capacity import NoRoomError, format_bytes
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.capacity import NoRoomError, format_bytes
+from graphsweep.core.errors import ParameterError
 
 PLACEMENTS = ("device", "host")
 
@@ -167,5 +167,5 @@ def machine_memory(backend: str) -> tuple[int | None, int | None]:
     kernel's placement, and the same machine kind must always place a graph the same way)."""
     import psutil
 
-    from graphsweep.datasets import capacity
+    from graphsweep.core import capacity
     return (capacity.device_memory(total=True) if backend == "gpu" else None), int(psutil.virtual_memory().total)

@@ -8,7 +8,7 @@ environment variable ``GRAPHSWEEP_KERNEL_MODULES``; Dask workers inherit it from
 import importlib
 import os
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from .contract import Kernel
 

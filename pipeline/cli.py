@@ -14,7 +14,7 @@ from importlib.metadata import version
 
 import click
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 
 from . import config
 from .cli_data import datasets, generate

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets import capacity, gpu
-from graphsweep.datasets.errors import DatasetError
+from graphsweep.core import capacity, gpu
+from graphsweep.core.errors import DatasetError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.importers import FORMATS, import_file
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 from graphsweep.datasets.validate import validate
 from graphsweep.datasets.writer import remove_stale_partials
 from graphsweep.generators import GENERATORS, generate as generate_dataset

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 
 from . import compare as comparer
 from . import history as historian

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets import gpu, reader
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core import gpu
+from graphsweep.datasets import reader
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
 from graphsweep.kernels.ceilings import ceilings

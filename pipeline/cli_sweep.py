@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 
 from . import config, launched, paths, runner, store, sweep
 from . import figures as papers

@@ -39,8 +39,8 @@ from distributed import Client
 from distributed.deploy.utils import nprocesses_nthreads
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from graphsweep.datasets import gpu
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core import gpu
+from graphsweep.core.errors import GraphsweepError
 
 from . import config
 

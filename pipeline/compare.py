@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 
 from . import reduce as reducer
 from .figures.frame import natural

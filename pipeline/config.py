@@ -13,7 +13,7 @@ import dask.config
 import dask.utils
 import yaml
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 DEFAULTS = Path(__file__).with_name("graphsweep.yaml")
 

@@ -46,9 +46,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphsweep.datasets import capacity, gpu
-from graphsweep.datasets.capacity import format_bytes
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core import capacity, gpu
+from graphsweep.core.capacity import format_bytes
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.format import index_dtype_for, is_dataset, read_manifest
 from graphsweep.kernels import placement, registry
 

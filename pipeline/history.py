@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
 from . import compare, store

@@ -11,8 +11,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from graphsweep.datasets.capacity import nearest_existing
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.capacity import nearest_existing
+from graphsweep.core.errors import GraphsweepError
 
 
 def check_writable(path, what: str) -> Path:

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
 from graphsweep.kernels import throughput

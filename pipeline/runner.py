@@ -36,8 +36,8 @@ import click
 import dask
 from distributed import as_completed, fire_and_forget, span
 
-from graphsweep.datasets import capacity, gpu
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core import capacity, gpu
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.generators.progress import Progress
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker

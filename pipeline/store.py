@@ -36,7 +36,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
 from .sweep import SweepPlan

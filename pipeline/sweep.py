@@ -52,10 +52,10 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from graphsweep.datasets import gpu
-from graphsweep.datasets.errors import GraphsweepError, ParameterError
+from graphsweep.core import gpu
+from graphsweep.core.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
-from graphsweep.datasets.params import Param, resolve
+from graphsweep.core.params import Param, resolve
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 

@@ -31,9 +31,9 @@ import pyarrow as pa
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from graphsweep.datasets import format as dataset_format
-from graphsweep.datasets import gpu
+from graphsweep.core import gpu
 from graphsweep.datasets import reader
-from graphsweep.datasets.errors import DatasetError
+from graphsweep.core.errors import DatasetError
 from graphsweep.generators import memory
 from graphsweep.kernels import ceilings, cuda, graph, harness, registry, throughput
 from graphsweep.kernels import dist

@@ -10,7 +10,7 @@ import os
 import numpy as np
 import pytest
 
-from graphsweep.datasets import gpu
+from graphsweep.core import gpu
 
 REQUIRE_GPU = os.environ.get("GRAPHSWEEP_REQUIRE_GPU", "").strip().lower() in ("1", "true", "yes")
 

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
-FOLDERS = {"pipeline": "graphsweep.pipeline", "kernels": "graphsweep.kernels",
+FOLDERS = {"core": "graphsweep.core", "pipeline": "graphsweep.pipeline", "kernels": "graphsweep.kernels",
            "generators": "graphsweep.generators", "datasets": "graphsweep.datasets"}
 
 

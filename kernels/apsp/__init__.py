@@ -18,7 +18,7 @@ no (source, target, dist) triples three times the size.
 
 import numpy as np
 
-from graphsweep.datasets.gpu import to_host
+from graphsweep.core.gpu import to_host
 
 from ..contract import Problem
 from ..graph import graph_input

@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 
-from graphsweep.datasets import capacity
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core import capacity
+from graphsweep.core.errors import ParameterError
 
 from ..cuda import blocks_for, module
 

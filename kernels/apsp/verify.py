@@ -13,8 +13,8 @@ For the n x n matrix ``dist`` (-1 where there is no path) it asserts:
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
-from graphsweep.datasets.gpu import array_module, to_host
+from graphsweep.core.errors import VerificationError
+from graphsweep.core.gpu import array_module, to_host
 
 SAMPLES = 16
 SEED = 0x5EED

@@ -24,7 +24,7 @@ sweep is a step row (its frontier and edges).
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks

@@ -12,7 +12,7 @@ passes over the edges per level (a 2-D grid's thousands of levels make it slow t
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 
 from .. import checks
 from ..graph.unique_edges import unique_edges

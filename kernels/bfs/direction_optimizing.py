@@ -66,7 +66,7 @@ from enum import IntEnum
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
 from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks

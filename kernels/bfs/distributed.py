@@ -39,7 +39,7 @@ from functools import partial
 
 import numba
 import numpy as np
-from graphsweep.datasets.gpu import to_host
+from graphsweep.core.gpu import to_host
 
 from ..contract import Kernel, Param
 from ..cuda import blocks_for, launch_cooperative, persistent_blocks, resident_blocks

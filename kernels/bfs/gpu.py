@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 
 def check_gpu_graph(csr) -> None:

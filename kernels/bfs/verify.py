@@ -22,7 +22,7 @@ Works on NumPy or CuPy arrays; edges are checked in chunks so the temporaries st
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 
 from .. import checks
 from ..cc.verify import graph_components

@@ -11,7 +11,7 @@ each component).  A run's rate counts input edges (G edges/s = m / time).
 import numpy as np
 
 from graphsweep.datasets.format import index_dtype_for
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.gpu import array_module
 
 from ..contract import Problem
 from ..graph import graph_input, input_edges

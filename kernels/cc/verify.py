@@ -17,9 +17,9 @@ that each stream the edges again (``hooked_labels``).
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.datasets.format import index_dtype_for
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.gpu import array_module
 
 from .. import checks
 

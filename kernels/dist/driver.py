@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 from graphsweep.datasets import format as dataset_format
-from graphsweep.datasets.errors import GraphsweepError, ParameterError
-from graphsweep.datasets.gpu import to_host
+from graphsweep.core.errors import GraphsweepError, ParameterError
+from graphsweep.core.gpu import to_host
 
 from ..contract import Param
 from ..graph import PACK_LIMIT
@@ -67,7 +67,7 @@ _LOCK = threading.Lock()
 
 
 def _gpus() -> int:
-    from graphsweep.datasets import gpu
+    from graphsweep.core import gpu
     if not gpu.available():
         return 0
     import cupy

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 from graphsweep.datasets import format as dataset_format
-from graphsweep.datasets.gpu import backend_module, to_host
+from graphsweep.core.gpu import backend_module, to_host
 from graphsweep.datasets.reader import read_chunks
 
 from ..graph import PACK_LIMIT, _slice_budget, sliced

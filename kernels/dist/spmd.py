@@ -102,7 +102,7 @@ def _run_rank(key, store, fn, *args) -> dict:
 
 def output_piece(key, names: tuple) -> dict:
     """This worker's kept output, on the host (the driver's collect)."""
-    from graphsweep.datasets.gpu import to_host
+    from graphsweep.core.gpu import to_host
     kept = here().outputs.get(key)
     if kept is None:
         raise RuntimeError("this worker holds no output of the run (restarted since?)")

@@ -28,10 +28,10 @@ verifiers read it that way.
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import index_dtype_for
-from graphsweep.datasets.gpu import array_module
-from graphsweep.datasets.params import Param
+from graphsweep.core.gpu import array_module
+from graphsweep.core.params import Param
 
 from ..timing import timer_for
 from . import csr as layout
@@ -240,9 +240,9 @@ def _slice_budget(xp) -> int:
     """Device bytes a slice of a sliced build may take: half of what is free now (the pool's
     cached blocks included), less what a chunk of edges needs."""
     if xp is np:
-        from graphsweep.datasets.capacity import available_memory
+        from graphsweep.core.capacity import available_memory
         return available_memory() // 4
-    from graphsweep.datasets.capacity import device_memory
+    from graphsweep.core.capacity import device_memory
     return max(device_memory() // 2 - (1 << 30), 1 << 24)
 
 

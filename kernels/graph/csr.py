@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.gpu import array_module
 
 # Graphs of fewer vertices sort one packed (row << 32 | col) key per edge; larger ones lexsort (read
 # at call time as ``layout.PACK_LIMIT``, so a test can take the lexsort path on a small graph).

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphsweep.datasets.format import index_dtype_for
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.gpu import array_module
 from graphsweep.datasets.structure import check_list
 
 from ..contract import Problem

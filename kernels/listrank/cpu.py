@@ -5,7 +5,7 @@ either backend's passes (``gpu.GpuLevels`` or ``CpuLevels``)."""
 import numba
 import numpy as np
 
-from graphsweep.datasets.gpu import array_module, to_host
+from graphsweep.core.gpu import array_module, to_host
 
 from .gpu import jump_rounds
 

@@ -7,7 +7,7 @@ uses it to rank its short splitter lists, and listrank.wyllie is nothing but it.
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..cuda import launch
 

@@ -20,8 +20,8 @@ from functools import partial
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import is_device, to_host
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import is_device, to_host
 
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, launch, module, resident_blocks

@@ -41,8 +41,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module, to_host
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import array_module, to_host
 
 from ..contract import Kernel, Param
 from ..cuda import check_threads, launch, module, resident_blocks

@@ -10,8 +10,8 @@ check is the kernel's untimed setup, once per list).
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module, to_host
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import array_module, to_host
 
 from ..contract import Kernel
 from . import LISTRANK

@@ -14,8 +14,8 @@ from functools import cache
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
-from graphsweep.datasets.gpu import array_module, is_device
+from graphsweep.core.errors import VerificationError
+from graphsweep.core.gpu import array_module, is_device
 
 from .. import checks
 

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Param, Problem
 from ..graph import graph_input, input_edges

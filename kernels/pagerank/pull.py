@@ -16,7 +16,7 @@ same fused pass with Numba prange (GAPBS's loop).  Each iteration is a step row 
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks

@@ -13,7 +13,7 @@ Splitting took kron 22 from 80 to 40 ms; cuSPARSE's SpMV PageRank still runs in 
 so ``pagerank.best`` is ``pagerank.spmv``.  The CPU twin is ``pagerank.pull``'s.
 """
 
-from graphsweep.datasets.params import Param
+from graphsweep.core.params import Param
 
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS

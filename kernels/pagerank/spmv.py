@@ -11,7 +11,7 @@ value per edge that the pull kernels do not read: 4 more bytes per edge per iter
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel
 from . import DAMPING, PAGERANK, PARAMS, check_tolerance

@@ -16,7 +16,7 @@ by no degree of 0: vertices without edges contribute through D only.
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 
 from .. import checks
 from ..graph.unique_edges import degrees, unique_edges

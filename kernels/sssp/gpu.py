@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..cuda import blocks_for
 

@@ -19,7 +19,7 @@ from functools import partial
 
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
 from ..cuda import blocks_for, check_threads, module

@@ -47,8 +47,8 @@ The CPU twin runs the same near-far iterations sequentially (Numba).
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import array_module
 
 from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, persistent_blocks

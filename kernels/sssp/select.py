@@ -19,8 +19,8 @@ middle of that gap.
 Statistics: ``chose`` (the kernel run) and ``locality``, then the chosen kernel's own.
 """
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import array_module
 
 from ..contract import Kernel
 from . import ROOT_PARAM, SSSP

@@ -61,8 +61,8 @@ import time
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import array_module, backend_module
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import array_module, backend_module
 
 from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, resident_blocks_of

@@ -18,8 +18,8 @@ root's component (the vertices reachable from the root, for directed graphs).
 Works on NumPy or CuPy arrays alike (the edges' array module is used).
 """
 
-from graphsweep.datasets.errors import VerificationError
-from graphsweep.datasets.gpu import array_module
+from graphsweep.core.errors import VerificationError
+from graphsweep.core.gpu import array_module
 
 from .. import checks
 

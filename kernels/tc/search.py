@@ -26,8 +26,8 @@ CPU twin: Numba prange over the edges, a merge of the two sorted lists, atomic a
 import numba
 import numpy as np
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.params import Param
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.params import Param
 
 from ..cc.cpu import cas, load
 from ..contract import Kernel, nearest_power_of_two

@@ -17,7 +17,7 @@ oriented CSR the kernels read) and asserts of ``triangles``:
 
 import numpy as np
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 
 from .. import checks
 from ..graph.unique_edges import degrees, unique_edges

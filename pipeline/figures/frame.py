@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.kernels import registry
 
 SIZE_KEYS = ("n", "m", "scale")                    # dataset parameters that set its size, not its kind

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 
 from . import draw, frame
 from .registry import figure, table

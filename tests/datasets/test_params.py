@@ -2,8 +2,8 @@
 
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.params import Param, resolve
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.params import Param, resolve
 
 
 @pytest.mark.parametrize("text, value", [("1024", 1024), ("0x400", 1024), ("1e6", 1_000_000), (" 7 ", 7)])

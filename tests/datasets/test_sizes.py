@@ -2,8 +2,8 @@
 
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.params import Param, parse_int
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.params import Param, parse_int
 from graphsweep.pipeline.cli_data import parse_rows
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ListStructureError
+from graphsweep.core.errors import ListStructureError
 from graphsweep.datasets.structure import STRIDE_BITS, _cpu_walks, check_list
 
 STRIDE = 1 << STRIDE_BITS

@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphsweep.datasets.errors import DatasetError
+from graphsweep.core.errors import DatasetError
 from graphsweep.datasets.format import part_name, part_order
 from graphsweep.datasets.writer import begin, write_atomically
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from graphsweep.datasets import capacity
-from graphsweep.datasets.errors import GraphsweepError
-from graphsweep.datasets.params import resolve
+from graphsweep.core import capacity
+from graphsweep.core.errors import GraphsweepError
+from graphsweep.core.params import resolve
 from graphsweep.generators import GENERATORS, generate
 from graphsweep.generators.estimate import SHAPES, check_room, generation_cost
 

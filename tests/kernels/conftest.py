@@ -5,7 +5,7 @@ edges, isolated vertices, hubs, cliques and many small components among them."""
 import numpy as np
 import pytest
 
-from graphsweep.datasets.params import resolve
+from graphsweep.core.params import resolve
 from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import GENERATORS
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.kernels import ceilings
 
 KEYS = {"backend", "device", "copy_gbps", "gather_gelems", "chase_gsteps", "chase_store4_gsteps", "chase_store8_gsteps",

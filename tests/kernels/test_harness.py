@@ -5,7 +5,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.reader import read
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import harness, registry

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import Kernel

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from graphsweep.datasets import gpu
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core import gpu
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.pipeline import cluster, store
 
 REPO = Path(__file__).parents[2]
@@ -169,7 +169,7 @@ def test_local_gpu_workers_allocate_from_the_pool_and_count_its_free_blocks_as_f
     def probe():
         import sys
         import cupy
-        from graphsweep.datasets import capacity
+        from graphsweep.core import capacity
         rmm = sys.modules.get("rmm.allocators.cupy")
         seen = {"rmm": rmm is not None and cupy.cuda.memory.get_allocator() is rmm.rmm_cupy_allocator,
                 "before": capacity.device_memory(), "total": capacity.device_memory(total=True)}

@@ -7,7 +7,7 @@ import sys
 
 import dask
 import pytest
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.pipeline import config
 
 

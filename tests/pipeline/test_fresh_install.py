@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphsweep.datasets import capacity
+from graphsweep.core import capacity
 from graphsweep.pipeline import cli_sweep, eta, history, store, sweep
 
 from .test_user_defects import one_error_line, read_only

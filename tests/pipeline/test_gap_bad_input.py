@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.reader import Dataset
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import harness

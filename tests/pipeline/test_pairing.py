@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from graphsweep.datasets import write_arrays
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.kernels import registry, throughput
 from graphsweep.kernels.contract import Kernel, Param, Problem
 from graphsweep.kernels.graph import graph_input, root_instances
@@ -207,7 +207,7 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
 
 
 def test_memory_check_charges_each_placement_its_own_largest_task(tmp_path):
-    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.core.capacity import NoRoomError
     from graphsweep.pipeline import estimate
 
     plan = sweep.expand(spec(results=str(tmp_path / "r"), data=str(tmp_path / "d"),

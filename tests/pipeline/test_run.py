@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from distributed import Client
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.pipeline import cluster, reduce, runner, store, sweep
 
 FIGURES = ("fig-time-vs-n", "fig-time-per-n", "fig-phases", "fig-gbps", "fig-speedup-blocks", "fig-iterations")
@@ -401,7 +401,7 @@ def test_status_sees_a_run_from_before_its_cluster_answers(tmp_path, write_spec,
 ])
 def test_a_dry_run_refuses_in_the_run_s_own_words(tmp_path, write_spec, gs, cluster_file, monkeypatch, top, kernels,
                                                   message):
-    from graphsweep.datasets import gpu
+    from graphsweep.core import gpu
     monkeypatch.setattr(gpu, "available", lambda: False)   # a machine without a GPU
     monkeypatch.setattr(os, "cpu_count", lambda: 4)        # ... of 4 cores, under local-cpu's 2 workers
     spec = write_spec(tmp_path, "refused", datasets=[{"generator": "rmat", "params": {"scale": 6}}],

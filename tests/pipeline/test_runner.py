@@ -151,7 +151,7 @@ def test_ensure_state_registers_once_and_warm_starts_each_worker():
     import dask.config
     from distributed import Client, LocalCluster
 
-    from graphsweep.datasets import gpu
+    from graphsweep.core import gpu
     from graphsweep.pipeline import worker
 
     def state_ids(client):

@@ -4,7 +4,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.pipeline import store, sweep
 
 

@@ -4,7 +4,7 @@ import pytest
 import yaml
 
 from graphsweep.datasets import write_arrays
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.pipeline import sweep
 
 
@@ -157,7 +157,7 @@ def test_a_kernel_entry_can_force_a_placement_and_it_is_part_of_the_task():
 
 
 def test_the_estimate_places_a_graph_larger_than_the_gpu_in_host_memory_and_writes_no_disk():
-    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.core.capacity import NoRoomError
     from graphsweep.pipeline import estimate
     big = {"generator": "rmat", "params": {"scale": 29, "edge_factor": 20}, "store": "memory"}
     plan = sweep.expand(spec(datasets=[big], kernels=["cc.best", "bfs.best"], roots=16))
@@ -180,7 +180,7 @@ def test_the_estimate_divides_a_graph_sliced_over_k_gpus_and_refuses_what_they_c
     of it per worker, with its rows, the arrays over every vertex and build space.  Four H200s hold
     it; four GPUs of 88 GiB hold the graph together but not a worker's planned slice; two 80 GB GPUs
     not the graph — each refused in one line naming both sizes."""
-    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.core.capacity import NoRoomError
     from graphsweep.pipeline import estimate
     GiB = 1 << 30
     big = {"generator": "rmat", "params": {"scale": 30, "edge_factor": 24}, "store": "memory"}
@@ -203,7 +203,7 @@ def test_the_estimate_divides_a_graph_sliced_over_k_gpus_and_refuses_what_they_c
 
 def test_one_kernel_run_sliced_over_k_gpus_is_checked_per_worker(monkeypatch):
     """``graphsweep kernel cc.distributed DATASET --param partitions=K`` makes the same check."""
-    from graphsweep.datasets.capacity import NoRoomError
+    from graphsweep.core.capacity import NoRoomError
     from graphsweep.kernels import placement
     from graphsweep.pipeline import estimate
     GiB = 1 << 30

@@ -22,8 +22,8 @@ import pytest
 import yaml
 from distributed import Client, LocalCluster
 
-from graphsweep.datasets import capacity
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core import capacity
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.generators.progress import Progress
 from graphsweep.pipeline import cli, cluster, figures, launched, logs, paths, reduce, report, runner, store, sweep, worker
 from graphsweep.pipeline.figures import overview

@@ -33,7 +33,7 @@ No wait lasts longer than ``WAIT_S``; a cancelled run's waits end at once (``Com
 import threading
 
 import numpy as np
-from graphsweep.datasets.errors import GraphsweepError
+from graphsweep.core.errors import GraphsweepError
 
 TRANSPORTS = ("auto", "nccl", "dask")
 WAIT_S = 50.0     # the longest one collective waits for its peers: a lost worker fails a run within a minute

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.kernels.apsp.verify import verify_apsp
 
 XP = ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)]

@@ -6,7 +6,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.kernels import harness
 from graphsweep.kernels.bc.verify import verify_centrality
 from graphsweep.kernels.graph import from_edges

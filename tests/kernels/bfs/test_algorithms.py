@@ -4,7 +4,7 @@ forced directions and small grids so tiny graphs reach every code path."""
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.kernels import harness, registry
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]

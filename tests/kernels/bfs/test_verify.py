@@ -5,7 +5,7 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.kernels.bfs import verify as bfs_verify
 from graphsweep.kernels.bfs.verify import verify_bfs
 from graphsweep.kernels.graph import from_edges

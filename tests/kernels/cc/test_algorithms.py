@@ -5,7 +5,7 @@ the multi-block, grid-stride and chunked paths."""
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.reader import Dataset
 from graphsweep.kernels import harness, output, registry
 from graphsweep.kernels.cc import CC, canonical_labels

@@ -4,7 +4,7 @@ labellings, naming the fault; its own component count (the GPU's method) agrees 
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.kernels.cc import canonical_labels
 from graphsweep.kernels.cc.verify import component_count, count_by_hooking, verify_labels
 

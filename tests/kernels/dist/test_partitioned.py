@@ -7,7 +7,7 @@ their own GPU (``multi_gpu``)."""
 
 import numpy as np
 import pytest
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.generators import driver as generator_driver
 from graphsweep.generators import memory
 from graphsweep.kernels import harness

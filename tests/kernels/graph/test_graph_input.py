@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 
-from graphsweep.datasets.errors import DatasetError, ParameterError, VerificationError
+from graphsweep.core.errors import DatasetError, ParameterError, VerificationError
 from graphsweep.datasets.reader import Dataset
 from graphsweep.kernels import harness, output, registry
 from graphsweep.kernels.contract import Kernel, Param, Problem, capabilities

@@ -5,9 +5,9 @@ memory``), CSRs built by slices, and the link-aware kernels, on the CPU here and
 import numpy as np
 import pytest
 
-from graphsweep.datasets.capacity import NoRoomError
-from graphsweep.datasets.errors import ParameterError
-from graphsweep.datasets.gpu import to_host
+from graphsweep.core.capacity import NoRoomError
+from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import to_host
 from graphsweep.datasets.reader import Dataset, read
 from graphsweep.generators import generate, memory
 from graphsweep.kernels import harness

@@ -4,7 +4,7 @@ sets on every shape, both id widths, both sort paths, both devices; builds timed
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.graph.simple import long_rows

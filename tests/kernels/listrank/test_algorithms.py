@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError
+from graphsweep.core.errors import ParameterError
 from graphsweep.kernels import registry
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import DatasetError, ListStructureError, VerificationError
+from graphsweep.core.errors import DatasetError, ListStructureError, VerificationError
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import harness, registry
 from graphsweep.kernels.contract import Kernel

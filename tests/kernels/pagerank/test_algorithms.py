@@ -5,7 +5,7 @@ variants, lanes and small grids reaching every path, and the verifier catching b
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import ParameterError, VerificationError
+from graphsweep.core.errors import ParameterError, VerificationError
 from graphsweep.kernels import harness
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.pagerank import DAMPING, reachable_tolerance

@@ -5,7 +5,7 @@ multi-block, multi-chunk, many-epoch, spill, hub and mail paths."""
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import DatasetError, ParameterError
+from graphsweep.core.errors import DatasetError, ParameterError
 from graphsweep.datasets.reader import Dataset
 from graphsweep.kernels import harness, registry
 

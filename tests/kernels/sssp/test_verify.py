@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.kernels.sssp.verify import verify_sssp
 
 XP = ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)]

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from graphsweep.datasets.params import resolve
+from graphsweep.core.params import resolve
 from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import GENERATORS
 from graphsweep.kernels.apsp.verify import dijkstra_rows, lightest_edges

@@ -4,7 +4,7 @@ sets on every shape, every lane count, small grids; the verifier's full and samp
 import numpy as np
 import pytest
 
-from graphsweep.datasets.errors import VerificationError
+from graphsweep.core.errors import VerificationError
 from graphsweep.kernels import harness, registry
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.tc import verify as tc_verify
