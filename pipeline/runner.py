@@ -39,6 +39,7 @@ from distributed import as_completed, fire_and_forget, span
 from graphsweep.core import capacity, gpu
 from graphsweep.core.errors import GraphsweepError
 from graphsweep.generators.progress import Progress
+from graphsweep.kernels import registry
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
 from . import report as reporter
@@ -138,10 +139,13 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
     def send(task, to=None):
         # ``to``: the task's worker (``owners``); a preference only, so the task may be stolen by an
         # idle worker and still runs if that worker leaves.
+        # A partitioned task holds its resources on the K workers it slices over, from its own
+        # task (worker.run_task); holding one here too would wait on itself.
+        drives = registry.get(task.runs).drives_workers
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
-                                 generated, key=_dask_key(task, run_id), priority=priority[task.key],
-                                 resources=resources, pure=False,
+                                 generated, resources, key=_dask_key(task, run_id), priority=priority[task.key],
+                                 resources=None if drives else resources, pure=False,
                                  **({"workers": [to], "allow_other_workers": True} if to else {}))
 
     return sorted(todo, key=lambda t: -priority[t.key]), send

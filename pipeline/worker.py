@@ -377,8 +377,18 @@ def store_rows(results: str, task: Task, rows: list[dict]) -> dict:
     return {"task": task.hash, "status": "failed" if failed else "ok", "error": error, "stored": stored}
 
 
-def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: list) -> dict:
-    """Run ``task`` unless its result exists or the sweep stopped; store its rows; return the outcome."""
+def _held(task: Task, kernel, resources: dict | None):
+    """The workers a partitioned task slices over, held for it (on its own cluster), else nothing."""
+    if kernel.drives_workers and not task.params.get("scheduler") and resources:
+        return dist.reserving(int(task.params.get("partitions", 1)), resources)
+    return contextlib.nullcontext()
+
+
+def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: list,
+             resources: dict | None = None) -> dict:
+    """Run ``task`` unless its result exists or the sweep stopped; store its rows; return the outcome.
+    ``resources``: what a timed kernel task holds; a task slicing its graph over K workers of this
+    cluster holds them on all K for its life (``dist.reserving``) instead of on its own worker."""
     existing = store.task_file(results, task.hash)
     if existing.exists():
         state, error = store.outcome(existing)
@@ -401,7 +411,8 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         data, timing["load_s"] = state.dataset(task.dataset, where.load)
         t1 = time.perf_counter()
         warmup, on_sample = state.warmup(task, kernel, data, backend, where.placement)
-        with dist.driving() if kernel.drives_workers else contextlib.nullcontext():
+        with dist.driving() if kernel.drives_workers else contextlib.nullcontext(), \
+                _held(task, kernel, resources):
             result = harness.run(task.runs, data, backend=backend, reps=task.reps, warmup=warmup,
                                  warmup_sample=on_sample, placement=task.placement, verify=task.verify,
                                  keep_output=False, instances=task.roots, instance_seed=task.roots_seed,

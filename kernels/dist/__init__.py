@@ -14,7 +14,7 @@ its setup, its work as ``Ledger(part, timer).run(fn, ...)`` with ``fn(rank, ...)
 keeps its output on the workers (``Rank.keep``) and collects it after timing (``Kernel.collect``).
 """
 
-from .driver import PARAMS, Partition, PartitionError, driving, partitioned, slice_graph  # noqa: F401
+from .driver import PARAMS, Partition, PartitionError, driving, partitioned, reserving, slice_graph  # noqa: F401
 from .ledger import Ledger  # noqa: F401
 
 

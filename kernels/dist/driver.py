@@ -64,6 +64,7 @@ class PartitionError(GraphsweepError):
 _LOCAL: dict = {}            # backend -> (cluster, Client): local workers started for runs in this process
 _CLIENTS: dict = {}          # scheduler address -> Client
 _LOCK = threading.Lock()
+_RESERVED = threading.local()  # .workers: the workers ``reserving`` holds for this thread's task
 
 
 def _gpus() -> int:
@@ -144,6 +145,56 @@ def _client(params: dict, k: int, backend: str):
     if _in_worker():
         return get_client(), "this task's cluster"
     return _local_client(k, backend), "local workers"
+
+
+@contextmanager
+def reserving(k: int, resources: dict):
+    """Around a sweep's task that slices its graph over K workers of its own cluster: hold
+    ``resources`` (what every timed kernel task holds: GPU=1, or HOST=1 on CPU workers) on K
+    workers for the task's life, so no other timed kernel runs on them meanwhile, and have the
+    partition take exactly those.  Each worker is held by a task that takes the resources, leaves
+    the worker's thread pool (the ranks need the thread) and waits to be released.  Workers are
+    taken one at a time in address order, so two partitioned tasks never each hold what the other
+    waits for; a worker lost while its hold is awaited fails the task in one line."""
+    from distributed import Event, get_client, wait
+    client = get_client()
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    able = sorted(a for a, w in info.items() if all(w.get("resources", {}).get(r, 0) >= v for r, v in resources.items()))
+    if k > len(able):
+        raise ParameterError(f"parameter 'partitions': {k} slices, but this task's cluster has {len(able)} worker"
+                             f"{'s' if len(able) != 1 else ''} offering {resources}")
+    name = f"graphsweep-hold-{uuid.uuid4().hex}"
+    holds = []
+    try:
+        for i, address in enumerate(able[:k]):
+            holds.append(client.submit(_hold, name, i, key=f"{name}-{i}", resources=resources, workers=[address],
+                                       allow_other_workers=False, pure=False))
+            held = Event(f"{name}-held-{i}", client=client)
+            while not held.wait(timeout=POLL_S):
+                if holds[-1].status in ("error", "cancelled") or address not in client.scheduler_info(
+                        n_workers=-1)["workers"]:
+                    raise PartitionError(f"worker {address} was lost before this task could hold it for slice {i}")
+        _RESERVED.workers = able[:k]
+        yield able[:k]
+    finally:
+        _RESERVED.workers = None
+        Event(f"{name}-release", client=client).set()
+        wait(holds, timeout=POLL_S * 20)
+        client.cancel([h for h in holds if not h.done()])
+
+
+def _hold(name: str, index: int) -> None:
+    """A worker held for a partitioned task (see ``reserving``): its resources stay taken until
+    the task releases it; its thread goes back to the worker."""
+    from distributed import Event, secede
+    secede()
+    Event(f"{name}-held-{index}").set()
+    Event(f"{name}-release").wait()
+
+
+def reserved() -> list | None:
+    """The workers ``reserving`` holds for the calling thread's task, or None."""
+    return getattr(_RESERVED, "workers", None)
 
 
 @contextmanager
@@ -267,10 +318,12 @@ def _drop(key) -> None:
 
 def partitioned(inp, params: dict, backend: str) -> Partition:
     """The partition of ``inp`` for ``params`` (``partitions``, ``scheduler``, ``comms``), built on
-    first use and cached on ``inp``; a different K, cluster or transport — or a broken partition —
-    replaces the one cached (its slices dropped)."""
+    first use and cached on ``inp``; a different K, cluster, transport or set of held workers (a
+    sweep's task: ``reserving``) — or a broken partition — replaces the one cached (its slices
+    dropped)."""
     k = int(params["partitions"])
-    want = (k, params["scheduler"], params["comms"], backend)
+    held = reserved() if not params["scheduler"] and _in_worker() else None
+    want = (k, params["scheduler"], params["comms"], backend, tuple(held or ()))
     cached = inp.cache.get("partition")
     if cached is not None and cached[0] == want and not cached[1].broken:
         return cached[1]
@@ -280,7 +333,7 @@ def partitioned(inp, params: dict, backend: str) -> Partition:
     if inp.directed:
         raise ParameterError(f"{inp.where}: partitioned kernels take undirected graphs")
     client, where = _client(params, k, backend)
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    workers = held or sorted(client.scheduler_info(n_workers=-1)["workers"])
     if k > len(workers):
         raise ParameterError(f"parameter 'partitions': {k} slices, but {where} has {len(workers)} worker"
                              f"{'s' if len(workers) != 1 else ''}")

@@ -399,3 +399,41 @@ def test_every_kernel_over_nccl_gives_the_one_gpu_answer(cuda_workers, shape, na
 def test_auto_takes_nccl_on_workers_of_their_own_gpu(cuda_workers):
     res = run("bfs.distributed", dataset(SHAPES["rmat"]()), "gpu", partitions=2, scheduler=cuda_workers, root=0)
     assert res.stats["transport"] == "nccl" and res.stats["bytes_exchanged"] > 0
+
+
+def _slices_over_two(name: str, hold_s: float = 0.0):
+    """A sweep task's shape: it leaves the thread pool, holds GPU=1 on two workers, waits."""
+    import time
+
+    from distributed import Event
+    with driver.driving(), driver.reserving(2, {"GPU": 1}) as held:
+        Event(f"{name}-in").set()
+        Event(f"{name}-out").wait(timeout=30) if not hold_s else time.sleep(hold_s)
+        return held
+
+
+def test_a_sweep_task_holds_the_workers_it_slices_over():
+    """No other timed kernel runs on the workers a partitioned task slices over: one that wants a
+    held worker's GPU waits for the release, and two partitioned tasks that each want both of two
+    workers at once both finish (workers are taken in address order)."""
+    import time
+
+    from distributed import Client, Event, LocalCluster
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=False, resources={"GPU": 1},
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        workers = sorted(client.scheduler_info()["workers"])
+        task = client.submit(_slices_over_two, "a", pure=False)
+        assert Event("a-in", client=client).wait(timeout=30)
+        other = client.submit(time.time, resources={"GPU": 1}, workers=[workers[0]], allow_other_workers=False,
+                              pure=False)
+        free = client.submit(time.time, resources={"GPU": 1}, workers=[workers[2]], allow_other_workers=False,
+                             pure=False)
+        free.result(timeout=30)                     # the third worker was never held
+        time.sleep(0.5)
+        assert not other.done()
+        released = time.time()
+        Event("a-out", client=client).set()
+        assert task.result(timeout=30) == workers[:2]
+        assert other.result(timeout=30) >= released
+        both = [client.submit(_slices_over_two, name, 0.3, pure=False) for name in ("b", "c")]
+        assert [f.result(timeout=60) for f in both] == [workers[:2]] * 2
