@@ -158,8 +158,8 @@ def reserving(k: int, resources: dict):
     waits for; a worker lost while its hold is awaited fails the task in one line."""
     from distributed import Event, get_client, wait
     client = get_client()
-    info = client.scheduler_info(n_workers=-1)["workers"]
-    able = sorted(a for a, w in info.items() if all(w.get("resources", {}).get(r, 0) >= v for r, v in resources.items()))
+    offers = client.run_on_scheduler(_offers)     # asked afresh: a worker's client may hold a stale list
+    able = sorted(a for a, offered in offers.items() if all(offered.get(r, 0) >= v for r, v in resources.items()))
     if k > len(able):
         raise ParameterError(f"parameter 'partitions': {k} slices, but this task's cluster has {len(able)} worker"
                              f"{'s' if len(able) != 1 else ''} offering {resources}")
@@ -171,8 +171,7 @@ def reserving(k: int, resources: dict):
                                        allow_other_workers=False, pure=False))
             held = Event(f"{name}-held-{i}", client=client)
             while not held.wait(timeout=POLL_S):
-                if holds[-1].status in ("error", "cancelled") or address not in client.scheduler_info(
-                        n_workers=-1)["workers"]:
+                if holds[-1].status in ("error", "cancelled") or address not in client.run_on_scheduler(_offers):
                     raise PartitionError(f"worker {address} was lost before this task could hold it for slice {i}")
         _RESERVED.workers = able[:k]
         yield able[:k]
@@ -181,6 +180,11 @@ def reserving(k: int, resources: dict):
         Event(f"{name}-release", client=client).set()
         wait(holds, timeout=POLL_S * 20)
         client.cancel([h for h in holds if not h.done()])
+
+
+def _offers(dask_scheduler) -> dict:
+    """Each worker's resources, as the scheduler knows them now."""
+    return {address: dict(ws.resources) for address, ws in dask_scheduler.workers.items()}
 
 
 def _hold(name: str, index: int) -> None:
