@@ -34,6 +34,7 @@ MODULES = [
     "graphsweep.pipeline.figures.rounds",      # iterations or levels per dataset family
     "graphsweep.pipeline.figures.baseline",    # speed-up over each problem's baseline kernel
     "graphsweep.pipeline.figures.cc",          # connected components: segments as a speed-up axis
+    "graphsweep.pipeline.figures.partitioned",  # one graph over K workers: local, exchange, speed-up
     "graphsweep.pipeline.figures.swept",       # against each swept parameter
     "graphsweep.pipeline.figures.steps",       # per step, from the rows (the report's)
 ]

@@ -10,7 +10,8 @@ import pytest
 
 from graphsweep.pipeline import figures as F
 from graphsweep.pipeline import report
-from graphsweep.pipeline.figures import baseline, inputs, listrank, phases, rates, registry, rounds, sizes, steps, swept
+from graphsweep.pipeline.figures import (baseline, inputs, listrank, partitioned, phases, rates, registry, rounds,
+                                         sizes, steps, swept)
 from graphsweep.pipeline.figures import frame as core
 
 LIST_SIZES = [2**k for k in range(20, 27)]
@@ -346,6 +347,18 @@ def test_graph_builds_are_a_table_apart_from_the_kernels():
                                          "% of copy": pytest.approx(4000 / 42)}]
     # and the phase figures leave the builds out
     assert "csr" not in set(core.prepare(frame([kernel, build]))["phase"])
+
+
+def test_partitioned_runs_are_a_table_of_their_time_outside_and_inside_the_collectives():
+    runs = [row("cc.distributed", 2**20, ms, generator="rmat", m=2**24,
+                stats={"partitions": k, "local_ms": local, "comm_ms": comm, "bytes_exchanged": b, "rounds": r})
+            for k, ms, local, comm, b, r in ((1, 6.0, 6.0, 0.0, 0, 0), (2, 4.0, 3.0, 1.0, 2e7, 4),
+                                             (4, 3.0, 2.0, 1.0, 1.4e8, 4))]
+    table = partitioned.table_partitioned(frame(runs + [row("cc.best", 2**20, 5.0, generator="rmat", m=2**24)]))
+    assert list(table["K"]) == [1, 2, 4] and set(table["kernel"]) == {"cc.distributed"}
+    assert list(table["speed-up over K = 1"]) == [1.0, 1.5, 2.0]
+    assert list(table["MB"]) == [0.0, 20.0, 140.0] and list(table["local_ms"]) == [6.0, 3.0, 2.0]
+    assert partitioned.table_partitioned(frame([row("cc.best", 2**20, 5.0)])) is None
 
 
 def test_figures_and_tables_on_a_whole_summary_and_on_nothing(tmp_path):

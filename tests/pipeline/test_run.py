@@ -300,6 +300,10 @@ def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write
     assert sorted(set(totals["stat_partitions"])) == [1, 2]
     two = totals[totals["stat_partitions"] == 2]
     assert (two["stat_rounds"] > 0).all() and (two["stat_bytes_exchanged"] > 0).all()
+    from graphsweep.pipeline import figures
+    [table] = [t for ident, _, t in figures.tables(reduce.summarize(rows)) if ident == "table-partitioned"]
+    assert set(table["K"]) == {1, 2} and set(table["kernel"]) == {"cc.distributed", "bfs.distributed",
+                                                                 "pagerank.distributed"}
     assert two["stat_comm_ms"].notna().all() and two["stat_local_ms"].notna().all()
 
 
