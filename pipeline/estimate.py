@@ -111,7 +111,7 @@ def task_memory(kind: str, n: int, m: int, backend: str = "gpu") -> int:
 def partitions(task) -> int | None:
     """K of a task whose kernel slices its graph over K workers (``partitions=K``), else None."""
     try:
-        drives = registry.get(task.kernel).drives_workers
+        drives = registry.get(task.runs).drives_workers
     except GraphsweepError:
         return None
     return int(task.params["partitions"]) if drives and task.params.get("partitions") else None

@@ -39,7 +39,6 @@ from distributed import as_completed, fire_and_forget, span
 from graphsweep.core import capacity, gpu
 from graphsweep.core.errors import GraphsweepError
 from graphsweep.generators.progress import Progress
-from graphsweep.kernels import registry
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
 from . import report as reporter
@@ -117,8 +116,9 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
     With ``wait`` the generation finishes first (``progress``: with progress lines); otherwise
-    kernel tasks depend on the generation futures.  ``send(task)`` submits one task, holding ``resources`` (see ``_placement``), at its
-    priority by ``seconds`` (task hash -> estimated seconds).
+    kernel tasks depend on the generation futures.  ``send(task)`` submits one task, holding
+    ``resources`` (see ``_placement``; a partitioned task holds them on its K workers from within
+    itself: ``worker.run_task``), at its priority by ``seconds`` (task hash -> estimated seconds).
     """
     use_gpu = "GPU" in resources
     needed = {t.dataset.id for t in todo}
@@ -141,7 +141,7 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
         # idle worker and still runs if that worker leaves.
         # A partitioned task holds its resources on the K workers it slices over, from its own
         # task (worker.run_task); holding one here too would wait on itself.
-        drives = registry.get(task.runs).drives_workers
+        drives = estimate.partitions(task) is not None
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
                                  generated, resources, key=_dask_key(task, run_id), priority=priority[task.key],

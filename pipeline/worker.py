@@ -48,7 +48,8 @@ log = logging.getLogger("graphsweep.worker")
 # kept for the last rep of each instance); a failed task is one row with phase null and its error.
 ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "dataset_params", "seed",
        "n", "m", "kernel", "params", "asked", "given", "backend", "device", "placement", "worker", "stage",
-       "instance", "rep", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls", "elements",
+       "instance", "rep", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "bytes_link", "calls",
+       "elements",
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
        "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
@@ -377,10 +378,11 @@ def store_rows(results: str, task: Task, rows: list[dict]) -> dict:
     return {"task": task.hash, "status": "failed" if failed else "ok", "error": error, "stored": stored}
 
 
-def _held(task: Task, kernel, resources: dict | None):
+def _held(task: Task, resources: dict | None):
     """The workers a partitioned task slices over, held for it (on its own cluster), else nothing."""
-    if kernel.drives_workers and not task.params.get("scheduler") and resources:
-        return dist.reserving(int(task.params.get("partitions", 1)), resources)
+    k = estimate.partitions(task)
+    if k and not task.params.get("scheduler") and resources:
+        return dist.reserving(k, resources)
     return contextlib.nullcontext()
 
 
@@ -412,7 +414,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         t1 = time.perf_counter()
         warmup, on_sample = state.warmup(task, kernel, data, backend, where.placement)
         with dist.driving() if kernel.drives_workers else contextlib.nullcontext(), \
-                _held(task, kernel, resources):
+                _held(task, resources):
             result = harness.run(task.runs, data, backend=backend, reps=task.reps, warmup=warmup,
                                  warmup_sample=on_sample, placement=task.placement, verify=task.verify,
                                  keep_output=False, instances=task.roots, instance_seed=task.roots_seed,

@@ -155,9 +155,11 @@ def reserving(k: int, resources: dict):
     partition take exactly those.  Each worker is held by a task that takes the resources, leaves
     the worker's thread pool (the ranks need the thread) and waits to be released.  Workers are
     taken one at a time in address order, so two partitioned tasks never each hold what the other
-    waits for; a worker lost while its hold is awaited fails the task in one line."""
-    from distributed import Event, get_client, wait
+    waits for; a worker lost while its hold is awaited fails the task in one line, and a hold whose
+    task is gone (its worker lost) lets its worker go."""
+    from distributed import Event, get_client, get_worker, wait
     client = get_client()
+    owner = get_worker().get_current_task()
     offers = client.run_on_scheduler(_offers)     # asked afresh: a worker's client may hold a stale list
     able = sorted(a for a, offered in offers.items() if all(offered.get(r, 0) >= v for r, v in resources.items()))
     if k > len(able):
@@ -167,8 +169,8 @@ def reserving(k: int, resources: dict):
     holds = []
     try:
         for i, address in enumerate(able[:k]):
-            holds.append(client.submit(_hold, name, i, key=f"{name}-{i}", resources=resources, workers=[address],
-                                       allow_other_workers=False, pure=False))
+            holds.append(client.submit(_hold, name, i, owner, key=f"{name}-{i}", resources=resources,
+                                       workers=[address], allow_other_workers=False, pure=False))
             held = Event(f"{name}-held-{i}", client=client)
             while not held.wait(timeout=POLL_S):
                 if holds[-1].status in ("error", "cancelled") or address not in client.run_on_scheduler(_offers):
@@ -187,13 +189,22 @@ def _offers(dask_scheduler) -> dict:
     return {address: dict(ws.resources) for address, ws in dask_scheduler.workers.items()}
 
 
-def _hold(name: str, index: int) -> None:
-    """A worker held for a partitioned task (see ``reserving``): its resources stay taken until
-    the task releases it; its thread goes back to the worker."""
-    from distributed import Event, secede
+def _hold(name: str, index: int, owner) -> None:
+    """A worker held for the partitioned task ``owner`` (see ``reserving``): its resources stay
+    taken until that task releases it or is no longer running; its thread goes back to the worker."""
+    from distributed import Event, get_client, secede
     secede()
     Event(f"{name}-held-{index}").set()
-    Event(f"{name}-release").wait()
+    release = Event(f"{name}-release")
+    while not release.wait(timeout=POLL_S):
+        if not get_client().run_on_scheduler(_running, owner):
+            return
+
+
+def _running(owner, dask_scheduler) -> bool:
+    """Whether task ``owner`` is still being computed (a seceded task is, to the scheduler)."""
+    task = dask_scheduler.tasks.get(owner)
+    return task is not None and task.state == "processing"
 
 
 def reserved() -> list | None:

@@ -437,3 +437,18 @@ def test_a_sweep_task_holds_the_workers_it_slices_over():
         assert other.result(timeout=30) >= released
         both = [client.submit(_slices_over_two, name, 0.3, pure=False) for name in ("b", "c")]
         assert [f.result(timeout=60) for f in both] == [workers[:2]] * 2
+
+
+def test_a_hold_whose_task_is_gone_lets_its_worker_go():
+    """A partitioned task's worker died while it held others: their holds end on their own, and
+    the GPU they held serves the next task."""
+    import time
+
+    from distributed import Client, Event, LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, resources={"GPU": 1},
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        hold = client.submit(driver._hold, "orphan", 0, "a-task-no-longer-running", resources={"GPU": 1},
+                             pure=False)
+        assert Event("orphan-held-0", client=client).wait(timeout=30)
+        assert hold.result(timeout=30) is None
+        assert client.submit(time.time, resources={"GPU": 1}, pure=False).result(timeout=30)
