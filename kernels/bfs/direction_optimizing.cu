@@ -24,7 +24,7 @@
 // Shared with the launcher, which passes them with -D (direction_optimizing.py: CHUNK, WARP_BUFFER,
 // MAX_THREADS, MIN_BLOCKS (of MAX_THREADS a SM: the `registers` parameter), the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
 #if !defined(GS_BFS_CHUNK) || !defined(GS_BFS_BUF) || !defined(GS_BFS_MAX_THREADS) || !defined(GS_BFS_MIN_BLOCKS) \
-    || !defined(CTL_SIZE) \
+    || !defined(CTL_SIZE) || !defined(SLICECTL_SIZE) \
     || !defined(EXIT_LIMIT) || !defined(MODE_AUTO) || !defined(KIND_BOTTOM_UP) || !defined(REC_FIELDS)
 #error "compile through kernels/bfs/direction_optimizing.py, which defines the shared constants"
 #endif
@@ -48,26 +48,15 @@ __device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >
 // One slice of a graph partitioned over K ranks (kernels/bfs/distributed.py): this rank's rows are
 // the vertices [lo, hi); `offsets` and `lp` are passed moved back by lo, so they are indexed by
 // vertex id like the whole graph's; `visited` is a bitmap of every vertex (for a vertex of another
-// slice: sent to its owner already).  A claim of another slice's vertex becomes a (vertex, parent)
-// pair in the outbox region of its owner j, outbox[region[j] + out_count[j]++] (the region holds
-// every distinct vertex of slice j this slice's rows name, so it never overflows).  The whole-graph
-// kernel passes SLICED = false and none of this is compiled in.
+// slice: claimed here once already).  A claim of another slice's vertex sets its bit in `claims`
+// (a bitmap of every vertex, whose words of slice j go to rank j after the level); a claim of
+// this slice's vertex also sets its bit in `next`, the next frontier's bitmap (global words).  The
+// whole-graph kernel passes SLICED = false and none of this is compiled in.
 struct gs_slice {
     long long lo, hi;
-    const long long* bounds;     // the K + 1 bounds of the slices
-    int k;
-    int2* outbox;
-    gs_u64* out_count;
-    const long long* region;     // K starts of the owners' outbox regions
+    unsigned* claims;
+    unsigned* next;
 };
-
-__device__ __forceinline__ int gs_owner(const gs_slice& sl, int v)
-{
-    int j = 0;      // the last slice starting at or before v
-    for (int step = 32; step > 0; step >>= 1)
-        if (j + step < sl.k && __ldg(sl.bounds + j + step) <= v) j += step;
-    return j;
-}
 
 // ---- one run's set-up: visited empty, the root alone in queue0 (lp is written as vertices are reached) --
 
@@ -151,12 +140,10 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
     if (SLICED) {
 #pragma unroll
         for (int q = 0; q < GS_BFS_UNROLL; ++q) {
-            if (claim[q] && !mine[q]) {       // another slice's vertex: to its owner, once
-                const int j = gs_owner(sl, w[q]);
-                const gs_u64 at = atomicAdd(sl.out_count + j, 1ULL);
-                sl.outbox[__ldg(sl.region + j) + (long long)at] = make_int2(w[q], u[q]);
-                claim[q] = false;
-            }
+            if (!claim[q]) continue;
+            const unsigned bit = 1u << (w[q] & 31);
+            atomicOr((mine[q] ? sl.next : sl.claims) + (w[q] >> 5), bit);
+            claim[q] = mine[q];       // another slice's vertex: its owner finds the parent
         }
     }
 #pragma unroll
@@ -597,7 +584,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
     const gs_u64 rank = gs_spread_rank();
     const gs_u64 mine = rank * 32 + lane;       // the lane's first queue entry of a top-down level
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
-    const gs_slice whole = {0, n, nullptr, 1, nullptr, nullptr, nullptr};
+    const gs_slice whole = {0, n, nullptr, nullptr};
     if (leader) ctl[CTL_T0] = gs_globaltimer();
     gs_u64 td_frontier = 0, td_edges = 0, td_items = 0, td_claimed = 0;
     gs_u64 bu_levels = 0, bu_unvisited = 0, bu_checked = 0, bu_found = 0;
@@ -714,40 +701,89 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
 
 // ---- one level of one slice: the steps of kernels/bfs/distributed.py ---------------------------
 //
-// A partitioned BFS runs a level per launch, the ranks exchanging between launches; the level's
-// work is the persistent kernel's own device functions over the slice (gs_slice: global ids, the
-// rows' arrays passed moved back by lo).  sctl, the step's control block (uint64, cleared by the
-// host before each level): [0] the next queue's count (low 40 bits) and the top-down launch's
-// barrier arrivals (above), [1] the claimed vertices' out-edges (Beamer's m_f), [2] work items,
-// [3] edges bottom-up examined, [4] the bitmap-to-queue cursor.
+// A partitioned BFS runs a level as a fixed sequence of launches and collectives that the host
+// queues without reading anything back: every kernel reads the level's direction and counts from
+// the slice control block `dctl` (SLICECTL_*, long long slots, the same on every rank), which the
+// level's last kernel (graphsweep_bfs_slice_decide) fills from the counts all ranks gathered, by
+// the persistent kernel's switching rule; a kernel with nothing to do this level returns at once.
+// The host reads dctl back a level behind, only to know when the search ended.  Per level:
+//   to_queue    (a bottom-up level just handed over to top-down) this slice's frontier words as its queue
+//   top_down    the slice's queue expanded: its own vertices claimed into the next queue and the next
+//               frontier's bitmap, other slices' into `claims`
+//   bottom_up   the slice's unvisited vertices look for a parent in the frontier bitmap (every vertex's)
+//   (all-to-all of the claims' words, slice j's to rank j)
+//   resolve     the claims other ranks sent: each new vertex takes a parent among its neighbours in
+//               the frontier bitmap (one exists: the claimer's vertex), into the queue and bitmap
+//   counts      this rank's row of the counts table
+//   (all-gather of the next frontier's words and of the counts table)
+//   decide      the next level's direction and counts, the step counters cleared
+// sctl, the step counters (uint64): [0] the next queue's count (low 40 bits) and the top-down
+// launch's barrier arrivals (above), [1] the claimed vertices' out-edges (Beamer's m_f), [2] work
+// items, [3] edges bottom-up examined, [4] the bitmap-to-queue cursor.
 
-enum { GS_SCTL_COUNT = 0, GS_SCTL_SCOUT = 1, GS_SCTL_ITEMS = 2, GS_SCTL_CHECKED = 3, GS_SCTL_CURSOR = 4 };
+enum { GS_SCTL_COUNT = 0, GS_SCTL_SCOUT = 1, GS_SCTL_ITEMS = 2, GS_SCTL_CHECKED = 3, GS_SCTL_CURSOR = 4,
+       GS_SCTL_SIZE = 5 };
 
-// A search's start: every visited bit cleared, the root (when this slice holds it) visited, reached
-// at level 0 and alone in queue0.
-extern "C" __global__ void graphsweep_bfs_slice_init(unsigned* __restrict__ visited, int words, int2* lp,
-                                                     longlong2* __restrict__ queue0,
-                                                     const long long* __restrict__ offsets, int root, int mine)
+__device__ __forceinline__ bool gs_slice_idle(const long long* dctl, int direction)
+{
+    return dctl[SLICECTL_DONE] || dctl[SLICECTL_DIRECTION] != direction;
+}
+
+// A search's start: every visited and claims bit cleared, the root (when this slice holds it)
+// visited, reached at level 0 and alone in queue0; the root alone in the frontier bitmap (every
+// rank knows it); this rank's row of the counts table; dctl and sctl cleared (the first decide
+// makes level 0's).
+extern "C" __global__ void graphsweep_bfs_slice_start(unsigned* __restrict__ visited, unsigned* __restrict__ front,
+                                                      unsigned* __restrict__ claims, int words, int2* lp,
+                                                      longlong2* __restrict__ queue0,
+                                                      const long long* __restrict__ offsets, int root, int mine,
+                                                      long long* table, int row, long long* dctl, gs_u64* sctl,
+                                                      long long edges_to_check)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (long long i = tid; i < words; i += stride) visited[i] = mine && i == (root >> 5) ? 1u << (root & 31) : 0u;
-    if (tid == 0 && mine) {
-        lp[root] = make_int2(0, root);
-        queue0[0] = gs_entry(root, offsets[root], offsets[root + 1]);
+    for (long long i = tid; i < words; i += stride) {
+        const unsigned bit = i == (root >> 5) ? 1u << (root & 31) : 0u;
+        visited[i] = mine ? bit : 0u;
+        front[i] = bit;
+        claims[i] = 0u;
+    }
+    if (tid == 0) {
+        const long long degree = mine ? offsets[root + 1] - offsets[root] : 0;
+        if (mine) {
+            lp[root] = make_int2(0, root);
+            queue0[0] = gs_entry(root, offsets[root], offsets[root + 1]);
+        }
+        table[2 * row] = mine;
+        table[2 * row + 1] = degree;
+        for (int k = 0; k < SLICECTL_SIZE; ++k) dctl[k] = 0;
+        dctl[SLICECTL_DEPTH] = -1;
+        dctl[SLICECTL_CHECK] = 1;
+        dctl[SLICECTL_EDGES] = edges_to_check;
+        for (int k = 0; k < GS_SCTL_SIZE; ++k) sctl[k] = 0;
     }
 }
 
+// A bottom-up level just handed over to top-down: this slice's words of the frontier bitmap become
+// its queue (global ids lo + bit, rows from the slice's own offsets).
+extern "C" __global__ void graphsweep_bfs_slice_to_queue(const unsigned* bitmap, int words,
+                                                         const long long* __restrict__ offsets, longlong2* queue,
+                                                         gs_u64* sctl, int base, const long long* dctl)
+{
+    if (!dctl[SLICECTL_TO_QUEUE] || dctl[SLICECTL_DONE]) return;
+    gs_bitmap_to_queue(bitmap, words, offsets, queue, sctl + GS_SCTL_CURSOR, base);
+}
+
 // A top-down level over the slice's frontier queue (launched cooperatively, as many blocks as can
-// be resident): its own vertices claimed and queued, other slices' vertices to the outbox; hubs'
-// work items after a grid barrier, as in graphsweep_bfs_levels.
+// be resident): its own vertices claimed and queued, other slices' into `claims`; hubs' work items
+// after a grid barrier, as in graphsweep_bfs_levels.
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* __restrict__ indices,
-                              unsigned* visited, int2* lp, const longlong2* qin, long long count, longlong2* qout,
-                              gs_u64* items, gs_u64* sctl, gs_u64* ctl, int next_depth, long long scout_now,
-                              long long lo, long long hi, const long long* __restrict__ bounds, int k, int2* outbox,
-                              gs_u64* out_count, const long long* __restrict__ region)
+                              unsigned* visited, int2* lp, const longlong2* qin, longlong2* qout, gs_u64* items,
+                              gs_u64* sctl, gs_u64* ctl, const long long* dctl, long long lo, long long hi,
+                              unsigned* claims, unsigned* next)
 {
+    if (gs_slice_idle(dctl, 0)) return;
     extern __shared__ longlong2 gs_smem[];
     const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
     longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
@@ -755,14 +791,17 @@ graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* 
     const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
     const gs_u64 rank = gs_spread_rank();
     const gs_u64 mine = rank * 32 + lane;
-    const gs_slice sl = {lo, hi, bounds, k, outbox, out_count, region};
-    const longlong2 first = mine < (gs_u64)count ? __ldcg(qin + mine) : make_longlong2(0, 0);
+    const gs_slice sl = {lo, hi, claims, next};
+    const gs_u64 count = (gs_u64)dctl[SLICECTL_LOCAL];
+    const long long scout_now = dctl[SLICECTL_SCOUT];
+    const int next_depth = (int)dctl[SLICECTL_DEPTH] + 1;
+    const longlong2 first = mine < count ? __ldcg(qin + mine) : make_longlong2(0, 0);
     gs_u64* count_out = sctl + GS_SCTL_COUNT;
     long long scout = 0;
     int fill = 0;
-    gs_td_queue<true>(indices, offsets, visited, lp, qin, first, (gs_u64)count, qout, count_out, items,
-                      sctl + GS_SCTL_ITEMS, next_depth, count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout,
-                      buf, fill, rank, nwarps, lane, sl);
+    gs_td_queue<true>(indices, offsets, visited, lp, qin, first, count, qout, count_out, items,
+                      sctl + GS_SCTL_ITEMS, next_depth, dctl[SLICECTL_COUNT] >= GS_BFS_PRECHECK,
+                      scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank, nwarps, lane, sl);
     gs_flush(buf, fill, qout, count_out, lane);
     gs_u64 arrivals = gridDim.x;
     if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals, 0, sctl + GS_SCTL_SCOUT, scout, nullptr, 0, red, ctl)
@@ -778,40 +817,6 @@ graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* 
     }
 }
 
-// Claim the (vertex, parent) pairs other slices sent here (all this slice's vertices), appending
-// the new ones to the queue as a top-down level does.  Whole warps, GS_BFS_UNROLL pairs a lane.
-extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ pairs, long long npairs,
-                                                      const long long* __restrict__ offsets, const int* indices,
-                                                      unsigned* visited, int2* lp, longlong2* qout, gs_u64* sctl,
-                                                      int next_depth)
-{
-    extern __shared__ longlong2 gs_smem[];
-    const int lane = threadIdx.x & 31;
-    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
-    const gs_slice whole = {0, 0, nullptr, 1, nullptr, nullptr, nullptr};
-    long long scout = 0;
-    int fill = 0;
-    const long long step = (long long)gridDim.x * blockDim.x * GS_BFS_UNROLL;
-    for (long long base = ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) * GS_BFS_UNROLL; base < npairs;
-         base += step) {
-        int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
-        bool valid[GS_BFS_UNROLL];
-#pragma unroll
-        for (int q = 0; q < GS_BFS_UNROLL; ++q) {
-            const long long i = base + 32 * q + lane;
-            valid[q] = i < npairs;
-            const int2 p = valid[q] ? __ldg(pairs + i) : make_int2(0, 0);
-            w[q] = p.x;
-            u[q] = p.y;
-        }
-        gs_td_claim<false>(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
-                           sctl + GS_SCTL_COUNT, lane, whole);
-    }
-    gs_flush(buf, fill, qout, sctl + GS_SCTL_COUNT, lane);
-    scout = gs_warp_sum(scout);
-    if (lane == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
-}
-
 // A bottom-up level over the slice's `words` words of vertices (ids local here: visited, dead and
 // next are passed at the slice's first word, lp and the offsets are the slice's own) against the
 // frontier bitmap of every vertex; found, their out-edges and the edges examined summed into sctl.
@@ -819,14 +824,15 @@ extern "C" __global__ void graphsweep_bfs_slice_bottom_up(const long long* __res
                                                           const int* __restrict__ indices, unsigned* visited,
                                                           const unsigned* __restrict__ dead,
                                                           const unsigned* frontier, unsigned* next, int2* lp,
-                                                          int size, int words, int depth, gs_u64* sctl)
+                                                          int size, int words, gs_u64* sctl, const long long* dctl)
 {
+    if (gs_slice_idle(dctl, 1)) return;
     const int lane = threadIdx.x & 31;
     const long long gwarp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     long long awake = 0, scout = 0, checked = 0;
-    gs_bu_level(offsets, offsets, indices, visited, dead, frontier, next, lp, size, words, depth, awake, scout,
-                checked, gwarp, nwarps, lane);
+    gs_bu_level(offsets, offsets, indices, visited, dead, frontier, next, lp, size, words,
+                (int)dctl[SLICECTL_DEPTH], awake, scout, checked, gwarp, nwarps, lane);
     scout = gs_warp_sum(scout);
     checked = gs_warp_sum(checked);
     awake = gs_warp_sum(awake);   // lane 0 of each word counted it: the sum over the warp is the warp's
@@ -837,24 +843,116 @@ extern "C" __global__ void graphsweep_bfs_slice_bottom_up(const long long* __res
     }
 }
 
-// The slice's frontier queue as the bits of its words of the frontier bitmap (cleared by the host).
-extern "C" __global__ void graphsweep_bfs_slice_to_bitmap(const longlong2* __restrict__ queue, long long count,
-                                                          unsigned* bitmap)
+// The claims other ranks sent (inbox: K rows of this slice's `words` words, row `row` this rank's
+// own and skipped): a vertex claimed there and not yet visited takes the first of its neighbours in
+// the frontier bitmap as its parent — one is there, the claimer's vertex (undirected rows) — and
+// joins the next queue and bitmap.  A thread a word (visited, next: this slice's words; offsets and
+// lp indexed by global id).  A claimed vertex without such a neighbour is a broken exchange:
+// dctl[SLICECTL_ERROR] says so.
+extern "C" __global__ void graphsweep_bfs_slice_resolve(const unsigned* __restrict__ inbox, int k, int row,
+                                                        int words, unsigned* visited, unsigned* next,
+                                                        const long long* __restrict__ offsets,
+                                                        const int* __restrict__ indices,
+                                                        const unsigned* __restrict__ frontier, int2* lp,
+                                                        longlong2* qout, gs_u64* sctl, long long* dctl, long long lo)
 {
+    if (gs_slice_idle(dctl, 0)) return;
+    const int depth = (int)dctl[SLICECTL_DEPTH] + 1;
+    long long scout = 0;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        const int v = gs_entry_vertex(__ldg(queue + i));
-        atomicOr(bitmap + (v >> 5), 1u << (v & 31));
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
+        unsigned todo = 0;
+        for (int j = 0; j < k; ++j)
+            if (j != row) todo |= __ldg(inbox + (long long)j * words + w);
+        todo &= ~visited[w];
+        unsigned found = 0;
+        while (todo) {
+            const int b = __ffs(todo) - 1;
+            todo &= todo - 1;
+            const int v = (int)(lo + w * 32 + b);
+            const long long first = __ldg(offsets + v), end = __ldg(offsets + v + 1);
+            int parent = -1;
+            for (long long e = first; e < end && parent < 0; ++e) {
+                const int u = __ldg(indices + e);
+                if ((__ldg(frontier + (u >> 5)) >> (u & 31)) & 1u) parent = u;
+            }
+            if (parent < 0) {
+                dctl[SLICECTL_ERROR] = 1;
+                continue;
+            }
+            lp[v] = make_int2(depth, parent);
+            found |= 1u << b;
+            const gs_u64 at = atomicAdd(sctl + GS_SCTL_COUNT, 1ULL) & GS_BFS_COUNT_MASK;
+            qout[at] = gs_entry(v, first, end);
+            scout += end - first;
+        }
+        if (found) {
+            visited[w] |= found;
+            next[w] |= found;
+        }
+    }
+    scout = gs_warp_sum(scout);
+    if ((threadIdx.x & 31) == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
+}
+
+// This rank's row of the level's counts table: (the next frontier's vertices here, their
+// out-edges), from the step counters (the other ranks' rows come by an all-gather).
+extern "C" __global__ void graphsweep_bfs_slice_counts(const gs_u64* __restrict__ sctl, long long* table, int row,
+                                                       const long long* dctl)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0 && !dctl[SLICECTL_DONE]) {
+        table[2 * row] = (long long)(sctl[GS_SCTL_COUNT] & GS_BFS_COUNT_MASK);
+        table[2 * row + 1] = (long long)sctl[GS_SCTL_SCOUT];
     }
 }
 
-// The slice's words of a bitmap as queue entries (global ids base + bit), their rows from the
-// slice's own offsets; sctl[GS_SCTL_CURSOR] counts them.
-extern "C" __global__ void graphsweep_bfs_slice_to_queue(const unsigned* bitmap, int words,
-                                                         const long long* __restrict__ offsets, longlong2* queue,
-                                                         gs_u64* sctl, int base)
+// The next level from every rank's counts (the table, all-gathered), by the persistent kernel's
+// rule (GAPBS's): top-down goes bottom-up when the frontier's out-edges exceed edges_to_check /
+// alpha and min_switch (mode AUTO; always in BOTTOM_UP), not on the first level after bottom-up;
+// bottom-up goes back when its frontier shrank to at most n / beta (its bitmap becomes the queue:
+// TO_QUEUE).  The level just done is kept as LAST_DIRECTION and LAST_COUNT (the host's step
+// record); a done search stays done (the host queues one level past the end).  One thread.
+extern "C" __global__ void graphsweep_bfs_slice_decide(const long long* __restrict__ table, int k, int row,
+                                                       long long* dctl, gs_u64* sctl, long long n, int mode,
+                                                       double alpha, double beta, long long min_switch)
 {
-    gs_bitmap_to_queue(bitmap, words, offsets, queue, sctl + GS_SCTL_CURSOR, base);
+    if (blockIdx.x != 0 || threadIdx.x != 0 || dctl[SLICECTL_DONE]) return;
+    long long count = 0, scout = 0;
+    for (int j = 0; j < k; ++j) {
+        count += table[2 * j];
+        scout += table[2 * j + 1];
+    }
+    const long long old = dctl[SLICECTL_COUNT];
+    long long bottom = dctl[SLICECTL_DIRECTION], check = dctl[SLICECTL_CHECK], edges = dctl[SLICECTL_EDGES];
+    long long to_queue = 0;
+    dctl[SLICECTL_LAST_DIRECTION] = bottom;
+    dctl[SLICECTL_LAST_COUNT] = old;
+    if (dctl[SLICECTL_DEPTH] >= 0 && bottom) {
+        dctl[SLICECTL_BOTTOM_UP_LEVELS] += 1;
+        if (mode != MODE_BOTTOM_UP && (count == 0 || !(count >= old || (double)count > (double)n / beta))) {
+            to_queue = count > 0;
+            bottom = 0;
+            check = 0;       // GAPBS: the level after bottom-up is top-down
+        }
+    }
+    if (count > 0 && !bottom &&
+        (mode == MODE_BOTTOM_UP ||
+         (mode == MODE_AUTO && check && (double)scout > (double)edges / alpha && scout > min_switch)))
+        bottom = 1;
+    if (count > 0 && !bottom) {
+        if (check) edges -= scout;
+        check = 1;
+    }
+    dctl[SLICECTL_DIRECTION] = bottom;
+    dctl[SLICECTL_COUNT] = count;
+    dctl[SLICECTL_SCOUT] = scout;
+    dctl[SLICECTL_LOCAL] = table[2 * row];
+    dctl[SLICECTL_EDGES] = edges;
+    dctl[SLICECTL_CHECK] = check;
+    dctl[SLICECTL_TO_QUEUE] = to_queue;
+    dctl[SLICECTL_DONE] = count == 0;
+    dctl[SLICECTL_DEPTH] += 1;
+    for (int s = 0; s < GS_SCTL_SIZE; ++s) sctl[s] = 0;
 }
 
 // level and parent of the slice's vertices (visited passed at the slice's first word; lp local).
@@ -862,14 +960,4 @@ extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited,
                                                         int* __restrict__ level, int* __restrict__ parent, int size)
 {
     gs_write_outputs(visited, lp, level, parent, size);
-}
-
-// This rank's row of the level's counts table: (the next frontier's vertices here, their
-// out-edges), from the step's control block (the other ranks' rows come by an all-gather).
-extern "C" __global__ void graphsweep_bfs_slice_counts(const gs_u64* __restrict__ sctl, long long* table, int row)
-{
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        table[2 * row] = (long long)(sctl[GS_SCTL_COUNT] & GS_BFS_COUNT_MASK);
-        table[2 * row + 1] = (long long)sctl[GS_SCTL_SCOUT];
-    }
 }

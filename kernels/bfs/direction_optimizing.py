@@ -177,9 +177,29 @@ class Rec(IntEnum):
     FIELDS = 7
 
 
+class SliceCtl(IntEnum):
+    """bfs.distributed's slice control block (long long slots, the same on every rank after a
+    level's decide): the level's direction and counts, the switching state, the level just done."""
+    DIRECTION = 0       # 0 top-down, 1 bottom-up
+    COUNT = 1           # the frontier's vertices, all ranks
+    SCOUT = 2           # their out-edges
+    LOCAL = 3           # the frontier's vertices in this rank's slice (its queue)
+    EDGES = 4           # Beamer's edges_to_check
+    CHECK = 5           # 0 on the first top-down level after bottom-up
+    DONE = 6            # the frontier is empty
+    TO_QUEUE = 7        # the frontier bitmap becomes the queue before the level
+    DEPTH = 8           # the level's index
+    BOTTOM_UP_LEVELS = 9
+    LAST_DIRECTION = 10     # the level just done: its direction and frontier
+    LAST_COUNT = 11
+    ERROR = 12          # a claimed vertex without a neighbour in the frontier (a broken exchange)
+    SIZE = 13
+
+
 # Everything direction_optimizing.cu shares with this launcher, passed with -D: one value of each.
 DEFINES = (f"-DGS_BFS_CHUNK={CHUNK}", f"-DGS_BFS_BUF={WARP_BUFFER}", f"-DGS_BFS_MAX_THREADS={MAX_THREADS}",
-           *(f"-D{enum.__name__.upper()}_{member.name}={member.value}" for enum in (Ctl, Exit, Mode, Kind, Rec) for member in enum))
+           *(f"-D{enum.__name__.upper()}_{member.name}={member.value}"
+             for enum in (Ctl, Exit, Mode, Kind, Rec, SliceCtl) for member in enum))
 
 
 def td_traffic(f: int, e: int, c: int, items: int, entry: int = 16) -> dict:

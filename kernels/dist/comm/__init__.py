@@ -6,17 +6,20 @@ every rank makes the same calls in the same order.
     comm.allreduce(x, op)          element-wise "sum", "min" or "max" of x over the ranks
     comm.allgatherv(out, bounds)   rank r's out[bounds[r]:bounds[r + 1]] copied into every rank's out
     comm.alltoallv(pieces)         pieces[j] sent to rank j; returns what each rank sent here
-    comm.alltoallv_regions(buf, starts, counts)
-                                   the same for pieces buf[starts[j]:starts[j] + counts[j]], counts on
-                                   the device (an outbox a kernel filled): one host read
+    comm.alltoallv_into(pieces, outs)
+                                   pieces[j] sent to rank j into its outs[this rank]: sizes agreed
+                                   beforehand, so nothing is read on the host (outs[own] untouched)
+    with comm.group(): ...         the collectives inside as one (NCCL: one launch; one round)
     comm.barrier()
     comm.host(x)                   x on the host, waited for as the transport waits (cancellable):
                                    in a run, every device-to-host read goes through it
+    comm.wait(event)               the same wait for an event recorded after an asynchronous copy
     comm.abort()                   ends every wait of this communicator, here and for good
 
 Arrays are the rank's own (CuPy on a GPU worker, NumPy on a CPU worker), one dtype per call.
 The ledger: ``received`` (bytes that reached this rank from others), ``rounds`` (collective
-calls), ``comm_seconds()`` (time inside collectives, waiting for the slowest peer included).
+calls), ``comm_seconds()`` (time inside collectives, waiting for the slowest peer included) and
+``seconds_between(a, b)`` (inside rounds a..b-1, once they are done: a step's share).
 
 Transports:
 - ``nccl`` (``nccl.NcclComm``): NCCL through ``cupy.cuda.nccl``, device buffers only, for
@@ -31,6 +34,7 @@ No wait lasts longer than ``WAIT_S``; a cancelled run's waits end at once (``Com
 """
 
 import threading
+from contextlib import nullcontext
 
 import numpy as np
 from graphsweep.core.errors import GraphsweepError
@@ -57,6 +61,19 @@ class Communicator:
         followed them)."""
         return 0.0
 
+    def seconds_between(self, first: int, last: int) -> float:
+        """Seconds inside rounds ``first`` .. ``last`` - 1 (``rounds`` before and after a step),
+        read once they are done."""
+        return 0.0
+
+    def group(self):
+        """The collectives made inside as one; here, one after the other."""
+        return nullcontext()
+
+    def wait(self, done) -> None:
+        """Wait for the event ``done`` as ``host`` waits (cancellable)."""
+        self._wait(done)
+
     def host(self, x) -> np.ndarray:
         """``x`` on the host: a device array copied into pinned memory behind the stream's work,
         then waited for (``_wait``); a NumPy array as it is."""
@@ -77,10 +94,6 @@ class Communicator:
 
     def close(self) -> None:
         pass
-
-    def alltoallv_regions(self, buf, starts, counts) -> list:
-        counts = self.host(counts)
-        return self.alltoallv([buf[int(starts[j]):int(starts[j]) + int(counts[j])] for j in range(self.size)])
 
     def allreduce_host(self, values, op: str = "sum") -> np.ndarray:
         """``allreduce`` of a few host numbers, the answer on the host: the counts every rank
@@ -104,8 +117,8 @@ class SoloComm(Communicator):
     def alltoallv(self, pieces: list) -> list:
         return list(pieces)
 
-    def alltoallv_regions(self, buf, starts, counts) -> list:
-        return [buf[:0]]
+    def alltoallv_into(self, pieces: list, outs: list) -> None:
+        pass
 
     def barrier(self) -> None:
         pass

@@ -69,10 +69,13 @@ class DaskComm(Communicator):
         super().__init__(rank, len(addresses))
         self.channel, self.addresses, self.worker, self.mailbox, self.xp = channel, list(addresses), worker, mailbox, xp
         self._seq = 0
-        self._waited = 0.0
+        self._waits: list = []      # each round's seconds
 
     def comm_seconds(self) -> float:
-        return self._waited
+        return sum(self._waits)
+
+    def seconds_between(self, first: int, last: int) -> float:
+        return sum(self._waits[first:last])
 
     def _exchange(self, pieces: dict) -> dict:
         """Send ``pieces[j]`` (host objects) to rank j, every j but this one; {j: what j sent here}."""
@@ -89,7 +92,7 @@ class DaskComm(Communicator):
 
         sync(self.worker.loop, send_all)
         got = self.mailbox.take(self.channel, tag, self.size - 1)
-        self._waited += time.perf_counter() - t0
+        self._waits.append(time.perf_counter() - t0)
         self.rounds += 1
         self.received += sum(int(getattr(p, "nbytes", 0)) for p in got.values())
         return got
@@ -109,6 +112,11 @@ class DaskComm(Communicator):
     def alltoallv(self, pieces: list) -> list:
         got = self._exchange({j: self.host(pieces[j]) for j in range(self.size) if j != self.rank})
         return [pieces[j] if j == self.rank else self.xp.asarray(got[j]) for j in range(self.size)]
+
+    def alltoallv_into(self, pieces: list, outs: list) -> None:
+        got = self._exchange({j: self.host(pieces[j]) for j in range(self.size) if j != self.rank})
+        for j, piece in got.items():
+            outs[j][...] = self.xp.asarray(piece)
 
     def barrier(self) -> None:
         self._exchange({j: np.zeros(0, dtype=np.uint8) for j in range(self.size)})

@@ -13,14 +13,17 @@ peer failed: ``cancel`` marks the communicator, the poll sees it and calls ``ncc
 which also ends the NCCL kernels spinning for the lost peer) and never outlasts ``WAIT_S``.
 NVLink multicast (NVLS) is never asked for: ``NCCL_NVLS_ENABLE=0`` is set before NCCL is loaded.
 
-``allgatherv`` and ``alltoallv`` are grouped sends and receives (NCCL >= 2.7): each rank's piece
-goes where it belongs, no padding.  ``alltoallv`` first learns what it will receive: the K x K
-counts all-gathered and read on the host (one small round trip).  Time inside collectives is
-bracketed by events and summed after the rank's last sync (``comm_seconds``).
+``allgatherv``, ``alltoallv`` and ``alltoallv_into`` are grouped sends and receives (NCCL >= 2.7):
+each rank's piece goes where it belongs, no padding.  ``alltoallv`` first learns what it will
+receive: the K x K counts all-gathered and read on the host (one small round trip);
+``alltoallv_into``'s sizes are agreed beforehand.  ``group`` makes the collectives inside one NCCL
+group, one launch.  Time inside collectives is bracketed by events, a bracket a round (a group
+is one), and summed after the rank's last sync (``comm_seconds``, ``seconds_between``).
 """
 
 import os
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -29,6 +32,8 @@ from . import WAIT_S, CommError, Communicator
 os.environ.setdefault("NCCL_NVLS_ENABLE", "0")    # NVLink multicast stays off on shared machines
 
 POLL_SPINS = 256
+SPIN_S = 5e-3      # a wait spins this long before it sleeps between polls (a level's result
+                   # is read while the next level runs: a late wake-up would leave the GPU idle)
 
 
 def available() -> bool:
@@ -74,8 +79,9 @@ class NcclComm(Communicator):
         super().__init__(rank, size)
         self.xp = cupy
         self._comm = nccl_comm
-        self._events = []          # (start, end) of each collective not yet summed into _seconds
-        self._seconds = 0.0
+        self._events = []          # (start, end) of each round not yet read
+        self._elapsed = []         # seconds of each round read so far
+        self._grouped = 0          # depth of group(): the calls inside bracket nothing
         self._cancelled = False
         self._aborted = False
 
@@ -84,20 +90,45 @@ class NcclComm(Communicator):
         return self.xp.cuda.get_current_stream().ptr
 
     def _bracket(self):
+        if self._grouped:
+            return None
         start = self.xp.cuda.Event()
         start.record()
         return start
 
     def _close_bracket(self, start) -> None:
+        if start is None:
+            return
         end = self.xp.cuda.Event()
         end.record()
         self._events.append((start, end))
         self.rounds += 1
 
-    def comm_seconds(self) -> float:
-        self._seconds += sum(self.xp.cuda.get_elapsed_time(a, b) for a, b in self._events) / 1e3
+    def _read_events(self) -> None:
+        self._elapsed += [self.xp.cuda.get_elapsed_time(a, b) / 1e3 for a, b in self._events]
         self._events = []
-        return self._seconds
+
+    def comm_seconds(self) -> float:
+        self._read_events()
+        return sum(self._elapsed)
+
+    def seconds_between(self, first: int, last: int) -> float:
+        self._read_events()
+        return sum(self._elapsed[first:last])
+
+    @contextmanager
+    def group(self):
+        from cupy.cuda import nccl
+        self._check()
+        start = self._bracket()
+        self._grouped += 1
+        nccl.groupStart()
+        try:
+            yield
+        finally:
+            nccl.groupEnd()
+            self._grouped -= 1
+        self._close_bracket(start)
 
     def _check(self) -> None:
         if self._cancelled or self._aborted:
@@ -136,10 +167,22 @@ class NcclComm(Communicator):
         sizes = self.xp.asarray(np.array([int(p.shape[0]) for p in pieces], dtype=np.int64))
         return self._alltoallv(pieces, self._counts(sizes)[:, self.rank])
 
-    def alltoallv_regions(self, buf, starts, counts) -> list:
-        table = self._counts(counts.astype(np.int64))
-        pieces = [buf[int(starts[j]):int(starts[j]) + int(table[self.rank, j])] for j in range(self.size)]
-        return self._alltoallv(pieces, table[:, self.rank])
+    def alltoallv_into(self, pieces: list, outs: list) -> None:
+        from cupy.cuda import nccl
+        self._check()
+        stream = self._stream
+        start = self._bracket()
+        nccl.groupStart()
+        for j in range(self.size):
+            if j == self.rank:
+                continue
+            if pieces[j].size:
+                self._comm.send(pieces[j].data.ptr, pieces[j].size, _dtype(pieces[j].dtype), j, stream)
+            if outs[j].size:
+                self._comm.recv(outs[j].data.ptr, outs[j].size, _dtype(outs[j].dtype), j, stream)
+                self.received += outs[j].nbytes
+        nccl.groupEnd()
+        self._close_bracket(start)
 
     def _counts(self, sizes) -> np.ndarray:
         """table[i, j]: what rank i sends rank j, from every rank's ``sizes`` (an all-gather, read here)."""
@@ -189,7 +232,7 @@ class NcclComm(Communicator):
                 if waited > WAIT_S:
                     self.abort()
                     raise CommError(f"a collective waited {WAIT_S:.0f} s for its peers; communicator aborted")
-                if waited > 1e-3:
+                if waited > SPIN_S:
                     time.sleep(1e-4)
 
     def cancel(self) -> None:

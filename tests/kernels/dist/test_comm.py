@@ -31,11 +31,17 @@ def _protocol(rank) -> dict:
     out["gathered"] = comm.host(whole).tolist()
     pieces = [xp.asarray(np.full((j + r) % 3, 100 * r + j, dtype=np.int32)) for j in range(k)]
     out["alltoallv"] = [comm.host(p).tolist() for p in comm.alltoallv(pieces)]
-    buf = xp.asarray(np.arange(12, dtype=np.int32).reshape(6, 2) + 1000 * r)
-    starts = np.array([0, 2, 4, 6][:k + 1], dtype=np.int64) if k <= 3 else np.array([0, 2, 3, 4, 6], dtype=np.int64)
-    counts = xp.asarray(np.minimum(np.diff(starts), 1 + (r % 2)).astype(np.uint64))
-    got = comm.alltoallv_regions(buf, starts, counts)
-    out["regions"] = [comm.host(g).tolist() if j != r else None for j, g in enumerate(got)]
+    outs = [xp.full(2 + j, -1, dtype=np.int64) for j in range(k)]      # rank j sends 2 + j numbers
+    comm.alltoallv_into([xp.asarray(np.arange(2 + r, dtype=np.int64) + 100 * r) for _ in range(k)], outs)
+    out["into"] = [comm.host(o).tolist() for o in outs]
+    rounds = comm.rounds
+    left, right = xp.zeros(k, dtype=np.int32), xp.zeros(2 * k, dtype=np.int32)
+    left[r], right[2 * r:2 * r + 2] = r + 1, -(r + 1)
+    with comm.group():
+        comm.allgatherv(left, np.arange(k + 1))
+        comm.allgatherv(right, np.arange(0, 2 * k + 1, 2))
+    out["grouped"] = [comm.host(left).tolist(), comm.host(right).tolist()]
+    out["group_rounds"] = comm.rounds - rounds
     comm.barrier()
     out["rounds"], out["received"] = comm.rounds, comm.received
     return out
@@ -62,13 +68,10 @@ def _check(records: list, k: int) -> None:
         widths = [j % 3 for j in range(k)]
         assert rec["gathered"] == [float(j) for j in range(k) for _ in range(widths[j])]
         assert rec["alltoallv"] == [[100 * j + r] * ((r + j) % 3) for j in range(k)]
-        for j, got in enumerate(rec["regions"]):
-            if j == r:
-                continue
-            starts = [0, 2, 4, 6][:k + 1] if k <= 3 else [0, 2, 3, 4, 6]
-            count = min(starts[r + 1] - starts[r], 1 + (j % 2))
-            expected = (np.arange(12).reshape(6, 2) + 1000 * j)[starts[r]:starts[r] + count].tolist()
-            assert got == expected
+        for j, got in enumerate(rec["into"]):
+            assert got == ([-1] * (2 + r) if j == r else [100 * j + i for i in range(2 + j)])
+        assert rec["group_rounds"] == 0 if k == 1 else 1 <= rec["group_rounds"] <= 2   # NCCL: one, Dask: each
+        assert rec["grouped"] == [[j + 1 for j in range(k)], [x for j in range(k) for x in (-(j + 1), -(j + 1))]]
         assert rec["rounds"] >= (0 if k == 1 else 6)
         assert (rec["received"] > 0) == (k > 1)
 

@@ -174,10 +174,32 @@ def test_bfs_switches_direction_on_a_scale_free_graph(backend):
     assert len(steps) == res.stats["levels"]
     assert {r["step_direction"] for r in steps} == {"top-down", "bottom-up"}
     assert all(r["step_bytes_exchanged"] > 0 for r in steps)
-    # a top-down level: the outboxes' all-to-all (NCCL: the counts', then the pairs') and the counts'
-    # all-gather; a bottom-up level: the frontier's all-gather and the counts'
-    for r in steps:
-        assert r["step_rounds"] == 2 if r["step_direction"] == "bottom-up" else r["step_rounds"] >= 2
+    # every level: the claims' all-to-all, the frontier's all-gather and the counts' (over the Dask
+    # transport each a round; over NCCL the last two are one group)
+    assert all(r["step_rounds"] == 3 for r in steps)
+
+
+def _directions(res) -> list:
+    return [(r["step_direction"], r["step_frontier"]) for r in res.step_rows if r["phase"] == "level"]
+
+
+def _hub(graph) -> int:
+    """The vertex of most edges (a root whose search switches direction on R-MAT)."""
+    n, src, dst = graph
+    return int(np.bincount(np.concatenate([src, dst]), minlength=n).argmax())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("direction", ["auto", "top-down", "bottom-up"])
+def test_bfs_on_the_gpu_takes_the_cpu_twins_direction_at_every_level(direction):
+    """The device decides each level's direction (graphsweep_bfs_slice_decide), the CPU twin on
+    the host (_Switch): the same rule, so the same directions and frontiers."""
+    data = generated("rmat", 5, scale=12, edge_factor=16)
+    cpu, gpu = (run("bfs.distributed", dataset(data), backend, partitions=2, root=_hub(data), direction=direction)
+                for backend in ("cpu", "gpu"))
+    assert _directions(gpu) == _directions(cpu) and len(_directions(cpu)) == cpu.stats["levels"]
+    assert gpu.stats["bottom_up_levels"] == cpu.stats["bottom_up_levels"]
+    np.testing.assert_array_equal(gpu.output["level"], cpu.output["level"])
 
 
 @pytest.mark.parametrize("shape,k", CASES)
@@ -399,6 +421,20 @@ def test_every_kernel_over_nccl_gives_the_one_gpu_answer(cuda_workers, shape, na
 def test_auto_takes_nccl_on_workers_of_their_own_gpu(cuda_workers):
     res = run("bfs.distributed", dataset(SHAPES["rmat"]()), "gpu", partitions=2, scheduler=cuda_workers, root=0)
     assert res.stats["transport"] == "nccl" and res.stats["bytes_exchanged"] > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+def test_bfs_over_nccl_takes_the_cpu_twins_directions_in_two_rounds_a_level(cuda_workers):
+    data = generated("rmat", 5, scale=12, edge_factor=16)
+    cpu = run("bfs.distributed", dataset(data), "cpu", partitions=2, root=_hub(data))
+    gpu = run("bfs.distributed", dataset(data), "gpu", partitions=2, root=_hub(data), scheduler=cuda_workers,
+              comms="nccl")
+    assert _directions(gpu) == _directions(cpu)
+    assert 0 < gpu.stats["bottom_up_levels"] < gpu.stats["levels"]
+    # the claims' all-to-all, then the frontier's and the counts' all-gathers in one group
+    assert all(r["step_rounds"] == 2 for r in gpu.step_rows if r["phase"] == "level")
+    np.testing.assert_array_equal(gpu.output["level"], levels(data, _hub(data)))
 
 
 def _slices_over_two(name: str, hold_s: float = 0.0):
