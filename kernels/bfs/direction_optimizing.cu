@@ -48,15 +48,29 @@ __device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >
 // One slice of a graph partitioned over K ranks (kernels/bfs/distributed.py): this rank's rows are
 // the vertices [lo, hi); `offsets` and `lp` are passed moved back by lo, so they are indexed by
 // vertex id like the whole graph's; `visited` is a bitmap of every vertex (for a vertex of another
-// slice: claimed here once already).  A claim of another slice's vertex sets its bit in `claims`
-// (a bitmap of every vertex, whose words of slice j go to rank j after the level); a claim of
-// this slice's vertex also sets its bit in `next`, the next frontier's bitmap (global words).  The
-// whole-graph kernel passes SLICED = false and none of this is compiled in.
+// slice: claimed here once already).  A claim of another slice's vertex goes to its owner j as a
+// (vertex, parent) pair in the outbox of j (outbox[j * (cap + 1)]: its count in .x, then up to cap
+// pairs), or, once that is full, as its bit in `claims` (a bitmap of every vertex; the owner finds
+// a parent for it).  A claim of this slice's vertex also sets its bit in `next`, the next
+// frontier's bitmap (global words).  The whole-graph kernel passes SLICED = false and none of this
+// is compiled in.
 struct gs_slice {
     long long lo, hi;
+    const long long* bounds;     // the K + 1 bounds of the slices
+    int k;
+    int2* outbox;
+    int cap;
     unsigned* claims;
     unsigned* next;
 };
+
+__device__ __forceinline__ int gs_owner(const gs_slice& sl, int v)
+{
+    int j = 0;      // the last slice starting at or before v
+    for (int step = 32; step > 0; step >>= 1)
+        if (j + step < sl.k && __ldg(sl.bounds + j + step) <= v) j += step;
+    return j;
+}
 
 // ---- one run's set-up: visited empty, the root alone in queue0 (lp is written as vertices are reached) --
 
@@ -142,8 +156,15 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
         for (int q = 0; q < GS_BFS_UNROLL; ++q) {
             if (!claim[q]) continue;
             const unsigned bit = 1u << (w[q] & 31);
-            atomicOr((mine[q] ? sl.next : sl.claims) + (w[q] >> 5), bit);
-            claim[q] = mine[q];       // another slice's vertex: its owner finds the parent
+            if (mine[q]) {
+                atomicOr(sl.next + (w[q] >> 5), bit);
+                continue;
+            }
+            claim[q] = false;         // another slice's vertex: to its owner, once
+            int2* box = sl.outbox + (long long)gs_owner(sl, w[q]) * (sl.cap + 1);
+            const int at = atomicAdd(&box->x, 1);
+            if (at < sl.cap) box[1 + at] = make_int2(w[q], u[q]);
+            else atomicOr(sl.claims + (w[q] >> 5), bit);
         }
     }
 #pragma unroll
@@ -584,7 +605,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
     const gs_u64 rank = gs_spread_rank();
     const gs_u64 mine = rank * 32 + lane;       // the lane's first queue entry of a top-down level
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
-    const gs_slice whole = {0, n, nullptr, nullptr};
+    const gs_slice whole = {0, n, nullptr, 1, nullptr, 0, nullptr, nullptr};
     if (leader) ctl[CTL_T0] = gs_globaltimer();
     gs_u64 td_frontier = 0, td_edges = 0, td_items = 0, td_claimed = 0;
     gs_u64 bu_levels = 0, bu_unvisited = 0, bu_checked = 0, bu_found = 0;
@@ -709,11 +730,15 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
 // The host reads dctl back a level behind, only to know when the search ended.  Per level:
 //   to_queue    (a bottom-up level just handed over to top-down) this slice's frontier words as its queue
 //   top_down    the slice's queue expanded: its own vertices claimed into the next queue and the next
-//               frontier's bitmap, other slices' into `claims`
+//               frontier's bitmap, other slices' as pairs into their owners' outboxes (past an
+//               outbox's capacity: as bits of `claims`)
 //   bottom_up   the slice's unvisited vertices look for a parent in the frontier bitmap (every vertex's)
-//   (all-to-all of the claims' words, slice j's to rank j)
-//   resolve     the claims other ranks sent: each new vertex takes a parent among its neighbours in
-//               the frontier bitmap (one exists: the claimer's vertex), into the queue and bitmap
+//   (all-to-all of the outboxes and of the claims' words, slice j's to rank j: one NCCL group)
+//   claim       the pairs other ranks sent, claimed as top-down claims its own
+//   unclaimed, resolve, found
+//               the claims' bits other ranks sent: each new vertex takes a parent among its
+//               neighbours in the frontier bitmap (one exists: the claimer's vertex), a bottom-up
+//               step over those vertices alone
 //   counts      this rank's row of the counts table
 //   (all-gather of the next frontier's words and of the counts table)
 //   decide      the next level's direction and counts, the step counters cleared
@@ -781,7 +806,8 @@ extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOC
 graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* __restrict__ indices,
                               unsigned* visited, int2* lp, const longlong2* qin, longlong2* qout, gs_u64* items,
                               gs_u64* sctl, gs_u64* ctl, const long long* dctl, long long lo, long long hi,
-                              unsigned* claims, unsigned* next)
+                              const long long* __restrict__ bounds, int k, int2* outbox, int cap, unsigned* claims,
+                              unsigned* next)
 {
     if (gs_slice_idle(dctl, 0)) return;
     extern __shared__ longlong2 gs_smem[];
@@ -791,7 +817,7 @@ graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* 
     const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
     const gs_u64 rank = gs_spread_rank();
     const gs_u64 mine = rank * 32 + lane;
-    const gs_slice sl = {lo, hi, claims, next};
+    const gs_slice sl = {lo, hi, bounds, k, outbox, cap, claims, next};
     const gs_u64 count = (gs_u64)dctl[SLICECTL_LOCAL];
     const long long scout_now = dctl[SLICECTL_SCOUT];
     const int next_depth = (int)dctl[SLICECTL_DEPTH] + 1;
@@ -843,56 +869,104 @@ extern "C" __global__ void graphsweep_bfs_slice_bottom_up(const long long* __res
     }
 }
 
-// The claims other ranks sent (inbox: K rows of this slice's `words` words, row `row` this rank's
-// own and skipped): a vertex claimed there and not yet visited takes the first of its neighbours in
-// the frontier bitmap as its parent — one is there, the claimer's vertex (undirected rows) — and
-// joins the next queue and bitmap.  A thread a word (visited, next: this slice's words; offsets and
-// lp indexed by global id).  A claimed vertex without such a neighbour is a broken exchange:
-// dctl[SLICECTL_ERROR] says so.
-extern "C" __global__ void graphsweep_bfs_slice_resolve(const unsigned* __restrict__ inbox, int k, int row,
-                                                        int words, unsigned* visited, unsigned* next,
-                                                        const long long* __restrict__ offsets,
-                                                        const int* __restrict__ indices,
-                                                        const unsigned* __restrict__ frontier, int2* lp,
-                                                        longlong2* qout, gs_u64* sctl, long long* dctl, long long lo)
+// The (vertex, parent) pairs other ranks sent (pairs: K outboxes of cap + 1 entries, the count in
+// the first's .x, row `row` this rank's own and skipped), all this slice's vertices: claimed as a
+// top-down level claims its own, into the next queue and bitmap.  Whole warps, GS_BFS_UNROLL pairs
+// a lane.
+extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ pairs, int k, int row, int cap,
+                                                      const long long* __restrict__ offsets, const int* indices,
+                                                      unsigned* visited, int2* lp, longlong2* qout, gs_u64* sctl,
+                                                      const long long* dctl, long long lo, long long hi,
+                                                      unsigned* next)
 {
     if (gs_slice_idle(dctl, 0)) return;
-    const int depth = (int)dctl[SLICECTL_DEPTH] + 1;
+    extern __shared__ longlong2 gs_smem[];
+    const int lane = threadIdx.x & 31;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    const gs_slice sl = {lo, hi, nullptr, k, nullptr, cap, nullptr, next};
+    const int next_depth = (int)dctl[SLICECTL_DEPTH] + 1;
     long long scout = 0;
+    int fill = 0;
+    const long long total = (long long)k * cap;
+    const long long step = (long long)gridDim.x * blockDim.x * GS_BFS_UNROLL;
+    for (long long base = ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) * GS_BFS_UNROLL; base < total;
+         base += step) {
+        int u[GS_BFS_UNROLL], w[GS_BFS_UNROLL];
+        bool valid[GS_BFS_UNROLL];
+#pragma unroll
+        for (int q = 0; q < GS_BFS_UNROLL; ++q) {
+            const long long t = base + 32 * q + lane;
+            const int j = (int)(t / cap), i = (int)(t % cap);
+            const int2* box = pairs + (long long)j * (cap + 1);
+            valid[q] = t < total && j != row && i < min(__ldg(&box->x), cap);
+            const int2 p = valid[q] ? __ldg(box + 1 + i) : make_int2(0, 0);
+            w[q] = p.x;
+            u[q] = p.y;
+        }
+        gs_td_claim<true>(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
+                          sctl + GS_SCTL_COUNT, lane, sl);
+    }
+    gs_flush(buf, fill, qout, sctl + GS_SCTL_COUNT, lane);
+    scout = gs_warp_sum(scout);
+    if (lane == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
+}
+
+// The claims' bits other ranks sent (inbox: K rows of this slice's `words` words, row `row` this
+// rank's own and skipped), as the words resolve skips: every vertex but those claimed.
+extern "C" __global__ void graphsweep_bfs_slice_unclaimed(const unsigned* __restrict__ inbox, int k, int row,
+                                                          int words, unsigned* __restrict__ skip, const long long* dctl)
+{
+    if (gs_slice_idle(dctl, 0)) return;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
-        unsigned todo = 0;
+        unsigned claimed = 0;
         for (int j = 0; j < k; ++j)
-            if (j != row) todo |= __ldg(inbox + (long long)j * words + w);
-        todo &= ~visited[w];
-        unsigned found = 0;
-        while (todo) {
-            const int b = __ffs(todo) - 1;
-            todo &= todo - 1;
-            const int v = (int)(lo + w * 32 + b);
-            const long long first = __ldg(offsets + v), end = __ldg(offsets + v + 1);
-            int parent = -1;
-            for (long long e = first; e < end && parent < 0; ++e) {
-                const int u = __ldg(indices + e);
-                if ((__ldg(frontier + (u >> 5)) >> (u & 31)) & 1u) parent = u;
-            }
-            if (parent < 0) {
-                dctl[SLICECTL_ERROR] = 1;
-                continue;
-            }
-            lp[v] = make_int2(depth, parent);
-            found |= 1u << b;
-            const gs_u64 at = atomicAdd(sctl + GS_SCTL_COUNT, 1ULL) & GS_BFS_COUNT_MASK;
-            qout[at] = gs_entry(v, first, end);
-            scout += end - first;
-        }
-        if (found) {
-            visited[w] |= found;
-            next[w] |= found;
+            if (j != row) claimed |= __ldg(inbox + (long long)j * words + w);
+        skip[w] = ~claimed;
+    }
+}
+
+// The claimed vertices not yet visited take a parent among their neighbours in the frontier bitmap
+// (one is there: the claimer's vertex, rows being undirected) — a bottom-up step over them alone
+// (gs_bu_level, `skip` as its vertices without in-edges; ids local as in graphsweep_bfs_slice_bottom_up),
+// its found vertices' bits in `found` (joined to the next frontier by graphsweep_bfs_slice_found).
+extern "C" __global__ void graphsweep_bfs_slice_resolve(const long long* __restrict__ offsets,
+                                                        const int* __restrict__ indices, unsigned* visited,
+                                                        const unsigned* __restrict__ skip,
+                                                        const unsigned* frontier, unsigned* found, int2* lp,
+                                                        int size, int words, gs_u64* sctl, const long long* dctl)
+{
+    if (gs_slice_idle(dctl, 0)) return;
+    const int lane = threadIdx.x & 31;
+    const long long gwarp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    long long awake = 0, scout = 0, checked = 0;
+    gs_bu_level(offsets, offsets, indices, visited, skip, frontier, found, lp, size, words,
+                (int)dctl[SLICECTL_DEPTH], awake, scout, checked, gwarp, nwarps, lane);
+    scout = gs_warp_sum(scout);
+    if (lane == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
+}
+
+// The vertices resolve found joined to the next frontier's words and queue (a thread a word; ids
+// local, queued as global ids lo + v).
+extern "C" __global__ void graphsweep_bfs_slice_found(const unsigned* __restrict__ found, int words, unsigned* next,
+                                                      const long long* __restrict__ offsets, longlong2* qout,
+                                                      gs_u64* sctl, long long lo, const long long* dctl)
+{
+    if (gs_slice_idle(dctl, 0)) return;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
+        unsigned bits = __ldg(found + w);
+        if (!bits) continue;
+        next[w] |= bits;
+        gs_u64 at = atomicAdd(sctl + GS_SCTL_COUNT, (gs_u64)__popc(bits)) & GS_BFS_COUNT_MASK;
+        while (bits) {
+            const int b = __ffs(bits) - 1;
+            bits &= bits - 1;
+            const long long v = w * 32 + b;
+            qout[at++] = gs_entry((int)(lo + v), __ldg(offsets + v), __ldg(offsets + v + 1));
         }
     }
-    scout = gs_warp_sum(scout);
-    if ((threadIdx.x & 31) == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
 }
 
 // This rank's row of the level's counts table: (the next frontier's vertices here, their

@@ -192,8 +192,7 @@ class SliceCtl(IntEnum):
     BOTTOM_UP_LEVELS = 9
     LAST_DIRECTION = 10     # the level just done: its direction and frontier
     LAST_COUNT = 11
-    ERROR = 12          # a claimed vertex without a neighbour in the frontier (a broken exchange)
-    SIZE = 13
+    SIZE = 12
 
 
 # Everything direction_optimizing.cu shares with this launcher, passed with -D: one value of each.

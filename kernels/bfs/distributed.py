@@ -61,8 +61,12 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
                                                          "edges / alpha"),
           "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
           "threads": Param(256, minimum=32, help="threads per block of the level steps (a multiple of 32, at most "
-                                                 "512)")}
+                                                 "512)"),
+          "outbox": Param(1 << 16, minimum=1, help="(vertex, parent) pairs a rank sends each other rank a top-down "
+                                                   "level (a fixed 8 (outbox + 1) bytes); claims past it go as bits "
+                                                   "whose owner finds the parent")}
 SCTL = 5                       # the step counters (direction_optimizing.cu: GS_SCTL_*)
+UNROLL = 4                     # pairs a lane of the claim kernel takes at once (GS_BFS_UNROLL)
 SNAPSHOTS = 4                  # control blocks in flight to the host (it reads level L before queuing L + 2)
 DIRECTIONS = ("top-down", "bottom-up")
 C = do.SliceCtl
@@ -108,9 +112,10 @@ class _GpuSearch:
         import cupy
         s = rank.slice
         self.s, self.xp, self.comm, self.rank = s, cupy, rank.comm, rank
-        ws = s.scratch.get("bfs")
+        key = ("bfs", params["threads"], params["outbox"])
+        ws = s.scratch.get(key)
         if ws is None:
-            ws = s.scratch["bfs"] = self._workspace(s, params)
+            ws = s.scratch[key] = self._workspace(s, params)
         self.ws = ws
         self.threads = ws["threads"]
 
@@ -126,7 +131,8 @@ class _GpuSearch:
         mod = do._module(registers)
         smem = (threads // 32) * (do.WARP_BUFFER * 16 + 3 * 8)
         fn = {name: mod.get_function(f"graphsweep_bfs_slice_{name}")
-              for name in ("start", "to_queue", "top_down", "bottom_up", "resolve", "counts", "decide", "outputs")}
+              for name in ("start", "to_queue", "top_down", "bottom_up", "claim", "unclaimed", "resolve", "found",
+                           "counts", "decide", "outputs")}
         word_bounds = ((s.bounds + 31) // 32).astype(np.int64)
         first = int(word_bounds[s.index])
         lp = cupy.empty((max(size, 1), 2), dtype=np.int32)
@@ -134,6 +140,9 @@ class _GpuSearch:
         fronts = [cupy.zeros(words, dtype=np.uint32) for _ in range(2)]
         claims = cupy.zeros(words, dtype=np.uint32)
         inbox = cupy.zeros((k, max(local_words, 1)), dtype=np.uint32)
+        cap = params["outbox"]
+        outbox = cupy.zeros((k, cap + 1, 2), dtype=np.int32)        # per rank: its count, then its pairs
+        pairs = cupy.zeros((k, cap + 1, 2), dtype=np.int32)
         ws = {"mod": mod, "fn": fn, "threads": threads, "smem": smem, "k": k,
               "blocks": persistent_blocks(fn["top_down"], threads, smem, None), "words": words,
               "local_words": local_words,
@@ -142,9 +151,13 @@ class _GpuSearch:
               "bu_blocks": min(resident_blocks(threads), blocks_for(32 * local_words, threads)),
               "word_blocks": blocks_for(max(local_words, 1), threads),
               "visited": visited, "bitmaps": fronts, "lp": lp, "claims": claims, "inbox": inbox,
+              "skip": cupy.empty(max(local_words, 1), dtype=np.uint32),
+              "found": cupy.empty(max(local_words, 1), dtype=np.uint32),
               # slice j's words of the claims go to rank j, into its inbox row of this rank
               "claim_pieces": [claims[int(word_bounds[j]):int(word_bounds[j + 1])] for j in range(k)],
               "inbox_rows": [inbox[j, :local_words] for j in range(k)],
+              "cap": cap, "outbox": outbox, "pairs": pairs, "bounds": cupy.asarray(s.bounds.astype(np.int64)),
+              "claim_blocks": blocks_for(k * cap, threads * UNROLL),
               "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
               "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
               "sctl": cupy.zeros(SCTL, dtype=np.uint64),
@@ -229,16 +242,27 @@ class _GpuSearch:
         fn["to_queue"]((ws["word_blocks"],), (t,), (here_front, lw, s.csr.offsets, qin, sctl, np.int32(s.lo), dctl))
         launch_cooperative(fn["top_down"], ws["blocks"], t, (
             ws["offsets_global"], s.csr.indices, ws["visited"], ws["lp_global"], qin, qout, ws["items"], sctl,
-            ws["ctl"], dctl, np.int64(s.lo), np.int64(s.hi), ws["claims"], front_next), ws["smem"])
+            ws["ctl"], dctl, np.int64(s.lo), np.int64(s.hi), ws["bounds"], np.int32(ws["k"]), ws["outbox"],
+            np.int32(ws["cap"]), ws["claims"], front_next), ws["smem"])
         if lw:
             fn["bottom_up"]((ws["bu_blocks"],), (t,), (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["dead"],
                                                        front, here_next, ws["lp"], np.int32(s.size), lw, sctl, dctl))
-        comm.alltoallv_into(ws["claim_pieces"], ws["inbox_rows"])
+        with comm.group():
+            comm.alltoallv_into(list(ws["outbox"]), list(ws["pairs"]))
+            comm.alltoallv_into(ws["claim_pieces"], ws["inbox_rows"])
+        self._zero(ws["outbox"])
         self._zero(ws["claims"])
+        fn["claim"]((ws["claim_blocks"],), (t,), (
+            ws["pairs"], np.int32(ws["k"]), np.int32(s.index), np.int32(ws["cap"]), ws["offsets_global"],
+            s.csr.indices, ws["visited"], ws["lp_global"], qout, sctl, dctl, np.int64(s.lo), np.int64(s.hi),
+            front_next), shared_mem=(t // 32) * do.WARP_BUFFER * 16)
         if lw:
-            fn["resolve"]((ws["word_blocks"],), (t,), (
-                ws["inbox"], np.int32(ws["k"]), np.int32(s.index), lw, ws["visited_here"], here_next,
-                ws["offsets_global"], s.csr.indices, front, ws["lp_global"], qout, sctl, dctl, np.int64(s.lo)))
+            fn["unclaimed"]((ws["word_blocks"],), (t,), (ws["inbox"], np.int32(ws["k"]), np.int32(s.index), lw,
+                                                         ws["skip"], dctl))
+            fn["resolve"]((ws["bu_blocks"],), (t,), (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["skip"],
+                                                     front, ws["found"], ws["lp"], np.int32(s.size), lw, sctl, dctl))
+            fn["found"]((ws["word_blocks"],), (t,), (ws["found"], lw, here_next, s.csr.offsets, qout, sctl,
+                                                     np.int64(s.lo), dctl))
         fn["counts"]((1,), (32,), (sctl, ws["table"], np.int32(s.index), dctl))
         with comm.group():
             comm.allgatherv(front_next, ws["word_bounds"])
@@ -266,9 +290,6 @@ class _GpuSearch:
             queued.append(self.level(depth + 1, mode_, alpha, beta))
             comm.wait(queued[depth][0])
             snap = ws["snapshots"][depth % SNAPSHOTS].copy()
-            if snap[C.ERROR]:
-                raise RuntimeError(f"bfs.distributed: rank {s.index} got a claim at level {depth} for a vertex with "
-                                   f"no neighbour in the frontier (a broken exchange)")
             seen.append(snap)
             if snap[C.DONE]:
                 break
@@ -296,26 +317,52 @@ class _GpuSearch:
 # --- CPU twin: the same levels with Numba, the same exchanges
 
 @numba.njit(cache=True)
-def _cpu_top_down(off, idx, lo, hi, level, parent, sent, claims, queue, count, depth, out, nxt):
+def _cpu_top_down(off, idx, lo, hi, level, parent, sent, claims, outbox, bounds, queue, count, depth, out, nxt):
     """Expand queue[:count] (global ids of this slice): own neighbours claimed into ``out`` and
-    ``nxt``, other slices' set in ``claims`` the first time this slice names them; returns
-    (claimed, their out-edges)."""
-    claimed, scout = 0, 0
+    ``nxt``; another slice's, the first time this slice names it, a (vertex, parent) pair in its
+    owner's outbox (outbox[j, 0, 0] its count) or, once that is full, its bit in ``claims``;
+    returns (claimed, their out-edges)."""
+    claimed, scout, cap = 0, 0, outbox.shape[1] - 1
     for i in range(count):
         u = queue[i]
         for e in range(off[u - lo], off[u - lo + 1]):
             w = idx[e]
             if lo <= w < hi:
-                if level[w - lo] < 0:
-                    level[w - lo] = depth + 1
-                    parent[w - lo] = u
-                    nxt[w] = True
-                    out[claimed] = w
-                    claimed += 1
-                    scout += off[w - lo + 1] - off[w - lo]
+                claimed, scout = _cpu_claim_one(off, lo, level, parent, w, u, depth, out, nxt, claimed, scout)
             elif not sent[w]:
                 sent[w] = True
-                claims[w] = True
+                j = np.searchsorted(bounds, w, side="right") - 1
+                at = outbox[j, 0, 0]
+                outbox[j, 0, 0] = at + 1
+                if at < cap:
+                    outbox[j, 1 + at, 0] = w
+                    outbox[j, 1 + at, 1] = u
+                else:
+                    claims[w] = True
+    return claimed, scout
+
+
+@numba.njit(cache=True)
+def _cpu_claim_one(off, lo, level, parent, w, u, depth, out, nxt, claimed, scout):
+    """Claim this slice's vertex w from u unless reached; returns (claimed, scout) updated."""
+    if level[w - lo] < 0:
+        level[w - lo] = depth + 1
+        parent[w - lo] = u
+        nxt[w] = True
+        out[claimed] = w
+        return claimed + 1, scout + off[w - lo + 1] - off[w - lo]
+    return claimed, scout
+
+
+@numba.njit(cache=True)
+def _cpu_claim(off, lo, level, parent, pairs, row, depth, out, nxt, claimed):
+    """Claim the pairs the other ranks sent (pairs[j]: rank j's outbox for this slice)."""
+    scout, cap = 0, pairs.shape[1] - 1
+    for j in range(pairs.shape[0]):
+        if j != row:
+            for i in range(min(pairs[j, 0, 0], cap)):
+                claimed, scout = _cpu_claim_one(off, lo, level, parent, pairs[j, 1 + i, 0], pairs[j, 1 + i, 1], depth,
+                                                out, nxt, claimed, scout)
     return claimed, scout
 
 
@@ -362,7 +409,7 @@ def _cpu_bottom_up(off, idx, lo, level, parent, front, nxt, depth):
     return found, scout
 
 
-def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_check: int) -> dict:
+def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_check: int, params: dict) -> dict:
     """The same levels on the host (NumPy + Numba), the direction by ``_Switch``."""
     s, comm = rank.slice, rank.comm
     n, lo, hi, k = s.n, s.lo, s.hi, comm.size
@@ -372,6 +419,8 @@ def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_
     sent, claims = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
     fronts = [np.zeros(n, dtype=np.bool_) for _ in range(2)]
     inbox = [np.zeros(s.size, dtype=np.bool_) for _ in range(k)]
+    outbox = np.zeros((k, params["outbox"] + 1, 2), dtype=np.int64)
+    pairs = np.zeros_like(outbox)
     queue, out = np.empty(max(s.size, 1), dtype=np.int64), np.empty(max(s.size, 1), dtype=np.int64)
     mine = lo <= root < hi
     with rank.phase("init"):
@@ -391,13 +440,16 @@ def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_
                 queue[:here.shape[0]], local = here, here.shape[0]
             if direction == "top-down":
                 nxt[lo:hi] = False
-                claimed, found_scout = _cpu_top_down(off, idx, lo, hi, level, parent, sent, claims, queue, local,
-                                                     depth, out, nxt)
+                claimed, found_scout = _cpu_top_down(off, idx, lo, hi, level, parent, sent, claims, outbox, s.bounds,
+                                                     queue, local, depth, out, nxt)
             else:
                 claimed, found_scout = _cpu_bottom_up(off, idx, lo, level, parent, front, nxt, depth)
+            comm.alltoallv_into(list(outbox), list(pairs))
             comm.alltoallv_into([claims[s.bounds[j]:s.bounds[j + 1]] for j in range(k)], inbox)
-            claims[:] = False
+            outbox[:, 0, 0], claims[:] = 0, False
             if direction == "top-down" and k > 1:
+                claimed, more = _cpu_claim(off, lo, level, parent, pairs, s.index, depth, out, nxt, claimed)
+                found_scout += more
                 got = np.logical_or.reduce([inbox[j] for j in range(k) if j != s.index])
                 claimed, more = _cpu_resolve(off, idx, lo, level, parent, got, front, nxt, out, claimed, depth)
                 if claimed < 0:
@@ -419,7 +471,7 @@ def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_
 def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: int, params: dict) -> dict:
     """The whole search on this rank, level by level in step with the others (see the module doc)."""
     if rank.backend != "gpu":
-        return _cpu_search(rank, root, mode, alpha, beta, edges_total)
+        return _cpu_search(rank, root, mode, alpha, beta, edges_total, params)
     search = _GpuSearch(rank, params)
     if rank.comm.size == 1:
         return search.whole(root, mode, alpha, beta, edges_total)
@@ -430,7 +482,8 @@ def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer)
     records = ledger.run(_search, params["root"], params["direction"], params["alpha"], params["beta"],
-                         part.facts["slice_edges_total"], {"threads": params["threads"]}, name="bfs.distributed")
+                         part.facts["slice_edges_total"], {k: params[k] for k in ("threads", "outbox")},
+                         name="bfs.distributed")
     ledger.steps("level", ("direction", "frontier"))
     timer.stat("levels", records[0]["levels"])
     timer.stat("bottom_up_levels", records[0]["bottom_up_levels"])

@@ -1,12 +1,16 @@
 // cc.distributed: the merge of the ranks' forests (see distributed.py).  Each rank has run
 // cc.sampled-union-find over its slice and compressed its forest (parent[v] = v's root there); it
-// describes that forest in two parts, which every rank all-gathers:
+// describes that forest in two parts:
 //   bitmap  bit v set when v's root is the rank's giant (the root of the tree its final pass
-//           skipped, or -1: none): the most of a skewed graph's vertices, 1 bit each;
-//   pairs   (v, root) for every other vertex not a root itself: 8 bytes each.
-// Every rank then builds the same merged forest from all ranks' parts (giants, join, link) and
-// compresses it.  parent[v] <= v holds throughout (a root is its component's smallest vertex
-// there, a giant's root too), so the merged roots are the canonical labels.
+//           skipped, or -1: none): the most of a skewed graph's vertices, 1 bit each; its words of
+//           rank j's range go to rank j (all-to-all);
+//   pairs   (v, root) for every other vertex not a root itself: 8 bytes each, all-gathered.
+// Each rank then builds the merged forest over its own range only: the first layer from the
+// bitmaps (layer), the pairs' ends replaced by their first-layer parents, which their owners know
+// (reps, then an all-reduce min), those stand-ins and the giant roots made roots (seed), the giants
+// that share a vertex joined and the pairs linked (join, link: every rank alike), its range
+// compressed.  parent[v] <= v holds throughout (a root is its component's smallest vertex there, a
+// giant's root too), so the merged roots are the canonical labels.
 #include "cc/common.cuh"
 
 // This rank's part: the bitmap words of its giant (a warp per 32 vertices, one ballot a word) and
@@ -35,43 +39,96 @@ __global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n,
     }
 }
 
-// The merged forest's first layer, from every rank's bitmap (maps[r * words + w]): v goes under
-// the smallest giant root among the ranks whose giant holds it (each such root is <= v), else
+// The merged forest's first layer over this rank's range [lo, hi), from every rank's bitmap words
+// of that range (inbox[r * words + w], w counted from lo / 32: lo is a multiple of 32): v goes
+// under the smallest giant root among the ranks whose giant holds it (each such root is <= v), else
 // stays a root.  A vertex in the giants of several ranks joins them: the ranks' bit mask is OR-ed
-// into adj[r] of the first of them (k <= 64), only where it adds a bit (an atomic per vertex on one
-// word took R-MAT 26's merge 4.9 ms at K = 4 on H200s).
+// into adj[r] of the first of them (k <= 64), gathered per block in shared memory first (R-MAT:
+// most vertices, the same few masks; one global word read by every vertex was a hot spot).
 template <typename L>
-__global__ void graphsweep_ccd_giants(const unsigned* __restrict__ maps, int k, long long words,
-                                      const long long* __restrict__ giants, L* __restrict__ parent, long long n,
-                                      unsigned long long* __restrict__ adj)
+__global__ void graphsweep_ccd_layer(const unsigned* __restrict__ inbox, int k, long long words,
+                                     const long long* __restrict__ giants, L* __restrict__ parent, long long lo,
+                                     long long hi, unsigned long long* __restrict__ adj)
 {
-    GS_CC_GRID_STRIDE(v, n) {
+    __shared__ unsigned long long block_adj[64];
+    for (int r = threadIdx.x; r < k; r += blockDim.x) block_adj[r] = 0;
+    __syncthreads();
+    GS_CC_GRID_STRIDE(i, hi - lo) {
+        const long long v = lo + i;
         long long best = v;
         unsigned long long mask = 0;
         for (int r = 0; r < k; ++r) {
-            if ((__ldg(maps + r * words + (v >> 5)) >> (v & 31)) & 1u) {
+            if ((__ldg(inbox + r * words + (i >> 5)) >> (i & 31)) & 1u) {
                 mask |= 1ULL << r;
                 const long long g = __ldg(giants + r);
                 if (g < best) best = g;
             }
         }
         parent[v] = (L)best;
-        if (mask & (mask - 1)) {      // R-MAT: most vertices, the same few masks: read before the atomic
-            unsigned long long* to = adj + (__ffsll(mask) - 1);
-            if ((__ldcg(to) & mask) != mask) atomicOr(to, mask);
+        if (mask & (mask - 1)) {
+            unsigned long long* to = block_adj + (__ffsll(mask) - 1);
+            if ((*to & mask) != mask) atomicOr(to, mask);
         }
+    }
+    __syncthreads();
+    for (int r = threadIdx.x; r < k; r += blockDim.x)
+        if (block_adj[r]) atomicOr(adj + r, block_adj[r]);
+}
+
+// What each pair's ends stand for in the merged forest: an end in this rank's range [lo, hi) its
+// first-layer parent (its giant root, or itself), any other end `none` (the ranks' answers meet in
+// an all-reduce min: every end has one owner).
+template <typename L>
+__global__ void graphsweep_ccd_reps(const L* __restrict__ pairs, long long total, const L* __restrict__ parent,
+                                    long long lo, long long hi, L none, L* __restrict__ rep)
+{
+    GS_CC_GRID_STRIDE(t, total) {
+        const L x = __ldg(pairs + t);
+        rep[t] = x >= lo && x < hi ? __ldg(parent + x) : none;
     }
 }
 
-// One thread: the giants that share a vertex joined (k^2 links at most).
+// The forest's other nodes made roots before the links: every pair end's stand-in and every giant
+// root (a giant root of this range loses its first-layer parent here; the giants' join restores
+// the link, since that root is a vertex of both giants).
 template <typename L>
-__global__ void graphsweep_ccd_join(const long long* __restrict__ giants, const unsigned long long* __restrict__ adj,
+__global__ void graphsweep_ccd_seed(const L* __restrict__ rep, long long total, const long long* __restrict__ giants,
+                                    int k, L* __restrict__ parent)
+{
+    GS_CC_GRID_STRIDE(t, total + k) {
+        const long long x = t < total ? (long long)__ldg(rep + t) : __ldg(giants + (t - total));
+        if (x >= 0) parent[x] = (L)x;
+    }
+}
+
+// Every vertex of [lo, hi) pointed at its root.
+template <typename L>
+__global__ void graphsweep_ccd_compress(L* parent, long long lo, long long hi)
+{
+    GS_CC_GRID_STRIDE(i, hi - lo) {
+        const L v = (L)(lo + i);
+        parent[v] = gs_cc_find(v, parent);
+    }
+}
+
+// One thread: each giant's root in the merged forest (-1 for none).
+template <typename L>
+__global__ void graphsweep_ccd_roots(const long long* __restrict__ giants, int k, L* parent, long long* roots)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    for (int r = 0; r < k; ++r) roots[r] = giants[r] >= 0 ? (long long)gs_cc_find((L)giants[r], parent) : -1;
+}
+
+// One thread: the giants that share a vertex joined (k^2 links at most; shared[r * k + s] != 0 when
+// giants r and s share one, the ranks' adj masks OR-ed by an all-reduce max).
+template <typename L>
+__global__ void graphsweep_ccd_join(const long long* __restrict__ giants, const unsigned char* __restrict__ shared,
                                     int k, L* parent)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     for (int r = 0; r < k; ++r)
-        for (unsigned long long m = adj[r]; m; m &= m - 1)
-            gs_cc_link((L)giants[r], (L)giants[__ffsll(m) - 1], parent);
+        for (int s = 0; s < k; ++s)
+            if (shared[r * k + s]) gs_cc_link((L)giants[r], (L)giants[s], parent);
 }
 
 // Every rank's pairs linked: rank j's region of `pairs` starts at 2 * first[j] and holds its

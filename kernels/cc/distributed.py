@@ -77,7 +77,8 @@ class _GpuPasses:
         off = s.scratch[key]
         self.fn = suf.gpu_functions(off.dtype, csr.indices.dtype, n, {**params, "rows": "thread"})
         lt = c_type(label_dtype(n))
-        names = {k: f"graphsweep_ccd_{k}<{lt}>" for k in ("encode", "giants", "join", "link")}
+        names = {k: f"graphsweep_ccd_{k}<{lt}>" for k in ("encode", "layer", "reps", "seed", "join", "link",
+                                                             "compress", "roots")}
         mod = module("cc/distributed.cu", name_expressions=tuple(names.values()))
         self.fn.update({k: mod.get_function(v) for k, v in names.items()})
         self.off, self.idx, self.lo, self.rows = shifted(off, s.lo), csr.indices, s.lo, s.size
@@ -168,19 +169,41 @@ class _GpuPasses:
                    self.vertices, self.count)
         return self.count.view(np.int64), self.vertices
 
-    def merge(self, parent, maps, giants, pairs, first) -> None:
-        """The merged forest from every rank's parts (``giants``: their roots or -1; ``first``: K + 1
-        starts of the ranks' pairs, on the device), compressed."""
-        xp, k, n = self.xp, giants.shape[0], self.n
-        adj = xp.zeros(k, dtype=np.uint64)
-        if n:
-            launch(self.fn["giants"], n, self.threads, None, maps, np.int32(k), np.int64((n + 31) // 32), giants,
-                   parent, np.int64(n), adj)
-        self.fn["join"]((1,), (1,), (giants, adj, np.int32(k), parent))
-        total = int(pairs.shape[0]) // 2
-        if total:
-            launch(self.fn["link"], total, self.threads, None, pairs, first, np.int32(k), parent)
-        self.compress(parent)
+    def layer(self, inbox, giants, parent, lo: int, hi: int):
+        """The merged forest's first layer over [lo, hi) from every rank's bitmap words of it
+        (``inbox``: a row a rank); which giants share a vertex here (adj[r]: a mask of ranks)."""
+        adj = self.xp.zeros(giants.shape[0], dtype=np.uint64)
+        if hi > lo:
+            launch(self.fn["layer"], hi - lo, self.threads, min(self.resident, -(-(hi - lo) // self.threads)),
+                   inbox, np.int32(giants.shape[0]), np.int64(inbox.shape[1]), giants, parent, np.int64(lo),
+                   np.int64(hi), adj)
+        return adj
+
+    def reps(self, pairs, parent, lo: int, hi: int):
+        """Each pair end's first-layer parent where this rank owns the end, the type's maximum elsewhere."""
+        rep = self.xp.empty_like(pairs)
+        if pairs.size:
+            launch(self.fn["reps"], pairs.size, self.threads, None, pairs, np.int64(pairs.size), parent, np.int64(lo),
+                   np.int64(hi), pairs.dtype.type(np.iinfo(pairs.dtype).max), rep)
+        return rep
+
+    def link_reps(self, parent, rep, giants, shared, first) -> None:
+        """The stand-ins and giant roots made roots, the giants that share a vertex joined, every
+        pair's stand-ins linked (``first``: K + 1 starts of the ranks' pairs, on the device)."""
+        k = giants.shape[0]
+        launch(self.fn["seed"], rep.size + k, self.threads, None, rep, np.int64(rep.size), giants, np.int32(k), parent)
+        self.fn["join"]((1,), (1,), (giants, shared, np.int32(k), parent))
+        if rep.size:
+            launch(self.fn["link"], rep.size // 2, self.threads, None, rep, first, np.int32(k), parent)
+
+    def compress_range(self, parent, lo: int, hi: int) -> None:
+        if hi > lo:
+            launch(self.fn["compress"], hi - lo, self.threads, None, parent, np.int64(lo), np.int64(hi))
+
+    def roots(self, parent, giants):
+        out = self.xp.empty(giants.shape[0], dtype=np.int64)
+        self.fn["roots"]((1,), (1,), (giants, np.int32(giants.shape[0]), parent, out))
+        return out
 
 
 class _CpuPasses:
@@ -233,21 +256,33 @@ class _CpuPasses:
         vertices = np.flatnonzero((parent != ids) & ~in_giant).astype(parent.dtype)
         return np.array([vertices.shape[0]], dtype=np.int64), vertices
 
-    def merge(self, parent, maps, giants, pairs, first) -> None:
-        _cpu_merge(parent, maps.reshape(giants.shape[0], -1), giants, pairs, first)
-        suf.compress(parent)
+    def layer(self, inbox, giants, parent, lo: int, hi: int):
+        return _cpu_layer(inbox, giants, parent, lo, hi)
+
+    def reps(self, pairs, parent, lo: int, hi: int):
+        inside = (pairs >= lo) & (pairs < hi)
+        return np.where(inside, parent[np.where(inside, pairs, 0)], np.iinfo(pairs.dtype).max).astype(pairs.dtype)
+
+    def link_reps(self, parent, rep, giants, shared, first) -> None:
+        _cpu_link_reps(parent, rep, giants, shared.reshape(giants.shape[0], -1), first)
+
+    def compress_range(self, parent, lo: int, hi: int) -> None:
+        _cpu_compress_range(parent, lo, hi)
+
+    def roots(self, parent, giants):
+        return np.array([suf.root_of(parent, g) if g >= 0 else -1 for g in giants], dtype=np.int64)
 
 
 @numba.njit(cache=True)
-def _cpu_merge(parent, maps, giants, pairs, first):
-    """distributed.cu's giants, join and link kernels in one pass each (maps: a row of bytes per rank,
-    bit v & 7 of byte v >> 3)."""
-    k, n = giants.shape[0], parent.shape[0]
+def _cpu_layer(inbox, giants, parent, lo, hi):
+    """distributed.cu's layer (inbox: a row of bytes per rank over [lo, hi), bit i & 7 of byte i >> 3)."""
+    k = giants.shape[0]
     adj = np.zeros(k, dtype=np.uint64)
-    for v in range(n):
+    for i in range(hi - lo):
+        v = lo + i
         best, mask, low = v, 0, -1
         for r in range(k):
-            if (maps[r, v >> 3] >> (v & 7)) & 1:
+            if (inbox[r, i >> 3] >> (i & 7)) & 1:
                 mask |= 1 << r
                 if low < 0:
                     low = r
@@ -256,15 +291,33 @@ def _cpu_merge(parent, maps, giants, pairs, first):
         parent[v] = best
         if mask & (mask - 1):
             adj[low] |= np.uint64(mask)
+    return adj
+
+
+@numba.njit(cache=True)
+def _cpu_link_reps(parent, rep, giants, shared, first):
+    """distributed.cu's seed, join and link."""
+    k = giants.shape[0]
+    for t in range(rep.shape[0]):
+        parent[rep[t]] = rep[t]
+    for r in range(k):
+        if giants[r] >= 0:
+            parent[giants[r]] = giants[r]
     for r in range(k):
         for s in range(k):
-            if (adj[r] >> np.uint64(s)) & np.uint64(1):
+            if shared[r, s]:
                 suf.link(parent, giants[r], giants[s])
     for j in range(k):
         c = first[j + 1] - first[j]
         at = 2 * first[j]
         for i in range(c):
-            suf.link(parent, pairs[at + i], pairs[at + c + i])
+            suf.link(parent, rep[at + i], rep[at + c + i])
+
+
+@numba.njit(cache=True)
+def _cpu_compress_range(parent, lo, hi):
+    for v in range(lo, hi):
+        parent[v] = suf.root_of(parent, v)
 
 
 def _components(rank, params: dict, edges_total: int) -> dict:
@@ -324,28 +377,46 @@ def _merge(rank, passes, parent, least: int) -> tuple:
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, k, r = s.n, comm.size, s.index
     gpu = rank.backend == "gpu"
-    with rank.phase("merge"):
+    lo, hi = s.lo, s.hi
+    with rank.phase("encode"):
         giant = passes.giant(parent)
-        width = (n + 31) // 32 if gpu else (n + 7) // 8          # a bitmap: words on the GPU, bytes on the CPU
-        maps = xp.zeros(k * width, dtype=np.uint32 if gpu else np.uint8)
-        count, vertices = passes.encode(parent, giant, maps[r * width:(r + 1) * width])
+        per = 32 if gpu else 8                                    # a bitmap: words on the GPU, bytes on the CPU
+        cut = -(-s.bounds // per)                                 # the ranges' words (bounds: multiples of 32)
+        own = int(cut[r + 1] - cut[r])
+        row = xp.zeros(int(cut[-1]), dtype=np.uint32 if gpu else np.uint8)
+        count, vertices = passes.encode(parent, giant, row)
+        inbox = xp.zeros((k, max(own, 1)), dtype=row.dtype)       # every rank's bitmap words of this range
+        inbox[r, :own] = row[int(cut[r]):int(cut[r + 1])]
         table = xp.zeros(2 * k, dtype=np.int64)
         table[2 * r:2 * r + 1] = count
         table[2 * r + 1:2 * r + 2] = giant
-        comm.allgatherv(table, np.arange(0, 2 * k + 1, 2))
-        comm.allgatherv(maps, np.arange(k + 1) * width)
+        with comm.group():
+            comm.allgatherv(table, np.arange(0, 2 * k + 1, 2))
+            comm.alltoallv_into([row[int(cut[j]):int(cut[j + 1])] for j in range(k)],
+                                [inbox[j, :own] for j in range(k)])
         table = comm.host(table).reshape(k, 2)
-        sizes, giants = table[:, 0], table[:, 1]
+    sizes, giants = table[:, 0], table[:, 1]
+    with rank.phase("merge"):
         first = np.concatenate([[0], np.cumsum(sizes)])
         pairs = xp.empty(2 * int(first[-1]), dtype=parent.dtype)   # per rank: its vertices, then their roots
         a, c = 2 * int(first[r]), int(sizes[r])
         pairs[a:a + c] = vertices[:c]
         pairs[a + c:a + 2 * c] = parent[vertices[:c]]
         comm.allgatherv(pairs, 2 * first)
-        passes.merge(parent, maps, xp.asarray(giants), pairs, xp.asarray(first))
-        joined = np.unique(comm.host(parent[xp.asarray(giants)])).size == 1
+        giants_here = xp.asarray(giants)
+        adj = passes.layer(inbox, giants_here, parent, lo, hi)
+        rep = passes.reps(pairs, parent, lo, hi)
+        shared = ((adj[:, None] >> xp.arange(k, dtype=np.uint64)) & 1).astype(np.uint8).ravel()
+        with comm.group():
+            rep = comm.allreduce(rep, "min")
+            shared = comm.allreduce(shared, "max")
+        passes.link_reps(parent, rep, giants_here, shared, xp.asarray(first))
+        passes.compress_range(parent, lo, hi)
+        joined = np.unique(comm.host(passes.roots(parent, giants_here))).size == 1
     stats = {"merge_pairs": int(sizes.sum()), "merge_rounds": 0, "sparse_merges": 0}
     if not joined:
+        with rank.phase("merge"):
+            comm.allgatherv(parent, s.bounds)     # the merged forest, every rank's range: the same on all
         stats.update(_rounds(rank, passes, parent, least))
     return parent, stats
 
