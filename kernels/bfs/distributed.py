@@ -12,10 +12,13 @@ bottom-up with early exit), and every exchange has a size fixed in advance, so t
 level without reading anything back:
   top-down   the rank expands its frontier queue: a neighbour in its range is claimed at once
              (visited bitmap, queued with its row, set in the next frontier's bitmap); a neighbour of
-             another slice, the first time this rank names it, sets its bit in a claims bitmap of
-             every vertex.  The claims' words go to their owners (all-to-all, (K - 1) / K x n / 8
-             bytes out of each rank); each claimed vertex not yet visited takes as parent its first
-             neighbour in the frontier bitmap (one is there: the claimer's vertex).
+             another slice, the first time this rank names it, goes to its owner as a (vertex,
+             parent) pair in a fixed outbox (``outbox`` pairs a peer, 8 bytes each, its count
+             inside) or, once that is full, as its bit in a claims bitmap of every vertex.  The
+             outboxes and the claims' words go to their owners (all-to-alls in one NCCL group);
+             the owner claims the pairs as its own top-down does, and each claimed bit not yet
+             visited takes as parent its first neighbour in the frontier bitmap (one is there: the
+             claimer's vertex), a bottom-up step over those vertices alone.
   bottom-up  every unvisited vertex of the range looks for a parent among its neighbours in the
              frontier bitmap of every vertex.
   then       the next frontier's words and each rank's counts (its share of the next frontier and

@@ -103,7 +103,7 @@ __global__ void graphsweep_ccd_seed(const L* __restrict__ rep, long long total, 
 
 // Every vertex of [lo, hi) pointed at its root.
 template <typename L>
-__global__ void graphsweep_ccd_compress(L* parent, long long lo, long long hi)
+__global__ void graphsweep_ccd_compress_range(L* parent, long long lo, long long hi)
 {
     GS_CC_GRID_STRIDE(i, hi - lo) {
         const L v = (L)(lo + i);

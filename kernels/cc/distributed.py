@@ -14,34 +14,41 @@ sample found a tree to skip (R-MAT at scale 14 and up; an all-gather of the keys
             row, on whichever rank holds it: every rank is in skip mode), compress: parent[v] = v's
             root over this slice's edges.
   encode    the forest in two parts: a bitmap of the vertices whose root is the rank's giant (the
-            skipped tree's root now: on R-MAT most vertices, 1 bit each) and (vertex, root) pairs for
-            every other vertex that is not a root (8 bytes each; R-MAT 16, K = 4: 4% of n in all).
-            The counts and giants, the bitmaps (n / 8 bytes a rank) and the pairs are all-gathered.
-  merge     every rank builds the same forest from all parts: a vertex under the smallest giant
-            root among the ranks whose giant holds it, giants that share a vertex joined, every
-            pair linked (union-find), compress.  parent[v] <= v throughout, so the roots are the
-            components' smallest vertices: canonical.
+            skipped tree's root now: on R-MAT most vertices, 1 bit each; its words of rank j's
+            range go to rank j, an all-to-all) and (vertex, root) pairs for every other vertex that
+            is not a root (8 bytes each; R-MAT 16, K = 4: 4% of n in all, all-gathered with the
+            ranks' counts and giants).
+  merge     each rank builds the merged forest over its own range only: a vertex under the
+            smallest giant root among the ranks whose giant holds it (its first layer), each pair's
+            ends replaced by their first-layer parents, which their owners know (an all-reduce
+            min: every end has one owner), those stand-ins and the giant roots made roots, giants
+            that share a vertex joined and the pairs linked (union-find, the same on every rank),
+            its range compressed.  parent[v] <= v throughout, so the roots are the components'
+            smallest vertices: canonical.
 The merged forest joins every edge except those between two skipped vertices of two ranks' giants;
 they are joined through the giants when all the giants end in one tree, read on the host after the
-merge (R-MAT's giants overlap in most of their vertices).  When they do not, or when some rank
-found no tree to skip (no sample below average degree 4; slices too small), the exact rounds
-follow from a forest every rank holds alike (the merged one, or the element-wise minimum of the
-local forests by an all-reduce: every hook put a larger root under a smaller one, so it is again
-such a forest): the ranks agree on its largest tree (sampled, an all-reduce of the keys) and skip
-its rows; per round each rank links every other slot of its rows from slot 0 (a merge may have
-undone a link) and compresses; the vertices whose root moved are merged — as (vertex, parent)
-pairs all-gathered and applied as a scatter-min when fewer than n / 2 moved over all ranks (every
-rank began the round with the same forest and parents only fall), else by the all-reduce — until
-no rank moves anything.
+merge (R-MAT's giants overlap in most of their vertices).  When they do not, the ranks' ranges are
+all-gathered into the merged forest every rank then holds; that, or when some rank found no tree
+to skip (no sample below average degree 4; slices too small), the exact rounds follow from a
+forest every rank holds alike (the merged one, or the element-wise minimum of the local forests by
+an all-reduce: every hook put a larger root under a smaller one, so it is again such a forest):
+the ranks agree on its largest tree (sampled, an all-reduce of the keys) and skip its rows; per
+round each rank links every other slot of its rows from slot 0 (a merge may have undone a link)
+and compresses; the vertices whose root moved are merged — as (vertex, parent) pairs all-gathered
+and applied as a scatter-min when fewer than n / 2 moved over all ranks (every rank began the
+round with the same forest and parents only fall), else by the all-reduce — until no rank moves
+anything.
 
 Cost model: the slowest slice's passes over its rows plus a few passes over every vertex (its
-compress, the encode, the merge's layer and compress); the exchange n / 8 bytes from each other
-rank plus 8 bytes a pair, in four collectives and three host reads.  The rounds' merges cost an
+compress, the encode) and the merge's over its range (first layer, compress) and the pairs; the
+exchange n / 8 / K bytes from each other rank plus 8 bytes a pair, and 4 bytes a pair end in the
+all-reduce, in four rounds (two NCCL groups) and three host reads.  The rounds' merges cost an
 all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each rank) or 8 bytes per moved
 parent.  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the phases ``link``,
-``compress`` and ``merge`` (the slowest rank's), statistics ``merge_pairs`` (pairs all-gathered),
-``merge_rounds`` (the exact rounds; 0 when the one-step merge answered), ``sparse_merges`` and the
-ledger's (bytes exchanged, time in collectives, rounds).
+``compress``, ``encode`` (with the bitmaps' exchange) and ``merge`` (the slowest rank's),
+statistics ``merge_pairs`` (pairs all-gathered), ``merge_rounds`` (the exact rounds; 0 when the
+one-step merge answered), ``sparse_merges`` and the ledger's (bytes exchanged, time in
+collectives, rounds).
 """
 
 from functools import partial
@@ -77,8 +84,10 @@ class _GpuPasses:
         off = s.scratch[key]
         self.fn = suf.gpu_functions(off.dtype, csr.indices.dtype, n, {**params, "rows": "thread"})
         lt = c_type(label_dtype(n))
+        # keys apart from sampled-union-find's (its "compress" is another kernel)
         names = {k: f"graphsweep_ccd_{k}<{lt}>" for k in ("encode", "layer", "reps", "seed", "join", "link",
-                                                             "compress", "roots")}
+                                                             "compress_range", "roots")}
+        assert not set(names) & set(self.fn), "a merge kernel's key hides one of sampled-union-find's"
         mod = module("cc/distributed.cu", name_expressions=tuple(names.values()))
         self.fn.update({k: mod.get_function(v) for k, v in names.items()})
         self.off, self.idx, self.lo, self.rows = shifted(off, s.lo), csr.indices, s.lo, s.size
@@ -198,7 +207,7 @@ class _GpuPasses:
 
     def compress_range(self, parent, lo: int, hi: int) -> None:
         if hi > lo:
-            launch(self.fn["compress"], hi - lo, self.threads, None, parent, np.int64(lo), np.int64(hi))
+            launch(self.fn["compress_range"], hi - lo, self.threads, None, parent, np.int64(lo), np.int64(hi))
 
     def roots(self, parent, giants):
         out = self.xp.empty(giants.shape[0], dtype=np.int64)
