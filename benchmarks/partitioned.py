@@ -104,6 +104,15 @@ def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roo
     return statistics.harmonic_mean(per_instance), res
 
 
+def _progress(what: str, fn, *args):
+    """``fn(*args)`` (a ``measure``), with a line when it is done: a graph of 2^26 vertices takes
+    minutes to generate, build and verify, which should not pass in silence."""
+    t0 = time.perf_counter()
+    out = fn(*args)
+    _say(f"  {what}: {out[0]:.2f} ms ({time.perf_counter() - t0:.0f} s with set-up and verification)")
+    return out
+
+
 def _phases(res) -> str:
     """Each measured phase's median (CUDA events on the GPU: device time, host gaps inside included)."""
     names = dict.fromkeys(r["phase"] for r in res.rows if r["phase"] not in ("dispatch", "total"))
@@ -147,10 +156,12 @@ def main(argv=None) -> int:
         label = f"rmat-{scale}-ef{args.edge_factor}"
         data = rmat(scale, args.edge_factor, args.seed).to(args.backend)
         _say(f"\n{label}: n = {data.n:,}, m = {data.m:,} ({args.backend})")
-        single = {name: measure(PAIRS[name], data, args.backend, {}, args.reps, args.roots)[0] for name in args.kernels}
+        single = {name: _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], data, args.backend, {},
+                                  args.reps, args.roots)[0] for name in args.kernels}
         data.cache.pop(("input", "cc", data.cache.get("placement")), None)
         for k in args.partitions:
-            measured = {name: measure(name, data, args.backend, {**params, "partitions": k}, args.reps, args.roots)
+            measured = {name: _progress(f"{name} at K = {k} (its partition built in the first)", measure, name, data,
+                                        args.backend, {**params, "partitions": k}, args.reps, args.roots)
                         for name in args.kernels}
             part = _partition_of(data)
             net = link(part)
