@@ -105,6 +105,10 @@ class Kernel:
     # collect(output) -> output: an output left where it was computed while the runs were timed
     # (a partitioned run's slices, on their workers) brought to the caller, after timing.
     collect: Callable | None = None
+    # check(output, params) -> facts: such an output verified where it lies (each worker its
+    # slice's rows: kernels/dist/verify.py), instead of the problem's verifier on the whole graph;
+    # raises VerificationError.
+    check: Callable | None = None
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))

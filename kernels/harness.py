@@ -225,7 +225,7 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     gc.disable()
     try:
         output = _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock,
-                                 kernel.collect)
+                                 kernel.collect, kernel.check)
     finally:
         gc.enable()
     if verify:
@@ -236,10 +236,12 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     return result
 
 
-def _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock, collect) -> dict:
+def _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock, collect,
+                    check) -> dict:
     """Time ``reps`` runs of each instance and verify its last (failures appended to ``errors``);
     returns the last instance's output, named.  ``collect``: the kernel's, for an output left on
-    the workers that computed it (gathered after timing, stage ``collect``)."""
+    the workers that computed it (gathered after timing, stage ``collect``); ``check``: the
+    kernel's verifier of such an output where it lies (then the problem's is not run)."""
     output = None
     for index, instance in enumerate(result.instances):
         run_params = {**params, **instance}
@@ -270,19 +272,28 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         result.step_rows += [{"rep": reps - 1, **tags, **r} for r in timer.step_rows()]
         stats = timer.stats()
         clock = _lap(result, "stats", clock)
+        if verify and check is not None:
+            _verified(stats, errors, instance, check, output, run_params)
+            clock = _lap(result, "verify", clock)
         if collect is not None:
             output = collect(output)
             clock = _lap(result, "collect", clock)
         output = problem.named(output)
-        if verify:
-            try:
-                stats.update(problem.verify(inp, run_params, output) or {})
-            except VerificationError as exc:
-                label = ", ".join(f"{k} {v}" for k, v in instance.items())
-                errors.append(f"{label}: {exc}" if label else str(exc))
+        if verify and check is None:
+            _verified(stats, errors, instance, problem.verify, inp, run_params, output)
         result.instance_stats.append(stats)
         clock = _lap(result, "verify", clock)
     return output
+
+
+def _verified(stats: dict, errors: list, instance: dict, verify, *args) -> None:
+    """``verify(*args)``'s facts into ``stats``, or its VerificationError into ``errors`` (named by
+    the instance)."""
+    try:
+        stats.update(verify(*args) or {})
+    except VerificationError as exc:
+        label = ", ".join(f"{k} {v}" for k, v in instance.items())
+        errors.append(f"{label}: {exc}" if label else str(exc))
 
 
 def _lap(result: KernelResult, stage: str, since: float) -> float:

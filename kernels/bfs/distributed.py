@@ -52,6 +52,7 @@ from ..contract import Kernel, Param
 from ..cuda import blocks_for, launch_cooperative, persistent_blocks, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
+from ..dist import verify as partitioned_verify
 from ..dist.slices import shifted
 from . import BFS, ROOT_PARAM
 from . import direction_optimizing as do
@@ -493,9 +494,13 @@ def _run(inp, params, timer, backend: str):
     return Remote(part, ("level", "parent"), backend)
 
 
+def _check(output: Remote, params: dict) -> dict:
+    return partitioned_verify.check(output, partitioned_verify.bfs, params["root"])
+
+
 KERNEL = Kernel(name="bfs.distributed", problem=BFS,
                 summary="one graph sliced over K workers: bfs.direction-optimizing's level steps per slice, the "
                         "direction decided on the device; per level the claims' bitmap all-to-all and the frontier's "
                         "all-gathered, NCCL between GPUs, no host read between levels",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
-                requires=frozenset({"undirected"}), drives_workers=True, collect=collect)
+                requires=frozenset({"undirected"}), drives_workers=True, collect=collect, check=_check)

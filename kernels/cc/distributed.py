@@ -60,6 +60,7 @@ from ..contract import Kernel
 from ..cuda import check_threads, launch, module, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
+from ..dist import verify as partitioned_verify
 from ..dist.slices import shifted
 from . import CC, label_dtype
 from . import sampled_union_find as suf
@@ -498,10 +499,14 @@ def _run(inp, params, timer, backend: str):
     return Remote(part, ("label",), backend)
 
 
+def _check(output: Remote, params: dict) -> dict:
+    return partitioned_verify.check(output, partitioned_verify.cc)
+
+
 KERNEL = Kernel(name="cc.distributed", problem=CC,
                 summary="one graph sliced over K workers: cc.sampled-union-find over each slice's rows on a forest "
                         "of every vertex, the forests merged in one step (each rank's giant as a bitmap, its other "
                         "vertices as pairs, all-gathered; NCCL between GPUs), exact rounds where that cannot "
                         "answer; labels canonical",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
-                drives_workers=True, collect=collect)
+                drives_workers=True, collect=collect, check=_check)

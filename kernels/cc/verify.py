@@ -77,10 +77,13 @@ def graph_components(inp):
     return inp.cache[key]
 
 
-def hooked_labels(n: int, edge_chunks, xp):
+def hooked_labels(n: int, edge_chunks, xp, combine=None, agree=None):
     """A component label per vertex (the smallest id of its component) by rounds of min-label
     hooking and full pointer jumping, each round reading the edges from ``edge_chunks()`` (an
-    iterable of (src, dst, ...) chunks) again: for edge lists that are not in memory whole."""
+    iterable of (src, dst, ...) chunks) again: for edge lists that are not in memory whole.  Over
+    a partitioned graph (``kernels/dist/verify.py``) each rank hooks its own edges, ``agree(changed)``
+    tells whether any rank's changed a label and ``combine(label)`` meets the ranks' labels (an
+    all-reduce min: every rank began the round with the same labels, and hooks only lower them)."""
     dtype = np.dtype(index_dtype_for(n))
     label = xp.arange(n, dtype=dtype)
     for _ in range(_rounds_bound(n)):
@@ -92,8 +95,12 @@ def hooked_labels(n: int, edge_chunks, xp):
                 lu, lv = lu[differ], lv[differ]
                 _scatter_min(xp, label, xp.maximum(lu, lv), xp.minimum(lu, lv))
                 changed = True
+        if agree is not None:
+            changed = agree(changed)
         if not changed:
             return label
+        if combine is not None:
+            label = combine(label)
         while True:
             jumped = label[label]
             if bool((jumped == label).all()):

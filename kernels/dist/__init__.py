@@ -5,6 +5,7 @@ stands on.
 - ``driver``  — the workers, the partition (slices + communicator) and runs on it; failures;
 - ``spmd``    — the worker side of a run: one task per worker (a ``Rank``), timed from a barrier;
 - ``ledger``  — a run's records as the harness's rows (work, time in collectives, bytes, rounds);
+- ``verify``  — a run's output verified where it lies (each rank its slice's rows; ``Kernel.check``);
 - ``plugin``  — what each worker holds (slices, communicators, outputs), a Dask ``WorkerPlugin``;
 - ``comm``    — the communicator's protocol and its transports: NCCL (``comm.nccl``) between workers
   that each own a GPU, Dask's comms (``comm.dask_tcp``) otherwise.

@@ -1,0 +1,152 @@
+"""A partitioned run's output verified where it lies: each rank checks the edges of its slice's
+rows against the output of every vertex (all-gathered: O(n) numbers, never the graph), and the
+counts the checks compare come from the same independent method the one-GPU verifiers use,
+reduced through the communicator — the properties of ``kernels/bfs/verify.py`` and
+``kernels/cc/verify.py``, as strong, for a graph no single device holds.
+
+- ``components(rank)``: the CC verifier's min-label hooking (``cc.verify.hooked_labels``) over the
+  slices' rows, each round's labels met by an all-reduce min: a component label per vertex, the
+  same on every rank (kept on the slice: every BFS root's check shares it);
+- ``bfs(rank, root)`` and ``cc(rank)``: one rank's check, run by ``check`` on every rank of the
+  run's partition; a rank that finds a fault still takes part in every collective, and the driver
+  raises the first fault found, naming its slice.
+
+Works on NumPy and CuPy arrays alike (the CPU twins' workers and the GPU workers).
+"""
+
+import numpy as np
+from graphsweep.core.errors import VerificationError
+
+from .. import checks
+from ..cc.verify import distinct_count, hooked_labels
+
+CHUNK = 1 << 22          # entries of the slice's rows a pass checks at a time (a few int64 temporaries of 32 MB)
+
+
+def edges(s, chunk: int = CHUNK):
+    """(src, dst) of the slice's rows, global ids (both directions of an undirected edge: the
+    slice's CSR holds each row whole), ``chunk`` entries at a time."""
+    xp, off = s.xp, s.csr.offsets
+    for e0 in range(0, s.csr.nnz, chunk):
+        e1 = min(e0 + chunk, s.csr.nnz)
+        entries = xp.arange(e0, e1, dtype=np.int64)
+        yield xp.searchsorted(off, entries, side="right") - 1 + s.lo, s.csr.indices[e0:e1].astype(np.int64)
+
+
+def gathered(rank, local, fill: int):
+    """A per-vertex output of every slice (``local``: this rank's), on every rank, as int64."""
+    s, xp = rank.slice, rank.xp
+    whole = xp.full(s.n, fill, dtype=np.int64)
+    whole[s.lo:s.hi] = local
+    rank.comm.allgatherv(whole, s.bounds)
+    return whole
+
+
+def components(rank):
+    """A component label per vertex (its smallest id), by min-label hooking over every slice's rows."""
+    s, comm = rank.slice, rank.comm
+    key = "verify.components"
+    if key not in s.scratch:
+        s.scratch[key] = hooked_labels(
+            s.n, lambda: edges(s), rank.xp, combine=lambda label: comm.allreduce(label, "min"),
+            agree=lambda changed: bool(comm.allreduce_host([int(changed)], "max")[0]))
+    return s.scratch[key]
+
+
+def _fault(fn, *args) -> str | None:
+    try:
+        fn(*args)
+    except VerificationError as exc:
+        return str(exc)
+    return None
+
+
+def bfs(rank, root: int) -> dict:
+    """One rank's check of a BFS from ``root`` (kernels/bfs/verify.py's rules, undirected): the
+    search tree's shape over every vertex, this slice's edges spanning at most one level, its
+    vertices' parents one level up along one of its edges, and as many reached vertices as the
+    root's component has."""
+    s, xp = rank.slice, rank.xp
+    kept = rank.store.outputs[rank.key]
+    level, parent = (checks.vector(xp, kept[k], s.size, k, np.int64, integers=True) for k in ("level", "parent"))
+    level_all, parent_all = gathered(rank, level, -1), gathered(rank, parent, -1)
+    labels = components(rank)
+    fault = (_fault(checks.search_tree, xp, s.n, root, level_all, parent_all, "level")
+             or _fault(_level_spans, s, level_all) or _fault(_parent_edges, s, root, level_all, level, parent))
+    reached = int(xp.count_nonzero(level_all >= 0))
+    expected = int(xp.count_nonzero(labels == labels[root]))
+    if fault is None and reached != expected:
+        fault = f"{reached} vertices reached from root {root}, but {expected} are reachable (counted by connected " \
+                f"components)"
+    return {"fault": fault, "reached": reached, "levels": int(level_all.max()) + 1 if s.n else 0}
+
+
+def _level_spans(s, level_all) -> None:
+    xp = s.xp
+    for src, dst in edges(s):
+        lu, lv = level_all[src], level_all[dst]
+        bad = ((lu >= 0) != (lv >= 0)) | ((lu >= 0) & (xp.abs(lu - lv) > 1))
+        if bool(bad.any()):
+            i = checks.first(xp, bad)
+            raise VerificationError(f"edge ({int(src[i])}, {int(dst[i])}) joins level {int(lu[i])} to level "
+                                    f"{int(lv[i])}: an edge joins two reached vertices at most one level apart, or "
+                                    f"two unreached ones")
+
+
+def _parent_edges(s, root: int, level_all, level, parent) -> None:
+    xp = s.xp
+    tree = level >= 0
+    if s.lo <= root < s.hi:
+        tree[root - s.lo] = False
+    bad = tree & (level_all[xp.where(tree, parent, root)] != level - 1)
+    if bool(bad.any()):
+        v = checks.first(xp, bad)
+        p = int(parent[v])
+        raise VerificationError(f"vertex {s.lo + v} at level {int(level[v])} has parent {p} at level "
+                                f"{int(level_all[p])}: a parent is one level up")
+    has_edge = xp.zeros(s.size, dtype=bool)
+    for src, dst in edges(s):
+        has_edge[src[parent[src - s.lo] == dst] - s.lo] = True
+    bad = tree & ~has_edge
+    if bool(bad.any()):
+        v = checks.first(xp, bad)
+        raise VerificationError(f"parent[{s.lo + v}] is {int(parent[v])} but there is no edge {int(parent[v])} - "
+                                f"{s.lo + v}")
+
+
+def cc(rank) -> dict:
+    """One rank's check of component labels (kernels/cc/verify.py's properties): both ends of each
+    of this slice's edges carry one label, and there are as many distinct labels as components."""
+    s, xp = rank.slice, rank.xp
+    label = checks.vector(xp, rank.store.outputs[rank.key]["label"], s.size, "label", np.int64, integers=True)
+    label_all = gathered(rank, label, -1)
+    roots = components(rank)
+    components_ = int(xp.count_nonzero(roots == xp.arange(s.n, dtype=roots.dtype)))
+    fault = _fault(_one_label_per_edge, s, label_all)
+    labels = distinct_count(label_all, s.n)
+    if fault is None and labels != components_:
+        fault = f"{labels} distinct labels for {components_} components: different components share a label"
+    return {"fault": fault, "components": components_}
+
+
+def _one_label_per_edge(s, label_all) -> None:
+    xp = s.xp
+    for src, dst in edges(s):
+        split = label_all[src] != label_all[dst]
+        if bool(split.any()):
+            i = checks.first(xp, split)
+            u, v = int(src[i]), int(dst[i])
+            raise VerificationError(f"edge ({u} - {v}) joins labels {int(label_all[u])} and {int(label_all[v])}: a "
+                                    f"component must carry one label")
+
+
+def check(output, fn, *args) -> dict:
+    """``fn(rank, *args)`` (``bfs`` or ``cc``) on every rank of the run that left ``output`` (a
+    ``Remote``); raises the first fault found (VerificationError, naming its slice), else returns
+    rank 0's facts."""
+    part = output.part
+    records = part.spmd(fn, *args, name="verify")
+    for i, record in enumerate(records):
+        if record["fault"]:
+            raise VerificationError(f"{part.slice_range(i)}: {record['fault']}")
+    return {k: v for k, v in records[0].items() if k in ("reached", "levels", "components")}
