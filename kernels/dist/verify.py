@@ -7,8 +7,8 @@ reduced through the communicator — the properties of ``kernels/bfs/verify.py``
 - ``components(rank)``: the CC verifier's min-label hooking (``cc.verify.hooked_labels``) over the
   slices' rows, each round's labels met by an all-reduce min: a component label per vertex, the
   same on every rank (kept on the slice: every BFS root's check shares it);
-- ``bfs(rank, root)`` and ``cc(rank)``: one rank's check, run by ``check`` on every rank of the
-  run's partition; a rank that finds a fault still takes part in every collective, and the driver
+- ``bfs(rank, root)``, ``cc(rank)`` and ``pagerank(rank, ...)``: one rank's check, run by
+  ``check`` on every rank of the run's partition; a rank that finds a fault still takes part in every collective, and the driver
   raises the first fault found, naming its slice.
 
 Works on NumPy and CuPy arrays alike (the CPU twins' workers and the GPU workers).
@@ -19,6 +19,7 @@ from graphsweep.core.errors import VerificationError
 
 from .. import checks
 from ..cc.verify import distinct_count, hooked_labels
+from ..pagerank.verify import SUM_SLACK
 
 CHUNK = 1 << 22          # entries of the slice's rows a pass checks at a time (a few int64 temporaries of 32 MB)
 
@@ -33,10 +34,26 @@ def edges(s, chunk: int = CHUNK):
         yield xp.searchsorted(off, entries, side="right") - 1 + s.lo, s.csr.indices[e0:e1].astype(np.int64)
 
 
-def gathered(rank, local, fill: int):
-    """A per-vertex output of every slice (``local``: this rank's), on every rank, as int64."""
+def simple_edges(s, chunk: int = CHUNK):
+    """``edges`` of the simple graph: a duplicate neighbour of a row dropped (rows are sorted, so
+    duplicates are neighbours in them; the slices hold no self-loops)."""
+    xp, off = s.xp, s.csr.offsets
+    for e0 in range(0, s.csr.nnz, chunk):
+        e1 = min(e0 + chunk, s.csr.nnz)
+        a = max(e0 - 1, 0)                       # one entry before the chunk: a run of duplicates may cross it
+        entries = xp.arange(a, e1, dtype=np.int64)
+        src = xp.searchsorted(off, entries, side="right") - 1 + s.lo
+        dst = s.csr.indices[a:e1].astype(np.int64)
+        first = xp.ones(entries.shape[0], dtype=bool)
+        first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+        keep = first[e0 - a:]
+        yield src[e0 - a:][keep], dst[e0 - a:][keep]
+
+
+def gathered(rank, local, fill, dtype=np.int64):
+    """A per-vertex output of every slice (``local``: this rank's), on every rank."""
     s, xp = rank.slice, rank.xp
-    whole = xp.full(s.n, fill, dtype=np.int64)
+    whole = xp.full(s.n, fill, dtype=dtype)
     whole[s.lo:s.hi] = local
     rank.comm.allgatherv(whole, s.bounds)
     return whole
@@ -140,6 +157,37 @@ def _one_label_per_edge(s, label_all) -> None:
                                     f"component must carry one label")
 
 
+def pagerank(rank, tolerance: float, spread: bool, damping: float) -> dict:
+    """One rank's check of PageRank scores (kernels/pagerank/verify.py's properties, on the simple
+    graph): finite and non-negative, their sum the definition's, and one more Jacobi iteration over
+    this slice's rows (float64) changing the scores, in L1 over all ranks (an all-reduce), by less
+    than the tolerance."""
+    s, xp = rank.slice, rank.xp
+    score = checks.vector(xp, rank.store.outputs[rank.key]["score"], s.size, "score", np.float64)
+    score_all = gathered(rank, score, 0.0, np.float64)
+    degree = xp.zeros(s.size, dtype=np.int64)
+    for src, _ in simple_edges(s):
+        degree += xp.bincount(src - s.lo, minlength=s.size)
+    degree_all = gathered(rank, degree, 0)
+    fault = _fault(checks.finite_non_negative, xp, score_all, "score")
+    dangling = float(score_all[degree_all == 0].sum())
+    total = float(score_all.sum())
+    expected = 1.0 if spread else 1.0 - damping * dangling / (1.0 - damping)
+    if fault is None and abs(total - expected) > tolerance + SUM_SLACK:
+        rule = "1" if spread else f"1 - d*D/(1-d) with D = {dangling:.6g}"
+        fault = f"scores sum to {total:.8g}, expected {rule} = {expected:.8g}"
+    contrib = xp.where(degree_all > 0, score_all / xp.maximum(degree_all, 1), 0.0)
+    incoming = xp.zeros(s.size, dtype=np.float64)
+    for src, dst in simple_edges(s):
+        incoming += xp.bincount(src - s.lo, weights=contrib[dst], minlength=s.size)
+    nxt = (1.0 - damping) / s.n + damping * (incoming + (dangling if spread else 0.0) / s.n)
+    change = float(rank.comm.allreduce_host([float(xp.abs(nxt - score).sum())])[0])
+    if fault is None and not change < tolerance:
+        fault = (f"one more iteration changes the scores by {change:.3g} in L1, not below the tolerance "
+                 f"{tolerance:g} (not converged; raise max_iterations?)")
+    return {"fault": fault, "l1_next": change, "score_sum": total}
+
+
 def check(output, fn, *args) -> dict:
     """``fn(rank, *args)`` (``bfs`` or ``cc``) on every rank of the run that left ``output`` (a
     ``Remote``); raises the first fault found (VerificationError, naming its slice), else returns
@@ -149,4 +197,4 @@ def check(output, fn, *args) -> dict:
     for i, record in enumerate(records):
         if record["fault"]:
             raise VerificationError(f"{part.slice_range(i)}: {record['fault']}")
-    return {k: v for k, v in records[0].items() if k in ("reached", "levels", "components")}
+    return {k: v for k, v in records[0].items() if k in ("reached", "levels", "components", "l1_next", "score_sum")}

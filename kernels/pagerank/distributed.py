@@ -32,6 +32,7 @@ import numpy as np
 from ..contract import Kernel
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
+from ..dist import verify as partitioned_verify
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
@@ -115,8 +116,13 @@ def setup(inp, params):
     part.each(_matrix, name="pagerank.distributed-matrix")
 
 
+def _check(output: Remote, params: dict) -> dict:
+    return partitioned_verify.check(output, partitioned_verify.pagerank, params["tolerance"],
+                                    params["dangling"] == "spread", DAMPING)
+
+
 KERNEL = Kernel(name="pagerank.distributed", problem=PAGERANK,
                 summary="one graph sliced over K workers: pull PageRank, each rank's rows times the contributions "
                         "all-gathered every iteration (NCCL between GPUs)",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=setup,
-                drives_workers=True, collect=collect)
+                drives_workers=True, collect=collect, check=_check)

@@ -1,5 +1,6 @@
 """The partitioned verifiers (kernels/dist/verify.py) on outputs kept on the workers by hand: the
-right BFS levels and parents and CC labels pass, with the one-worker verifiers' facts; each kind
+right BFS levels and parents, CC labels and PageRank scores pass, with the one-worker verifiers'
+facts; each kind
 of fault the one-GPU verifiers catch is caught here too, in one error naming its slice — over the
 Dask transport on CPU workers (CI)."""
 
@@ -83,6 +84,29 @@ def _check_cc(part, label):
     return partitioned_verify.check(Remote(part, ("label",), "cpu"), partitioned_verify.cc)
 
 
+def _check_pagerank(part, score, tolerance=1e-4):
+    part.spmd(_keep, {"score": score}, name="keep")
+    return partitioned_verify.check(Remote(part, ("score",), "cpu"), partitioned_verify.pagerank, tolerance, True, 0.85)
+
+
+def _scores(graph, damping=0.85):
+    """PageRank of the simple graph to 1e-12 in L1 (float64 power iteration, dangling score spread)."""
+    n = graph[0]
+    a = _csr(graph)
+    a.data[:] = 1.0
+    a.setdiag(0)
+    a.eliminate_zeros()
+    degree = np.asarray(a.sum(axis=1)).ravel()
+    score = np.full(n, 1.0 / n)
+    for _ in range(1000):
+        contrib = np.where(degree > 0, score / np.maximum(degree, 1), 0.0)
+        nxt = (1 - damping) / n + damping * (a.T @ contrib + score[degree == 0].sum() / n)
+        if np.abs(nxt - score).sum() < 1e-12:
+            return nxt
+        score = nxt
+    raise AssertionError("no convergence")
+
+
 def _root(graph) -> int:
     n, src, dst = graph
     return int(np.bincount(np.concatenate([src, dst]), minlength=n).argmax())
@@ -158,12 +182,29 @@ def test_a_split_component_and_two_components_sharing_a_label_are_caught(workers
         _check_cc(part, merged)
 
 
+def test_scores_pass_and_scores_off_the_fixed_point_are_caught(workers4):
+    part, graph = _partition(workers4)
+    score = _scores(graph)
+    facts = _check_pagerank(part, score)
+    assert facts["l1_next"] < 1e-10 and abs(facts["score_sum"] - 1) < 1e-9
+    moved = score.copy()
+    moved[_root(graph)], moved[0] = moved[0], moved[_root(graph)]     # the sum kept, the fixed point lost
+    with pytest.raises(VerificationError, match="one more iteration changes the scores by"):
+        _check_pagerank(part, moved)
+    with pytest.raises(VerificationError, match="scores sum to"):
+        _check_pagerank(part, score * 1.01)
+    negative = score.copy()
+    negative[1] = -1e-3
+    with pytest.raises(VerificationError, match="score"):
+        _check_pagerank(part, negative)
+
+
 def test_a_run_verifies_on_the_workers_not_in_the_driver(workers4, monkeypatch):
     """A partitioned kernel's run checks its output where it lies: the problem's whole-graph
     verifier is not called."""
-    from graphsweep.kernels import bfs, cc
-    monkeypatch.setattr(bfs, "verify_bfs", lambda *a: pytest.fail("the whole-graph verifier ran"))
-    monkeypatch.setattr(cc, "verify_graph_labels", lambda *a: pytest.fail("the whole-graph verifier ran"))
+    from graphsweep.kernels import bfs, cc, pagerank
+    for module, name in ((bfs, "verify_bfs"), (cc, "verify_graph_labels"), (pagerank, "verify_scores")):
+        monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("the whole-graph verifier ran"))
     graph = _graph()
     res = harness.run("cc.distributed", dataset(graph), backend="cpu", reps=1, warmup=0, partitions=2,
                       scheduler=workers4)
@@ -171,3 +212,6 @@ def test_a_run_verifies_on_the_workers_not_in_the_driver(workers4, monkeypatch):
     res = harness.run("bfs.distributed", dataset(graph), backend="cpu", reps=1, warmup=0, partitions=2,
                       scheduler=workers4, root=_root(graph))
     assert res.verified and res.instance_stats[0]["reached"] == int((_search(graph, _root(graph))[0] >= 0).sum())
+    res = harness.run("pagerank.distributed", dataset(graph), backend="cpu", reps=1, warmup=0, partitions=2,
+                      scheduler=workers4)
+    assert res.verified and res.instance_stats[0]["l1_next"] < 1e-4
