@@ -8,8 +8,8 @@ reduced through the communicator — the properties of ``kernels/bfs/verify.py``
   slices' rows, each round's labels met by an all-reduce min: a component label per vertex, the
   same on every rank (kept on the slice: every BFS root's check shares it);
 - ``bfs(rank, root)``, ``cc(rank)`` and ``pagerank(rank, ...)``: one rank's check, run by
-  ``check`` on every rank of the run's partition; a rank that finds a fault still takes part in every collective, and the driver
-  raises the first fault found, naming its slice.
+  ``check`` on every rank of the run's partition; a rank that finds a fault still takes part in
+  every collective, and the driver raises the first fault found, naming its slice.
 
 Works on NumPy and CuPy arrays alike (the CPU twins' workers and the GPU workers).
 """
