@@ -9,7 +9,9 @@ the one-GPU kernels (``cc.best``, ``bfs.best``, ``pagerank.best``) run in this p
 then each partitioned kernel at each K on the cluster's first K workers, all verified:
 
 - ``ms``: the partitioned run's median time (its slowest rank, from the barrier that starts it to
-  its end; per root for BFS, harmonic over roots as GTEPS), ``1-GPU``: the one-GPU kernel's,
+  its end, by CUDA events on the GPU as the one-GPU kernels are timed; for BFS the mean over
+  roots of each root's median, so that m / ms is Graph500's GTEPS, the harmonic mean of the
+  roots' TEPS), ``1-GPU``: the one-GPU kernel's,
   ``speed-up``: 1-GPU / ms (strong scaling; K = 1 is the per-slice machinery's overhead);
 - ``dispatch``: what the call through Dask adds (the driver's wall time less the run);
 - ``rounds``, ``MB``: collectives per run and the bytes all ranks received; ``comm``: the most
@@ -28,11 +30,13 @@ per row follows the table (``--json FILE`` writes them).
 import argparse
 import json
 import logging
+import math
 import statistics
 import sys
 import time
 
 import numpy as np
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.reader import Dataset
 from graphsweep.generators import memory
 from graphsweep.kernels import harness
@@ -42,6 +46,9 @@ PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.d
 # at K = 2 and 4, and at K = 1 at most 1.25x its time (a speed-up of at least 0.8).
 STATS = {"cc.distributed": ("merge_pairs", "merge_rounds", "sparse_merges"),   # printed beside the phases
          "bfs.distributed": ("levels", "bottom_up_levels")}
+# Variants run beside the default at K > 1: BFS's levels queued launch by launch, which times every
+# collective (the default captures them as CUDA graphs, untimed inside)
+VARIANTS = {"bfs.distributed": [{"graphs": "off"}]}
 TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
            2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
            4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}
@@ -51,8 +58,19 @@ def _say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def rmat(scale: int, edge_factor: int, seed: int) -> Dataset:
-    return memory.generate("rmat", seed=seed, params={"scale": scale, "edge_factor": edge_factor})
+def rmat(scale: int, edge_factor: int, seed: int, backend: str) -> Dataset:
+    """The R-MAT graph made whole on ``backend``'s device (generated there: NumPy takes minutes at
+    scale 26)."""
+    return memory.generate("rmat", seed=seed, params={"scale": scale, "edge_factor": edge_factor}, backend=backend)
+
+
+def rate(name: str, data: Dataset, ms: float, k: int, stats: list) -> str:
+    """Graph500's counting (input edges / time): BFS GTEPS a root, CC G edges/s; PageRank G input
+    arcs (2m) per second per GPU per iteration."""
+    if name.startswith("pagerank"):
+        iterations = statistics.median(s["iterations"] for s in stats)
+        return f"{2 * data.m * iterations / (ms / 1e3) / k / 1e9:.1f} G arcs/s/GPU/iter"
+    return f"{data.m / (ms / 1e3) / 1e9:.1f} {'GTEPS' if name.startswith('bfs') else 'G edges/s'}"
 
 
 def _link(rank, nbytes: int, tries: int) -> dict:
@@ -93,7 +111,7 @@ def _partition_of(data: Dataset):
 
 
 def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roots: int) -> tuple:
-    """(median ms per run — per root for BFS, harmonic over roots —, the result)."""
+    """(median ms per run — for BFS the mean over roots of each root's median —, the result)."""
     instances = roots if name.startswith("bfs") else None
     res = harness.run(name, data, backend=backend, reps=reps, warmup=1, instances=instances, instance_seed=1,
                       keep_output=False, **params)
@@ -101,16 +119,30 @@ def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roo
         raise SystemExit(f"{name} on {data.path}: not verified: {res.verify_error}")
     per_instance = [statistics.median(r["ms"] for r in res.rows if r["phase"] == "total" and r.get("instance", 0) == i)
                     for i in range(len(res.instance_stats))]
-    return statistics.harmonic_mean(per_instance), res
+    return statistics.mean(per_instance), res
 
 
 def _progress(what: str, fn, *args):
     """``fn(*args)`` (a ``measure``), with a line when it is done: a graph of 2^26 vertices takes
-    minutes to generate, build and verify, which should not pass in silence."""
+    minutes to generate, build and verify, which should not pass in silence; None if it failed."""
     t0 = time.perf_counter()
-    out = fn(*args)
+    try:
+        out = fn(*args)
+    except (GraphsweepError, SystemExit) as exc:   # a failed or unverified run: said, and the others go on
+        _say(f"  {what}: FAILED ({time.perf_counter() - t0:.0f} s): {exc}")
+        return None
     _say(f"  {what}: {out[0]:.2f} ms ({time.perf_counter() - t0:.0f} s with set-up and verification)")
     return out
+
+
+def _median(values) -> float:
+    """The median, NaN if any value is (collectives run inside CUDA graphs are not timed)."""
+    values = list(values)
+    return math.nan if any(math.isnan(v) for v in values) else statistics.median(values)
+
+
+def _ms(value: float, width: int) -> str:
+    return f"{'-':>{width}}" if math.isnan(value) else f"{value:{width}.2f}"
 
 
 def _phases(res) -> str:
@@ -139,6 +171,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cuda", action="store_true", help="a dask-cuda cluster of one worker per GPU (NCCL between "
                                                         "them); else local workers")
+    ap.add_argument("--single", action=argparse.BooleanOptionalAction, default=True,
+                    help="time the one-GPU *.best beside (--no-single: a graph no single GPU holds, never made whole)")
     ap.add_argument("--json", help="write the rows here as JSON lines")
     args = ap.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -150,48 +184,69 @@ def main(argv=None) -> int:
         params["scheduler"] = cluster.scheduler_address
         _say(f"dask-cuda cluster: {len(cluster.workers)} workers, one per GPU")
     rows = []
-    header = (f"{'graph':<14} {'kernel':<21} {'K':>2} {'ms':>8} {'1-GPU':>8} {'speed-up':>8} {'dispatch':>8} "
+    header = (f"{'graph':<14} {'kernel':<30} {'K':>2} {'ms':>8} {'1-GPU':>8} {'speed-up':>8} {'dispatch':>8} "
               f"{'rounds':>6} {'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10} {'target':>12}")
     for scale in args.scale:
-        label = f"rmat-{scale}-ef{args.edge_factor}"
-        data = rmat(scale, args.edge_factor, args.seed).to(args.backend)
-        _say(f"\n{label}: n = {data.n:,}, m = {data.m:,} ({args.backend})")
-        single = {name: _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], data, args.backend, {},
-                                  args.reps, args.roots)[0] for name in args.kernels}
+        graph = f"rmat-{scale}-ef{args.edge_factor}"
+        if args.single:
+            data = rmat(scale, args.edge_factor, args.seed, args.backend)
+        else:
+            data = memory.unmade("rmat", seed=args.seed, params={"scale": scale, "edge_factor": args.edge_factor})
+        _say(f"\n{graph}: n = {data.n:,}, m = {data.m:,} ({args.backend})")
+        single = {}
+        for name in args.kernels:
+            done = args.single and _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], data,
+                                             args.backend, {}, args.reps, args.roots)
+            single[name] = done[0] if done else math.nan
         data.cache.pop(("input", "cc", data.cache.get("placement")), None)
         for k in args.partitions:
-            measured = {name: _progress(f"{name} at K = {k} (its partition built in the first)", measure, name, data,
-                                        args.backend, {**params, "partitions": k}, args.reps, args.roots)
-                        for name in args.kernels}
+            measured = {}
+            for name in args.kernels:
+                for variant in ([{}] + VARIANTS.get(name, []) if k > 1 and args.backend == "gpu" else [{}]):
+                    label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])
+                    done = _progress(f"{label} at K = {k} (its partition built in the first)", measure, name,
+                                     data, args.backend, {**params, **variant, "partitions": k}, args.reps,
+                                     args.roots)
+                    if done:
+                        measured[label] = done
+            if not measured:
+                continue
             part = _partition_of(data)
             net = link(part)
             _say(f"K = {k} ({part.transport}): all-reduce bus bandwidth {net['busbw_gbps']:.1f} GB/s, latency "
                  f"{net['latency_ms'] * 1e3:.1f} us; slices of {part.facts['slice_edges_min']:,}.."
                  f"{part.facts['slice_edges_max']:,} entries and {part.facts['slice_rows_min']:,}.."
                  f"{part.facts['slice_rows_max']:,} rows, {part.facts['cut_entries']:,} cut, built in "
-                 f"{part.facts['partition_s']:.1f} s")
+                 f"{part.facts['partition_s']:.1f} s in {part.facts['partition_passes']} passes; largest slice "
+                 f"{part.facts['slice_bytes_max'] / 1e9:.2f} GB, a worker's memory pool after its build "
+                 f"{part.facts['build_peak_bytes_max'] / 1e9:.2f} GB")
             _say(header)
-            for name, (ms, res) in measured.items():
+            for label, (ms, res) in measured.items():
+                name = label.split()[0]
                 stats = res.instance_stats
                 rounds = statistics.median(s["rounds"] for s in stats)
                 exchanged = statistics.median(s["bytes_exchanged"] for s in stats)
-                local = statistics.median(s["local_ms"] for s in stats)
-                comm_ms = statistics.median(s["comm_ms"] for s in stats)
+                local = _median(s["local_ms"] for s in stats)
+                comm_ms = _median(s["comm_ms"] for s in stats)
                 per_rank = exchanged / max(k, 1)
                 model = (1e3 * per_rank / 1e9 / net["busbw_gbps"] + rounds * net["latency_ms"] + local)
-                row = {"graph": label, "kernel": name, "partitions": k, "transport": part.transport, "ms": ms,
+                row = {"graph": graph, "kernel": label, "partitions": k, "transport": part.transport, "ms": ms,
                        "single_ms": single[name], "speedup": single[name] / ms, "dispatch_ms": _dispatch_ms(res),
                        "rounds": rounds, "bytes_exchanged": exchanged, "comm_ms": comm_ms, "local_ms": local,
                        "model_ms": model, "target_speedup": TARGETS.get(k, {}).get(name), **net, **part.facts}
                 rows.append(row)
                 target = row["target_speedup"]
-                verdict = (f"{target:.2f}x {'met' if row['speedup'] >= target else 'MISS'}" if target else "")
-                _say(f"{label:<14} {name:<21} {k:>2} {ms:8.2f} {single[name]:8.2f} {row['speedup']:7.2f}x "
-                     f"{row['dispatch_ms']:8.2f} {rounds:6.0f} {exchanged / 1e6:8.1f} {comm_ms:8.2f} {local:8.2f} "
-                     f"{model:8.2f} {ms / model if model else 0:10.2f} {verdict:>12}")
+                verdict = (f"{target:.2f}x {'met' if row['speedup'] >= target else 'MISS'}"
+                           if target and args.single else "")
+                _say(f"{graph:<14} {label:<30} {k:>2} {ms:8.2f} {_ms(single[name], 8)} {_ms(row['speedup'], 7)}x "
+                     f"{row['dispatch_ms']:8.2f} {rounds:6.0f} {exchanged / 1e6:8.1f} {_ms(comm_ms, 8)} "
+                     f"{_ms(local, 8)} {_ms(model, 8)} {_ms(ms / model if model else 0, 10)} {verdict:>12}")
                 facts = "".join(f"; {key} {statistics.median(st[key] for st in stats):,.0f}"
                                 for key in STATS.get(name, ()))
-                _say(f"{'':<14} {'':<21}    phases (slowest rank, ms): {_phases(res)}{facts}")
+                facts += f"; {rate(name, data, ms, k, stats)}"
+                if "level_graphs" in stats[0]:
+                    facts += f"; levels as CUDA graphs: {stats[0]['level_graphs']}"
+                _say(f"{'':<14} {'':<30}    phases (slowest rank, ms): {_phases(res)}{facts}")
         del data
     _say()
     for row in rows:

@@ -7,6 +7,7 @@ here are the Parquet dataset's, bit for bit, whatever the chunk size or backend:
 - ``generate(name, seed=, params=, backend=)`` — the whole dataset as a ``Dataset`` whose columns
   are NumPy or CuPy arrays and whose manifest is the one ``driver.generate`` commits (no parts,
   ``store: memory``);
+- ``unmade(name, seed=, params=)`` — a graph as its plan only, a ``Dataset`` with no columns;
 - ``GeneratedEdges`` — a graph's edge list as an edge source: ``chunks(xp, rows)`` computes it
   again, a chunk at a time, on the backend asked for, so a representation larger than the GPU
   can be built by slices without the edge list ever being held anywhere whole.
@@ -77,6 +78,18 @@ def generate(name: str, *, seed: int, params: dict | None = None, backend: str =
     data = Dataset(Path(f"<memory:{name} seed {seed}>"), manifest(name, resolved, seed, p), columns)
     if p.kind == "graph":
         data.cache["edges"] = GeneratedEdges(name, p)
+    return data
+
+
+def unmade(name: str, *, seed: int, params: dict | None = None) -> Dataset:
+    """Graph ``name`` as its plan only: a ``Dataset`` with no columns whose edge source generates
+    the edges again wherever they are needed (a graph sliced over workers, each generating its
+    slice's; a sweep's ``store: memory`` dataset loaded as 'none'): never held anywhere whole."""
+    resolved, p = plan(name, seed=seed, params=params)
+    if p.kind != "graph":
+        raise ParameterError(f"generator {name!r} makes {p.kind}s, not graphs: nothing to generate again by slices")
+    data = Dataset(Path(f"<memory:{name} seed {seed}>"), manifest(name, resolved, seed, p), {})
+    data.cache["edges"] = GeneratedEdges(name, p)
     return data
 
 

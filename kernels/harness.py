@@ -225,7 +225,7 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     gc.disable()
     try:
         output = _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock,
-                                 kernel.collect, kernel.check)
+                                 kernel.collect, kernel.check, keep_output)
     finally:
         gc.enable()
     if verify:
@@ -237,11 +237,14 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
 
 
 def _time_instances(result, problem, impl, inp, params, backend, reps, verify, errors, clock, collect,
-                    check) -> dict:
+                    check, keep: bool) -> dict | None:
     """Time ``reps`` runs of each instance and verify its last (failures appended to ``errors``);
     returns the last instance's output, named.  ``collect``: the kernel's, for an output left on
-    the workers that computed it (gathered after timing, stage ``collect``); ``check``: the
-    kernel's verifier of such an output where it lies (then the problem's is not run)."""
+    the workers that computed it (gathered after timing, stage ``collect``, only where it is
+    needed: the problem's verifier, or the last instance's output kept — a graph sliced over
+    workers because no one device holds it may have an output no one device holds either; None
+    is returned then); ``check``: the kernel's verifier of such an output where it lies (then the
+    problem's is not run)."""
     output = None
     for index, instance in enumerate(result.instances):
         run_params = {**params, **instance}
@@ -275,12 +278,16 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         if verify and check is not None:
             _verified(stats, errors, instance, check, output, run_params)
             clock = _lap(result, "verify", clock)
-        if collect is not None:
-            output = collect(output)
-            clock = _lap(result, "collect", clock)
-        output = problem.named(output)
-        if verify and check is None:
-            _verified(stats, errors, instance, problem.verify, inp, run_params, output)
+        wanted = (verify and check is None) or (keep and index == len(result.instances) - 1)
+        if collect is not None and not wanted:
+            output = None
+        else:
+            if collect is not None:
+                output = collect(output)
+                clock = _lap(result, "collect", clock)
+            output = problem.named(output)
+            if verify and check is None:
+                _verified(stats, errors, instance, problem.verify, inp, run_params, output)
         result.instance_stats.append(stats)
         clock = _lap(result, "verify", clock)
     return output

@@ -143,7 +143,8 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
     if not no_checksums:
         reader.check_checksums(dataset)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
-                         instances=roots, instance_seed=seed, placement=placement, **given)
+                         instances=roots, instance_seed=seed, placement=placement,
+                         keep_output=save_output is not None, **given)
     ceiling = ceilings(result.backend)
     rows = phase_table(result, ceiling)
     if save_output is not None:

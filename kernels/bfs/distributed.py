@@ -28,8 +28,11 @@ level without reading anything back:
              level return at once.
 The host reads each level's control block back a level behind (queued as an asynchronous copy),
 only to learn that the frontier is empty; it has already queued one level more, which does nothing.
-A level so costs the slowest slice's step, two collectives and a few launches, with no host round
-trip between levels.  The bottom-up step runs as the persistent kernel runs it, one grid-stride
+Over NCCL a level's launches and collectives are captured once as a CUDA graph (one per level
+modulo the snapshot slots; ``graphs``), so the host queues a level with one graph launch where it
+made about fifteen launches and two NCCL groups (~0.3 ms of Python a level, more than a small
+level's device work).  A level so costs the slowest slice's step and two collectives, with no
+host round trip between levels.  The bottom-up step runs as the persistent kernel runs it, one grid-stride
 wave of resident blocks over the slice's words.  At K = 1 the slice is the whole graph and nothing
 is exchanged: the search is ``bfs.direction-optimizing``'s single persistent launch over it
 (phases ``init`` and ``levels``; its level records read once at the end).  The CPU twin runs the
@@ -68,11 +71,16 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
                                                  "512)"),
           "outbox": Param(1 << 16, minimum=1, help="(vertex, parent) pairs a rank sends each other rank a top-down "
                                                    "level (a fixed 8 (outbox + 1) bytes); claims past it go as bits "
-                                                   "whose owner finds the parent")}
+                                                   "whose owner finds the parent"),
+          "graphs": Param("auto", str, choices=("auto", "off"),
+                          help="auto: each level's launches and collectives captured once as a CUDA graph and "
+                               "replayed (NCCL; their time inside collectives is then not measured); off: queued "
+                               "launch by launch, every collective timed")}
 SCTL = 5                       # the step counters (direction_optimizing.cu: GS_SCTL_*)
 UNROLL = 4                     # pairs a lane of the claim kernel takes at once (GS_BFS_UNROLL)
 SNAPSHOTS = 4                  # control blocks in flight to the host (it reads level L before queuing L + 2)
 DIRECTIONS = ("top-down", "bottom-up")
+DEVICE_TO_HOST = 2             # cudaMemcpyDeviceToHost
 C = do.SliceCtl
 
 
@@ -116,6 +124,7 @@ class _GpuSearch:
         import cupy
         s = rank.slice
         self.s, self.xp, self.comm, self.rank = s, cupy, rank.comm, rank
+        self.capture = params["graphs"] == "auto" and rank.comm.capturable
         key = ("bfs", params["threads"], params["outbox"])
         ws = s.scratch.get(key)
         if ws is None:
@@ -199,6 +208,7 @@ class _GpuSearch:
                              recorded=0, depth=0, edges_to_check=edges_to_check, reached=1, levels_per_launch=0,
                              mode=do.Mode.of(mode), bottom_up=0, check=1, alpha=alpha,
                              beta=beta)
+        rank.done()          # as bfs.best, the control block and level records are read after timing
         rank.keep(level=level, parent=parent)
         ctl = self.comm.host(whole.ctl)
         if ctl[do.Ctl.ERROR]:
@@ -232,22 +242,25 @@ class _GpuSearch:
         comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
 
-    def level(self, depth: int, mode: int, alpha: float, beta: float) -> tuple:
-        """Queue level ``depth`` (see the module doc); returns its end event and the ledger's rounds
-        and bytes before and after it.  Nothing here waits for the device."""
+    def _queue_level(self, depth: int, mode: int, alpha: float, beta: float, cooperative: bool = True) -> None:
+        """Queue level ``depth``'s launches and collectives (see the module doc); nothing here waits
+        for the device.  ``cooperative=False`` launches the top-down step plainly (its grid is
+        resident blocks only, so its barrier holds as long as nothing else runs beside it)."""
         ws, s, comm, t, fn = self.ws, self.s, self.comm, self.threads, self.ws["fn"]
         cur, nxt = depth & 1, 1 - (depth & 1)
         front, front_next = ws["bitmaps"][cur], ws["bitmaps"][nxt]
         here_front, here_next = ws["bitmaps_here"][cur], ws["bitmaps_here"][nxt]
         qin, qout = ws["queues"][cur], ws["queues"][nxt]
         sctl, dctl, lw = ws["sctl"], ws["dctl"], np.int32(ws["local_words"])
-        before = (comm.rounds, comm.received)
         self._zero(here_next)
         fn["to_queue"]((ws["word_blocks"],), (t,), (here_front, lw, s.csr.offsets, qin, sctl, np.int32(s.lo), dctl))
-        launch_cooperative(fn["top_down"], ws["blocks"], t, (
-            ws["offsets_global"], s.csr.indices, ws["visited"], ws["lp_global"], qin, qout, ws["items"], sctl,
-            ws["ctl"], dctl, np.int64(s.lo), np.int64(s.hi), ws["bounds"], np.int32(ws["k"]), ws["outbox"],
-            np.int32(ws["cap"]), ws["claims"], front_next), ws["smem"])
+        top_down = (ws["offsets_global"], s.csr.indices, ws["visited"], ws["lp_global"], qin, qout, ws["items"], sctl,
+                    ws["ctl"], dctl, np.int64(s.lo), np.int64(s.hi), ws["bounds"], np.int32(ws["k"]), ws["outbox"],
+                    np.int32(ws["cap"]), ws["claims"], front_next)
+        if cooperative:
+            launch_cooperative(fn["top_down"], ws["blocks"], t, top_down, ws["smem"])
+        else:
+            fn["top_down"]((ws["blocks"],), (t,), top_down, shared_mem=ws["smem"])
         if lw:
             fn["bottom_up"]((ws["bu_blocks"],), (t,), (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["dead"],
                                                        front, here_next, ws["lp"], np.int32(s.size), lw, sctl, dctl))
@@ -272,7 +285,62 @@ class _GpuSearch:
             comm.allgatherv(front_next, ws["word_bounds"])
             comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
-        dctl.get(out=ws["snapshots"][depth % SNAPSHOTS], blocking=False)
+        # the runtime's copy, not ndarray.get: CuPy refuses a device-to-host copy while capturing,
+        # which CUDA captures as a copy node into this pinned buffer
+        snapshot = ws["snapshots"][depth % SNAPSHOTS]
+        self.xp.cuda.runtime.memcpyAsync(snapshot.ctypes.data, dctl.data.ptr, snapshot.nbytes, DEVICE_TO_HOST,
+                                         self.xp.cuda.get_current_stream().ptr)
+
+    def _graphs(self, mode: int, alpha: float, beta: float):
+        """Level ``d``'s launches and collectives captured once as a CUDA graph for every d modulo
+        SNAPSHOTS (a level's parity and snapshot slot are all that change between levels; the
+        arrays stay in the workspace), so queuing a level is one launch from the host instead of
+        about fifteen launches and two NCCL groups.  The top-down step is captured as a cooperative
+        launch where the driver captures one, else plainly; None where nothing is captured (the
+        ``graphs`` parameter, a transport that cannot be captured, or a capture that failed: the
+        host then queues each level itself).  Kept in the workspace per (mode, alpha, beta)."""
+        ws = self.ws
+        if not self.capture:
+            return None
+        key = ("graphs", mode, alpha, beta)
+        if key not in ws:
+            ws[key] = self._capture(mode, alpha, beta)
+        return ws[key]
+
+    def _capture(self, mode: int, alpha: float, beta: float):
+        import cupy
+        stream = cupy.cuda.Stream(non_blocking=True)
+        for cooperative in (True, False):
+            graphs = []
+            try:
+                with stream:
+                    for depth in range(SNAPSHOTS):
+                        with self.comm.capturing() as counts:
+                            stream.begin_capture()
+                            try:
+                                self._queue_level(depth, mode, alpha, beta, cooperative)
+                            finally:
+                                graph = stream.end_capture()
+                        graphs.append((graph, counts))
+            except (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError):
+                continue
+            self.ws["graph_launch"] = "cooperative" if cooperative else "plain"
+            return graphs
+        self.ws["graph_launch"] = "none"
+        return None
+
+    def level(self, depth: int, mode: int, alpha: float, beta: float) -> tuple:
+        """Queue level ``depth``: its captured graph (``_graphs``) or its launches one by one;
+        returns its end event and the ledger's rounds and bytes before and after it."""
+        comm = self.comm
+        before = (comm.rounds, comm.received)
+        graphs = self._graphs(mode, alpha, beta)
+        if graphs:
+            graph, counts = graphs[depth % SNAPSHOTS]
+            graph.launch()
+            comm.replayed(**counts)
+        else:
+            self._queue_level(depth, mode, alpha, beta)
         done = self.xp.cuda.Event()
         done.record()
         return done, before, (comm.rounds, comm.received)
@@ -302,6 +370,7 @@ class _GpuSearch:
             if s.size:
                 ws["fn"]["outputs"]((blocks_for(max(s.size // 4, 1), self.threads),), (self.threads,),
                                     (ws["visited_here"], ws["lp"], level, parent, np.int32(s.size)))
+        rank.done()          # the error flag and the levels' times are read after timing
         rank.keep(level=level, parent=parent)
         if comm.host(ws["ctl"])[do.Ctl.ERROR]:
             raise RuntimeError("bfs.distributed: a top-down level's grid barrier timed out (blocks not co-resident?)")
@@ -315,7 +384,8 @@ class _GpuSearch:
             steps.append({"ms": ms, "comm_ms": 1e3 * comm.seconds_between(before[0], after[0]),
                           "bytes": after[1] - before[1], "rounds": after[0] - before[0], "step": depth,
                           "direction": direction, "frontier": int(snap[C.LAST_COUNT])})
-        return {"steps": steps, "levels": len(seen), "bottom_up_levels": int(seen[-1][C.BOTTOM_UP_LEVELS])}
+        return {"steps": steps, "levels": len(seen), "bottom_up_levels": int(seen[-1][C.BOTTOM_UP_LEVELS]),
+                "graphs": ws.get("graph_launch", "none") if self.capture else "none"}
 
 
 # --- CPU twin: the same levels with Numba, the same exchanges
@@ -486,11 +556,12 @@ def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer)
     records = ledger.run(_search, params["root"], params["direction"], params["alpha"], params["beta"],
-                         part.facts["slice_edges_total"], {k: params[k] for k in ("threads", "outbox")},
+                         part.facts["slice_edges_total"], {k: params[k] for k in ("threads", "outbox", "graphs")},
                          name="bfs.distributed")
     ledger.steps("level", ("direction", "frontier"))
     timer.stat("levels", records[0]["levels"])
     timer.stat("bottom_up_levels", records[0]["bottom_up_levels"])
+    timer.stat("level_graphs", records[0].get("graphs", "none"))
     return Remote(part, ("level", "parent"), backend)
 
 

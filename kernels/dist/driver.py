@@ -35,7 +35,7 @@ from graphsweep.core.errors import GraphsweepError, ParameterError
 from graphsweep.core.gpu import to_host
 
 from ..contract import Param
-from ..graph import PACK_LIMIT
+from ..graph import PACK_LIMIT, WITH_EDGES
 from . import plugin, slices, spmd
 from .comm import TRANSPORTS, CommError, SoloComm
 from .comm import nccl as nccl_transport
@@ -239,6 +239,8 @@ class Partition:
         self.key = f"partition-{uuid.uuid4().hex}"
         self.bounds = np.zeros(self.k + 1, dtype=np.int64)
         self.transport = "none"
+        self.identities: list = []    # (host, GPU, NCCL loads) of each slice's worker (GPU backend)
+        self.with_edges_counts: list = []   # each slice's rows with an edge
         self.facts: dict = {}
         self.broken = False
 
@@ -306,6 +308,23 @@ class Partition:
                 raise PartitionError(f"worker {worker} holding {self.slice_range(i)} was lost during {phase}; "
                                      f"the run fails (its slice is gone)")
 
+    def count_with_edges(self) -> int:
+        """Vertices with an edge (other than a self-loop) over every slice."""
+        return int(sum(self.with_edges_counts))
+
+    def with_edges(self, positions) -> list[int]:
+        """The vertices at ``positions`` of the sorted list of every vertex with an edge (a root
+        picker's draws): each slice's share asked of its worker, in the order given."""
+        positions = np.asarray(positions, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(self.with_edges_counts)])
+        owner = np.searchsorted(starts, positions, side="right") - 1
+        found = self.gather([self.submit(_with_edges, i, self.key, positions[owner == i] - starts[i],
+                                         name="partition-roots") for i in range(self.k)], "partition")
+        out = np.empty(positions.shape[0], dtype=np.int64)
+        for i in range(self.k):
+            out[owner == i] = found[i]
+        return [int(v) for v in out]
+
     def each(self, fn, *args, name: str) -> list:
         """``fn(key, *args)`` on every slice's worker (not in step: no communicator)."""
         return self.gather([self.submit(fn, i, self.key, *args, name=name) for i in range(self.k)], name)
@@ -360,6 +379,7 @@ def partitioned(inp, params: dict, backend: str) -> Partition:
     _build(inp, part)
     _connect(part, params["comms"])
     inp.cache["partition"] = (want, part)
+    inp.cache[WITH_EDGES] = part
     return part
 
 
@@ -398,6 +418,12 @@ def _build(inp, part: Partition) -> None:
         hists = part.gather([part.submit(slices.degree_histogram, i, source, i, k, bucket, backend,
                                          name="partition-degrees") for i in range(k)], "partition")
     part.bounds = slices.edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
+    # a GPU shared by several workers is shared by their builds too (each its share of the memory)
+    sharing = [1] * k
+    if backend == "gpu":
+        part.identities = part.each(_identity, name="partition-identity")
+        devices = [(host, bus) for host, bus, _ in part.identities]
+        sharing = [devices.count(d) for d in devices]
     sources = [source] * k
     if source is None:
         sources = []
@@ -406,19 +432,31 @@ def _build(inp, part: Partition) -> None:
             mine = ((src >= lo) & (src < hi)) | ((dst >= lo) & (dst < hi))
             sources.append(("arrays", (src[mine], dst[mine])))
     built = part.gather([part.submit(_build_slice, i, part.key, sources[i], i, part.bounds, n, inp.m, backend,
-                                     part.threads, name="partition-build") for i in range(k)], "partition")
+                                     part.threads, sharing[i], name="partition-build") for i in range(k)],
+                        "partition")
     edges = [b["edges"] for b in built]
     rows = np.diff(part.bounds)
     part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
                   "slice_edges_min": min(edges), "slice_rows_max": int(rows.max()), "slice_rows_min": int(rows.min()),
                   "cut_entries": sum(b["cut"] for b in built),
-                  "partition_passes": max(b["passes"] for b in built), "partition_s": time.perf_counter() - t0}
+                  "partition_passes": max(b["passes"] for b in built), "partition_s": time.perf_counter() - t0,
+                  "slice_bytes_max": max(b["bytes"] for b in built),
+                  "build_peak_bytes_max": max(b["peak_bytes"] for b in built)}
+    part.with_edges_counts = [b["with_edges"] for b in built]
 
 
-def _build_slice(key, source, index: int, bounds, n: int, m: int, backend: str, threads: int) -> dict:
-    piece, facts = slices.build(source, index, bounds, n, m, backend, threads)
+def _build_slice(key, source, index: int, bounds, n: int, m: int, backend: str, threads: int,
+                 sharing: int) -> dict:
+    piece, facts = slices.build(source, index, bounds, n, m, backend, threads, sharing)
     plugin.here().slices[key] = piece
-    return facts
+    return {**facts, "with_edges": int(piece.xp.count_nonzero(piece.csr.offsets[1:] != piece.csr.offsets[:-1]))}
+
+
+def _with_edges(key, positions) -> np.ndarray:
+    """The global ids of this slice's rows with an edge at ``positions`` of their sorted list."""
+    s = plugin.here().slices[key]
+    rows = s.xp.flatnonzero(s.csr.offsets[1:] != s.csr.offsets[:-1])
+    return to_host(rows[s.xp.asarray(positions)]) + s.lo
 
 
 # --- the communicator
@@ -441,7 +479,7 @@ def _transport(part: Partition, comms: str) -> str:
         return "dask"
     if comms == "dask":
         return "dask"
-    ids = part.each(_identity, name="partition-identity")
+    ids = part.identities
     devices = [(host, bus) for host, bus, _ in ids]
     shared = len(set(devices)) < len(devices)
     missing = [part.workers[i] for i, (_, _, ok) in enumerate(ids) if not ok]

@@ -1,19 +1,29 @@
 """What one partitioned run did, in the harness's rows: from its ranks' records (``spmd.run``).
 
 - ``total``: the slowest rank's time, from the barrier that starts the run to the end of its
-  device work (``Timer.total_measured``): the work and the exchanges, not Dask's dispatch;
+  work (``Timer.total_measured``; on the GPU by CUDA events, as a one-GPU kernel's total: see
+  ``spmd``): the work and the exchanges, not Dask's dispatch;
 - ``dispatch``: the driver's wall time of the call (tasks sent to the K workers, records back);
   what one call through Dask costs beyond the run itself;
 - the kernel's phases (``Rank.phase``), each the slowest rank's, as measured phases;
 - statistics: ``local_ms`` (the slowest rank's time outside collectives), ``comm_ms`` (the most
-  time a rank spent inside collectives, waiting for the slowest peer included),
+  time a rank spent inside collectives, waiting for the slowest peer included; NaN where
+  collectives ran inside CUDA graphs, untimed),
   ``bytes_exchanged`` (received by all ranks), ``rounds`` (collectives a rank made), the
   ``transport`` and the partition's facts (slice entries, cut entries, build seconds);
 - step rows (BFS levels, PageRank iterations): per step the slowest rank's time, the info the
   ranks agree on, the bytes all received.
 """
 
+import math
+
 from .driver import Partition
+
+
+def _most(values) -> float:
+    """The largest of ``values``, NaN if any is NaN (a rank whose collectives went untimed)."""
+    values = list(values)
+    return math.nan if any(math.isnan(v) for v in values) else max(values)
 
 
 class Ledger:
@@ -29,8 +39,8 @@ class Ledger:
         self.timer.total_measured(max(r["ms"] for r in records))
         for phase in records[0]["phases_ms"]:
             self.timer.measured(phase, max(r["phases_ms"].get(phase, 0.0) for r in records))
-        stats = {"local_ms": max(r["ms"] - r["comm_ms"] for r in records),
-                 "comm_ms": max(r["comm_ms"] for r in records),
+        stats = {"local_ms": _most(r["ms"] - r["comm_ms"] for r in records),
+                 "comm_ms": _most(r["comm_ms"] for r in records),
                  "bytes_exchanged": sum(r["bytes"] for r in records),
                  "rounds": max(r["rounds"] for r in records), "transport": self.part.transport,
                  **self.part.facts}

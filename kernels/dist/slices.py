@@ -141,16 +141,20 @@ class SliceEdges:
             start += int(src.shape[0])
 
 
-def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, threads: int) -> tuple:
+def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, threads: int,
+          sharing: int = 1) -> tuple:
     """This slice's CSR on the worker's device from the edges of ``source`` (read or generated
     again): a sliced build of its rows, no step holding more than a budget's share of its
-    entries.  Returns (the slice, facts: entries, cut entries, passes, seconds)."""
+    entries — the device's budget over the ``sharing`` workers building on it at once (on the
+    CPU, the K workers of the host).  Returns (the slice, facts: entries, cut entries, passes,
+    seconds, the slice's bytes, the most bytes the build held: the memory pool's high water on
+    the GPU, which keeps freed blocks)."""
     t0 = time.perf_counter()
     set_threads(threads)
     xp = backend_module(backend)
     lo, hi = int(bounds[index]), int(bounds[index + 1])
     k = len(bounds) - 1
-    budget = _slice_budget(xp) // k        # the K workers of one device may build at once
+    budget = _slice_budget(xp) // (sharing if backend == "gpu" else k)
     dtype = np.int32 if n < PACK_LIMIT else np.int64
     csr, pieces = sliced.build(xp, SliceEdges(source, m), n, directed=False, index_dtype=dtype,
                                destination="device", budget=budget, rows=(lo, hi))
@@ -161,4 +165,7 @@ def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, 
     if backend == "gpu":
         xp.cuda.get_current_stream().synchronize()
     piece = Slice(index, lo, hi, n, bounds, csr, backend, threads)
-    return piece, {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0}
+    nbytes = csr.offsets.nbytes + csr.indices.nbytes
+    peak = xp.get_default_memory_pool().total_bytes() if backend == "gpu" else nbytes
+    return piece, {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0,
+                   "bytes": nbytes, "peak_bytes": peak}

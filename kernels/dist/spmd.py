@@ -2,9 +2,13 @@
 
 ``driver.Partition.spmd(fn, *args)`` runs ``fn(rank, *args)`` on every slice's worker at once.
 Before ``fn`` the ranks meet at a barrier; the run's time on a rank is from there to the end of
-its device work (``fn`` returned and the device synchronised), so a run's time — the slowest
-rank's — counts the work and the exchanges, not Dask's dispatch of the tasks (the driver's wall
-time of the call is a phase of its own, ``dispatch``).  Each rank returns its record:
+its work, so a run's time — the slowest rank's — counts the work and the exchanges, not Dask's
+dispatch of the tasks (the driver's wall time of the call is a phase of its own, ``dispatch``).
+On the GPU it is timed as a one-GPU kernel's total is, by CUDA events on the rank's stream: from
+the first work queued after the barrier to the last work of the run (``Rank.done``: where ``fn``
+says its device work is all queued, else when it returns), host gaps inside included, the
+reads after it that only inspect the run (a control block, level records) not.  On the CPU, by
+the clock from the barrier to ``fn``'s return.  Each rank returns its record:
 
     {"ms": the rank's time, "comm_ms": inside collectives, "bytes": received, "rounds": collectives,
      **what fn returned (its phases, steps and statistics)}
@@ -32,6 +36,7 @@ class Rank:
         self.backend = self.slice.backend
         self.phases: dict = {}      # name -> seconds (summed over calls; on the GPU once the run is synchronised)
         self._events: list = []     # (name, start, end) of the GPU's phases
+        self._span: list = []       # the run's first and last events on the GPU (``begin``, ``done``)
 
     def sync(self) -> None:
         """Wait for the device (through the communicator, so a cancelled run does not hang here)."""
@@ -61,17 +66,33 @@ class Rank:
         self._events = []
         return {k: 1e3 * v for k, v in self.phases.items()}
 
+    def begin(self) -> None:
+        """The run starts here (after the barrier): on the GPU an event on the stream."""
+        if self.backend == "gpu":
+            self._span = [self.xp.cuda.Event()]
+            self._span[0].record()
+
+    def done(self) -> None:
+        """The run's device work is all queued: its time ends where the stream gets here (the
+        first call counts; reads that only inspect the run may follow)."""
+        if self.backend == "gpu" and len(self._span) == 1:
+            self._span.append(self.xp.cuda.Event())
+            self._span[1].record()
+
+    def span_ms(self) -> float | None:
+        """The GPU run's milliseconds from ``begin`` to ``done`` (after its last synchronisation)."""
+        return self.xp.cuda.get_elapsed_time(*self._span) if len(self._span) == 2 else None
+
     def mark(self) -> tuple:
         """Where the rank's clock and ledger stand (after a host read: device work up to it is done)."""
-        comm = self.comm
-        return time.perf_counter(), comm.comm_seconds(), comm.received, comm.rounds
+        return time.perf_counter(), self.comm.received, self.comm.rounds
 
     def since(self, mark: tuple, **info) -> dict:
-        """The time, time in collectives, bytes received and collectives since ``mark`` (after a
-        host read), with ``info``: a step's record."""
-        t, c, b, r = self.mark()
-        return {"ms": 1e3 * (t - mark[0]), "comm_ms": 1e3 * (c - mark[1]), "bytes": b - mark[2], "rounds": r - mark[3],
-                **info}
+        """The time, time in collectives (NaN if one ran untimed, inside a CUDA graph), bytes
+        received and collectives since ``mark`` (after a host read), with ``info``: a step's record."""
+        t, b, r = self.mark()
+        return {"ms": 1e3 * (t - mark[0]), "comm_ms": 1e3 * self.comm.seconds_between(mark[2], r), "bytes": b - mark[1],
+                "rounds": r - mark[2], **info}
 
     def keep(self, **outputs) -> None:
         """This rank's share of the run's output (arrays over its slice's vertices), kept on the
@@ -95,9 +116,15 @@ def _run_rank(key, store, fn, *args) -> dict:
         set_threads(rank.slice.threads)
     rank.comm.barrier()
     start = rank.mark()
+    rank.begin()
     out = fn(rank, *args) or {}
+    rank.done()
     rank.sync()
-    return {**rank.since(start), "phases_ms": rank.phases_ms(), **out}
+    record = rank.since(start)
+    span = rank.span_ms()
+    if span is not None:
+        record["ms"] = span
+    return {**record, "phases_ms": rank.phases_ms(), **out}
 
 
 def output_piece(key, names: tuple) -> dict:

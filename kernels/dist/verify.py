@@ -24,26 +24,21 @@ from ..pagerank.verify import SUM_SLACK
 CHUNK = 1 << 22          # entries of the slice's rows a pass checks at a time (a few int64 temporaries of 32 MB)
 
 
-def edges(s, chunk: int = CHUNK):
+def edges(s, chunk: int = CHUNK, simple: bool = False):
     """(src, dst) of the slice's rows, global ids (both directions of an undirected edge: the
-    slice's CSR holds each row whole), ``chunk`` entries at a time."""
+    slice's CSR holds each row whole), ``chunk`` entries at a time; ``simple``: of the simple
+    graph, a duplicate neighbour of a row dropped (rows are sorted, so duplicates are neighbours
+    in them; the slices hold no self-loops)."""
     xp, off = s.xp, s.csr.offsets
     for e0 in range(0, s.csr.nnz, chunk):
         e1 = min(e0 + chunk, s.csr.nnz)
-        entries = xp.arange(e0, e1, dtype=np.int64)
-        yield xp.searchsorted(off, entries, side="right") - 1 + s.lo, s.csr.indices[e0:e1].astype(np.int64)
-
-
-def simple_edges(s, chunk: int = CHUNK):
-    """``edges`` of the simple graph: a duplicate neighbour of a row dropped (rows are sorted, so
-    duplicates are neighbours in them; the slices hold no self-loops)."""
-    xp, off = s.xp, s.csr.offsets
-    for e0 in range(0, s.csr.nnz, chunk):
-        e1 = min(e0 + chunk, s.csr.nnz)
-        a = max(e0 - 1, 0)                       # one entry before the chunk: a run of duplicates may cross it
+        a = max(e0 - 1, 0) if simple else e0      # one entry before the chunk: a run of duplicates may cross it
         entries = xp.arange(a, e1, dtype=np.int64)
         src = xp.searchsorted(off, entries, side="right") - 1 + s.lo
         dst = s.csr.indices[a:e1].astype(np.int64)
+        if not simple:
+            yield src, dst
+            continue
         first = xp.ones(entries.shape[0], dtype=bool)
         first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
         keep = first[e0 - a:]
@@ -166,7 +161,7 @@ def pagerank(rank, tolerance: float, spread: bool, damping: float) -> dict:
     score = checks.vector(xp, rank.store.outputs[rank.key]["score"], s.size, "score", np.float64)
     score_all = gathered(rank, score, 0.0, np.float64)
     degree = xp.zeros(s.size, dtype=np.int64)
-    for src, _ in simple_edges(s):
+    for src, _ in edges(s, simple=True):
         degree += xp.bincount(src - s.lo, minlength=s.size)
     degree_all = gathered(rank, degree, 0)
     fault = _fault(checks.finite_non_negative, xp, score_all, "score")
@@ -178,7 +173,7 @@ def pagerank(rank, tolerance: float, spread: bool, damping: float) -> dict:
         fault = f"scores sum to {total:.8g}, expected {rule} = {expected:.8g}"
     contrib = xp.where(degree_all > 0, score_all / xp.maximum(degree_all, 1), 0.0)
     incoming = xp.zeros(s.size, dtype=np.float64)
-    for src, dst in simple_edges(s):
+    for src, dst in edges(s, simple=True):
         incoming += xp.bincount(src - s.lo, weights=contrib[dst], minlength=s.size)
     nxt = (1.0 - damping) / s.n + damping * (incoming + (dangling if spread else 0.0) / s.n)
     change = float(rank.comm.allreduce_host([float(xp.abs(nxt - score).sum())])[0])

@@ -274,18 +274,30 @@ def from_edges(src, dst, n: int, weight=None, *, directed: bool = False, backend
     return GraphInput(n, *arrays, directed=directed, where="<memory>")
 
 
+# A graph sliced over workers (kernels/dist's partition) answers for its vertices with an edge
+# under this key of its input's cache: ``count_with_edges()`` and ``with_edges(positions)``, the
+# vertices at those positions of the sorted list of them.
+WITH_EDGES = "vertices-with-edges"
+
+
 def pick_roots(inp: GraphInput, count: int, seed: int) -> list[int]:
     """``count`` roots drawn from ``seed`` among the vertices with an edge (GAPBS's SourcePicker
     skips degree 0), never repeated: fewer when fewer vertices qualify (a repeated root would be
-    timed twice and weigh twice in the GTEPS mean); any vertex when none has an edge."""
-    candidates = inp.xp.flatnonzero(inp.degree_nonzero())
-    total = int(candidates.shape[0])
-    if total == 0:
-        candidates, total = None, inp.n
+    timed twice and weigh twice in the GTEPS mean); any vertex when none has an edge.  A graph
+    not held whole but sliced over workers is asked through its slices (``WITH_EDGES``): the
+    same roots, without building its CSR here."""
+    sliced = inp.cache.get(WITH_EDGES) if not inp.whole else None
+    if sliced is not None:       # sliced over workers: their counts, never the whole CSR here
+        total = sliced.count_with_edges()
+    else:
+        candidates = inp.xp.flatnonzero(inp.degree_nonzero())
+        total = int(candidates.shape[0])
     rng = np.random.default_rng(seed)
+    if total == 0:
+        return [int(p) for p in rng.choice(inp.n, size=min(count, inp.n), replace=False)]
     picks = rng.choice(total, size=min(count, total), replace=False)
-    if candidates is None:
-        return [int(p) for p in picks]
+    if sliced is not None:
+        return sliced.with_edges(picks)
     return [int(v) for v in candidates[inp.xp.asarray(picks)].tolist()]
 
 

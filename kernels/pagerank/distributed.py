@@ -28,6 +28,7 @@ rank's time, its time in collectives, the bytes received); ``iterations``, ``err
 from functools import partial
 
 import numpy as np
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel
 from ..dist import PARAMS as PARTITION_PARAMS
@@ -38,6 +39,7 @@ from . import PARAMS as PAGERANK_PARAMS
 
 PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS}
 KEY = "pagerank-matrix"
+INT32_MAX = np.iinfo(np.int32).max
 
 
 def _matrix(key) -> int:
@@ -57,6 +59,10 @@ def _matrix(key) -> int:
     degree = xp.bincount(rows[first], minlength=size)[:size]
     offsets = xp.zeros(size + 1, dtype=np.int64)
     xp.cumsum(degree, out=offsets[1:])
+    if s.backend == "gpu" and cols.shape[0] > INT32_MAX:
+        raise ParameterError(f"pagerank.distributed on the GPU: slice {s.index} holds {cols.shape[0]:,} simple "
+                             f"entries, more than the 32-bit offsets of cuSPARSE's product take ({INT32_MAX:,}); "
+                             f"slice the graph over more workers (partitions)")
     values = xp.ones(cols.shape[0], dtype=np.float32)
     if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse

@@ -18,8 +18,9 @@ every rank makes the same calls in the same order.
 
 Arrays are the rank's own (CuPy on a GPU worker, NumPy on a CPU worker), one dtype per call.
 The ledger: ``received`` (bytes that reached this rank from others), ``rounds`` (collective
-calls), ``comm_seconds()`` (time inside collectives, waiting for the slowest peer included) and
-``seconds_between(a, b)`` (inside rounds a..b-1, once they are done: a step's share).
+calls) and ``seconds_between(a, b)`` (the time inside rounds a..b-1, waiting for the slowest peer
+included, once they are done: a run's or a step's share; NaN where a round ran untimed inside a
+CUDA graph).
 
 Transports:
 - ``nccl`` (``nccl.NcclComm``): NCCL through ``cupy.cuda.nccl``, device buffers only, for
@@ -51,15 +52,12 @@ class CommError(GraphsweepError):
 class Communicator:
     """What every transport shares: rank, size, the ledger and the derived collectives."""
 
+    capturable = False    # its collectives can be captured into a CUDA graph (``capturing``, ``replayed``)
+
     def __init__(self, rank: int, size: int):
         self.rank, self.size = rank, size
         self.received = 0
         self.rounds = 0
-
-    def comm_seconds(self) -> float:
-        """Seconds spent inside collectives so far, all calls (read after a host read that
-        followed them)."""
-        return 0.0
 
     def seconds_between(self, first: int, last: int) -> float:
         """Seconds inside rounds ``first`` .. ``last`` - 1 (``rounds`` before and after a step),

@@ -71,9 +71,6 @@ class DaskComm(Communicator):
         self._seq = 0
         self._waits: list = []      # each round's seconds
 
-    def comm_seconds(self) -> float:
-        return sum(self._waits)
-
     def seconds_between(self, first: int, last: int) -> float:
         return sum(self._waits[first:last])
 

@@ -18,9 +18,13 @@ each rank's piece goes where it belongs, no padding.  ``alltoallv`` first learns
 receive: the K x K counts all-gathered and read on the host (one small round trip);
 ``alltoallv_into``'s sizes are agreed beforehand.  ``group`` makes the collectives inside one NCCL
 group, one launch.  Time inside collectives is bracketed by events, a bracket a round (a group
-is one), and summed after the rank's last sync (``comm_seconds``, ``seconds_between``).
+is one), and summed after the rank's last sync (``seconds_between``).
+Collectives captured into a CUDA graph (``capturing``; NCCL >= 2.9 captures them) are counted
+once per replay (``replayed``) but not timed: an event recorded during a capture times nothing,
+so their time reads as NaN.
 """
 
+import math
 import os
 import time
 from contextlib import contextmanager
@@ -34,6 +38,7 @@ os.environ.setdefault("NCCL_NVLS_ENABLE", "0")    # NVLink multicast stays off o
 POLL_SPINS = 256
 SPIN_S = 5e-3      # a wait spins this long before it sleeps between polls (a level's result
                    # is read while the next level runs: a late wake-up would leave the GPU idle)
+UNTIMED = "untimed"   # a round that ran inside a CUDA graph: counted, no events around it
 
 
 def available() -> bool:
@@ -74,6 +79,8 @@ def _op(op: str) -> int:
 class NcclComm(Communicator):
     """One rank of an NCCL communicator (see the module doc)."""
 
+    capturable = True
+
     def __init__(self, nccl_comm, rank: int, size: int):
         import cupy
         super().__init__(rank, size)
@@ -82,6 +89,7 @@ class NcclComm(Communicator):
         self._events = []          # (start, end) of each round not yet read
         self._elapsed = []         # seconds of each round read so far
         self._grouped = 0          # depth of group(): the calls inside bracket nothing
+        self._untimed = 0          # depth of capturing(): rounds counted, not bracketed
         self._cancelled = False
         self._aborted = False
 
@@ -92,6 +100,8 @@ class NcclComm(Communicator):
     def _bracket(self):
         if self._grouped:
             return None
+        if self._untimed:
+            return UNTIMED
         start = self.xp.cuda.Event()
         start.record()
         return start
@@ -99,18 +109,39 @@ class NcclComm(Communicator):
     def _close_bracket(self, start) -> None:
         if start is None:
             return
-        end = self.xp.cuda.Event()
-        end.record()
-        self._events.append((start, end))
+        if start is UNTIMED:
+            self._events.append(None)
+        else:
+            end = self.xp.cuda.Event()
+            end.record()
+            self._events.append((start, end))
         self.rounds += 1
 
     def _read_events(self) -> None:
-        self._elapsed += [self.xp.cuda.get_elapsed_time(a, b) / 1e3 for a, b in self._events]
+        self._elapsed += [math.nan if ev is None else self.xp.cuda.get_elapsed_time(*ev) / 1e3 for ev in self._events]
         self._events = []
 
-    def comm_seconds(self) -> float:
-        self._read_events()
-        return sum(self._elapsed)
+    @contextmanager
+    def capturing(self):
+        """Collectives queued inside are captured into a CUDA graph, not run: what they would add
+        to the ledger goes into the yielded dict (``rounds``, ``received``) for each replay to add
+        (``replayed``), and the ledger is left as it was."""
+        mark = (self.rounds, self.received, len(self._events))
+        counts = {}
+        self._untimed += 1
+        try:
+            yield counts
+        finally:
+            self._untimed -= 1
+            counts.update(rounds=self.rounds - mark[0], received=self.received - mark[1])
+            self.rounds, self.received = mark[:2]
+            del self._events[mark[2]:]
+
+    def replayed(self, rounds: int, received: int) -> None:
+        """A captured graph's collectives ran (launched): counted in the ledger, their time unknown."""
+        self._events += [None] * rounds
+        self.rounds += rounds
+        self.received += received
 
     def seconds_between(self, first: int, last: int) -> float:
         self._read_events()

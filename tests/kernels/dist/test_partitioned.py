@@ -12,6 +12,7 @@ from graphsweep.generators import driver as generator_driver
 from graphsweep.generators import memory
 from graphsweep.kernels import harness
 from graphsweep.kernels.dist import driver, slices
+from graphsweep.kernels.graph import graph_input, pick_roots
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
@@ -310,6 +311,20 @@ def test_a_graph_generated_in_memory_is_generated_again_by_each_worker():
     np.testing.assert_array_equal(res.output["level"], ref.output["level"])
 
 
+def test_a_graph_never_made_whole_is_sliced_and_rooted_from_its_slices():
+    """Graph500's way: the edges exist only as each worker's slice; the roots are the ones drawn
+    from the whole graph, found through the slices' counts, and no CSR is built in the driver."""
+    params = {"scale": 11, "edge_factor": 8}
+    unmade = memory.unmade("rmat", seed=5, params=params)
+    res = run("bfs.distributed", unmade, "cpu", partitions=3, instances=5, instance_seed=2)
+    whole = memory.generate("rmat", seed=5, params=params)
+    assert [i["root"] for i in res.instances] == pick_roots(graph_input(whole), 5, 2)
+    inp = next(v for v in unmade.cache.values() if hasattr(v, "builds"))
+    assert not inp._reps and unmade.columns == {}     # no representation built here
+    root = res.instances[-1]["root"]
+    np.testing.assert_array_equal(res.output["level"], levels(generated("rmat", 5, **params), root))
+
+
 def test_more_slices_than_workers_is_refused_before_any_work():
     from distributed import LocalCluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
@@ -446,6 +461,24 @@ def test_bfs_over_nccl_takes_the_cpu_twins_directions_in_two_rounds_a_level(cuda
     # the claims' all-to-all, then the frontier's and the counts' all-gathers in one group
     assert all(r["step_rounds"] == 2 for r in gpu.step_rows if r["phase"] == "level")
     np.testing.assert_array_equal(gpu.output["level"], levels(data, _hub(data)))
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+def test_bfs_levels_captured_as_cuda_graphs_are_the_levels_queued_one_by_one(cuda_workers):
+    import math
+    data = generated("rmat", 6, scale=12, edge_factor=16)
+    results = {mode: run("bfs.distributed", dataset(data), "gpu", partitions=2, root=_hub(data), instances=3,
+                         scheduler=cuda_workers, comms="nccl", graphs=mode) for mode in ("auto", "off")}
+    graphs, eager = results["auto"], results["off"]
+    assert graphs.stats["level_graphs"] in ("cooperative", "plain") and eager.stats["level_graphs"] == "none"
+    assert _directions(graphs) == _directions(eager)
+    for res in results.values():
+        np.testing.assert_array_equal(res.output["level"], levels(data, res.instances[-1]["root"]))
+        # a replayed graph counts its two rounds and its bytes as the queued level does
+        assert all(r["step_rounds"] == 2 for r in res.step_rows if r["phase"] == "level")
+    assert graphs.stats["bytes_exchanged"] == eager.stats["bytes_exchanged"]
+    assert math.isnan(graphs.stats["comm_ms"]) and eager.stats["comm_ms"] > 0
 
 
 def _slices_over_two(name: str, hold_s: float = 0.0):

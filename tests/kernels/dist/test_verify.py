@@ -58,7 +58,6 @@ def _csr(graph):
 
 def _search(graph, root):
     """Levels and parents of a BFS from ``root`` (SciPy)."""
-    n = graph[0]
     csr = _csr(graph)
     hops = shortest_path(csr, unweighted=True, directed=False, indices=root)
     level = np.where(np.isinf(hops), -1, hops).astype(np.int64)
