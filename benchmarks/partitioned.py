@@ -117,9 +117,13 @@ def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roo
                       keep_output=False, **params)
     if not res.verified:
         raise SystemExit(f"{name} on {data.path}: not verified: {res.verify_error}")
-    per_instance = [statistics.median(r["ms"] for r in res.rows if r["phase"] == "total" and r.get("instance", 0) == i)
-                    for i in range(len(res.instance_stats))]
-    return statistics.mean(per_instance), res
+    return statistics.mean(_per_instance(res)), res
+
+
+def _per_instance(res) -> list:
+    """Each instance's (root's) median ms."""
+    return [statistics.median(r["ms"] for r in res.rows if r["phase"] == "total" and r.get("instance", 0) == i)
+            for i in range(len(res.instance_stats))]
 
 
 def _progress(what: str, fn, *args):
@@ -233,7 +237,8 @@ def main(argv=None) -> int:
                 row = {"graph": graph, "kernel": label, "partitions": k, "transport": part.transport, "ms": ms,
                        "single_ms": single[name], "speedup": single[name] / ms, "dispatch_ms": _dispatch_ms(res),
                        "rounds": rounds, "bytes_exchanged": exchanged, "comm_ms": comm_ms, "local_ms": local,
-                       "model_ms": model, "target_speedup": TARGETS.get(k, {}).get(name), **net, **part.facts}
+                       "model_ms": model, "target_speedup": TARGETS.get(k, {}).get(name), "instance_ms": _per_instance(res),
+                       **net, **part.facts}
                 rows.append(row)
                 target = row["target_speedup"]
                 verdict = (f"{target:.2f}x {'met' if row['speedup'] >= target else 'MISS'}"
@@ -244,6 +249,9 @@ def main(argv=None) -> int:
                 facts = "".join(f"; {key} {statistics.median(st[key] for st in stats):,.0f}"
                                 for key in STATS.get(name, ()))
                 facts += f"; {rate(name, data, ms, k, stats)}"
+                if len(stats) > 1:
+                    each = _per_instance(res)
+                    facts += f"; roots {min(each):.2f}..{statistics.median(each):.2f}..{max(each):.2f} ms"
                 if "level_graphs" in stats[0]:
                     facts += f"; levels as CUDA graphs: {stats[0]['level_graphs']}"
                 _say(f"{'':<14} {'':<30}    phases (slowest rank, ms): {_phases(res)}{facts}")
