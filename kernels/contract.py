@@ -109,6 +109,9 @@ class Kernel:
     # slice's rows: kernels/dist/verify.py), instead of the problem's verifier on the whole graph;
     # raises VerificationError.
     check: Callable | None = None
+    # compile_cpu_twins(): a partitioned kernel's CPU twins compiled for the types its ranks pass
+    # them, by the driver before worker processes run any (``dist.driver.compile_cpu_twins``).
+    compile_cpu_twins: Callable | None = None
 
     def resolve_params(self, given: Mapping[str, Any]) -> dict:
         return resolve(self.name, self.params, dict(given))

@@ -34,3 +34,15 @@ def test_every_cuda_source_is_package_data():
         for ext in ("cu", "cuh"):
             if any(folder.glob(f"*.{ext}")):
                 assert f"*.{ext}" in data.get(name, []), f"{name}: *.{ext} missing from package-data"
+
+
+def test_the_default_run_collects_every_test_file():
+    """``python3 -m pytest -q`` (README's and CI's command) reaches every test file: pytest's
+    default norecursedirs holds "dist", which once left tests/kernels/dist out of every CI run."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    collected = {line.split("::")[0] for line in out.splitlines() if "::" in line}
+    on_disk = {str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py")}
+    assert on_disk == collected, f"never collected: {sorted(on_disk - collected)}"

@@ -483,6 +483,20 @@ def _cpu_bottom_up(off, idx, lo, level, parent, front, nxt, depth):
     return found, scout
 
 
+def compile_cpu_twins() -> None:
+    """Compile the twins above for the types ``_cpu_search`` passes them (see
+    ``dist.driver.compile_cpu_twins``): a slice of no rows, so nothing runs."""
+    off, idx = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)   # a slice's CSR: n < 2^31, int32 ids
+    level, parent = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=idx.dtype)
+    bits = np.zeros(1, dtype=np.bool_)                       # sent, claims, frontiers: one per vertex
+    outbox = np.zeros((2, 2, 2), dtype=np.int64)             # two ranks' outboxes (and the pairs received)
+    bounds, queue = np.zeros(3, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    claimed, _ = _cpu_top_down(off, idx, 0, 0, level, parent, bits, bits, outbox, bounds, queue, 0, 0, queue, bits)
+    _cpu_bottom_up(off, idx, 0, level, parent, bits, bits, 0)
+    claimed, _ = _cpu_claim(off, 0, level, parent, outbox, 0, 0, queue, bits, claimed)
+    _cpu_resolve(off, idx, 0, level, parent, level >= 0, bits, bits, queue, claimed, 0)
+
+
 def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_check: int, params: dict) -> dict:
     """The same levels on the host (NumPy + Numba), the direction by ``_Switch``."""
     s, comm = rank.slice, rank.comm
@@ -574,4 +588,5 @@ KERNEL = Kernel(name="bfs.distributed", problem=BFS,
                         "direction decided on the device; per level the claims' bitmap all-to-all and the frontier's "
                         "all-gathered, NCCL between GPUs, no host read between levels",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
-                requires=frozenset({"undirected"}), drives_workers=True, collect=collect, check=_check)
+                requires=frozenset({"undirected"}), drives_workers=True, collect=collect, check=_check,
+                compile_cpu_twins=compile_cpu_twins)

@@ -330,6 +330,26 @@ def _cpu_compress_range(parent, lo, hi):
         parent[v] = suf.root_of(parent, v)
 
 
+def compile_cpu_twins() -> None:
+    """Compile every Numba function ``_CpuPasses`` calls, for the types it passes them (see
+    ``dist.driver.compile_cpu_twins``): a slice of no rows in a forest of one vertex, so nothing
+    runs."""
+    off, idx = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)   # a slice's CSR: n < 2^31, int32 ids
+    parent = np.zeros(1, dtype=label_dtype(1))
+    suf.init(off, idx, parent, 0)
+    suf.probe(parent, 0)
+    suf.compress(parent)
+    suf.link2(off, idx, parent, False, 0, False)
+    suf.largest(idx, parent, 0, 1)
+    suf.final(off, idx, parent, -1, False, 0, 0)
+    giants = np.full((2, 2), -1, dtype=np.int64)[:, 1]      # two ranks' giants: a column of the (count, giant) table
+    _cpu_layer(np.zeros((2, 1), dtype=np.uint8), giants, parent, 0, 0)
+    _cpu_link_reps(parent, np.zeros(0, dtype=parent.dtype), giants, np.zeros((2, 2), dtype=np.uint8),
+                   np.zeros(3, dtype=np.int64))
+    _cpu_compress_range(parent, 0, 0)
+    suf.root_of(parent, np.int64(0))                         # as roots() passes a giant's id
+
+
 def _components(rank, params: dict, edges_total: int) -> dict:
     """cc.sampled-union-find over this rank's slice, then the one-step merge when every rank has a
     tree to skip, else the exact rounds (see the module doc)."""
@@ -509,4 +529,5 @@ KERNEL = Kernel(name="cc.distributed", problem=CC,
                         "vertices as pairs, all-gathered; NCCL between GPUs), exact rounds where that cannot "
                         "answer; labels canonical",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
-                drives_workers=True, collect=collect, check=_check)
+                drives_workers=True, collect=collect, check=_check,
+                compile_cpu_twins=compile_cpu_twins)

@@ -34,6 +34,7 @@ from graphsweep.datasets import format as dataset_format
 from graphsweep.core.errors import GraphsweepError, ParameterError
 from graphsweep.core.gpu import to_host
 
+from .. import registry
 from ..contract import Param
 from ..graph import PACK_LIMIT, WITH_EDGES
 from . import plugin, slices, spmd
@@ -92,6 +93,8 @@ def _local_client(k: int, backend: str):
                 from dask_cuda import LocalCUDACluster
                 cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
             else:
+                if backend == "cpu":
+                    compile_cpu_twins()
                 cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        memory_limit=0)
             _LOCAL[slot] = (cluster, Client(cluster, set_as_default=False))
@@ -100,6 +103,19 @@ def _local_client(k: int, backend: str):
             cluster.scale(k)
         client.wait_for_workers(k, timeout=120)   # also while a nanny restarts a worker of an earlier run
         return client
+
+
+def compile_cpu_twins() -> None:
+    """Compile here every partitioned kernel's CPU twins (``Kernel.compile_cpu_twins``) before
+    worker processes run any.  Numba's on-disk cache (``cache=True``) is not safe for processes
+    that compile and write the same functions at once (numba/numba#4807, #10128), as K fresh
+    workers do in step at a run's first levels (CI lost a worker so, at a first bfs.distributed
+    run).  Compiled and cached once here, the workers only load them; once cached, this loads
+    them too (about a second).  A test holds the ranks to running nothing compiled elsewhere."""
+    for name in registry.names():
+        compile_twins = registry.get(name).compile_cpu_twins
+        if compile_twins:
+            compile_twins()
 
 
 def _has_dask_cuda() -> bool:
@@ -408,6 +424,10 @@ def _build(inp, part: Partition) -> None:
     k, n, backend = part.k, inp.n, part.backend
     bucket = slices.bucket_width(n)
     source = _source(inp)
+    if source is not None and source[0] == "generated" and backend == "cpu":
+        # each worker generates the graph again: its generator's Numba twins are compiled here
+        # first, as compile_cpu_twins compiles the kernels'
+        source[1].chunk(0, min(1, source[1].m), np)
     if source is None:       # in memory only: each worker gets a share to count, then its slice's edges
         src, dst = to_host(inp.src), to_host(inp.dst)
         shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],

@@ -18,6 +18,7 @@ import pytest
 from distributed import Client
 
 from graphsweep.core.errors import GraphsweepError
+from graphsweep.kernels.dist import driver
 from graphsweep.pipeline import cluster, reduce, runner, store, sweep
 
 FIGURES = ("fig-time-vs-n", "fig-time-per-n", "fig-phases", "fig-gbps", "fig-speedup-blocks", "fig-iterations")
@@ -284,6 +285,7 @@ def test_a_sweep_over_a_graph_generated_in_memory_runs_and_writes_no_dataset(tmp
 def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write_spec, cluster_file):
     """Partitioned tasks beside ordinary ones on one cluster of two workers: each partitioned task
     holds both workers while it runs (dist.reserving), the ordinary ones run between them."""
+    driver.compile_cpu_twins()   # before the workers run the ranks, as the driver does before its own workers start
     spec = write_spec(tmp_path, "part", datasets=[{"generator": "rmat", "params": {"scale": 9}},
                                                   {"generator": "rmat", "params": {"scale": 8}, "store": "memory"}],
                       kernels=[{"name": "cc.distributed", "params": {"partitions": [1, 2]}},

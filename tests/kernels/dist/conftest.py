@@ -9,8 +9,10 @@ from graphsweep.kernels.dist import driver
 @pytest.fixture(scope="session")
 def workers4():
     """The address of 4 local worker processes of one thread (more workers than CI's cores: the
-    ranks of a run share them), kept for the session."""
+    ranks of a run share them), kept for the session; the CPU twins compiled first, as the driver
+    does before its own workers start (``driver.compile_cpu_twins``)."""
     from distributed import LocalCluster
+    driver.compile_cpu_twins()
     cluster = LocalCluster(n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0", memory_limit=0)
     yield cluster.scheduler_address
     driver.close_local()

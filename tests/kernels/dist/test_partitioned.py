@@ -5,6 +5,8 @@ failures (K larger than the workers, a worker lost) as one clear error, never a 
 Dask transport on CPU workers (CI) and on workers sharing one GPU, and over NCCL on workers of
 their own GPU (``multi_gpu``)."""
 
+import sys
+
 import numpy as np
 import pytest
 from graphsweep.core.errors import ParameterError
@@ -17,6 +19,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
 from ..conftest import SHAPES, dataset, generated
+from .conftest import by_value
+
+by_value(sys.modules[__name__])
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 # Every shape at K = 3 (slices of unequal sizes, some empty), the larger ones at every K.
@@ -418,6 +423,42 @@ def test_two_runs_crossed_on_workers_of_one_thread_both_finish():
             t.join(timeout=120)
     for label in ("a", "b"):
         np.testing.assert_array_equal(results[label].output["level"], levels(graph, 0))
+
+
+def _numba_signatures() -> dict:
+    """{module.function: signatures} of each of graphsweep's Numba functions this process holds
+    (compiled here or loaded from the cache)."""
+    from numba.core.dispatcher import Dispatcher
+    return {f"{fn.py_func.__module__}.{fn.py_func.__qualname__}": sorted(map(str, fn.signatures))
+            for name, module in list(sys.modules.items()) if name.startswith("graphsweep.")
+            for fn in vars(module).values() if isinstance(fn, Dispatcher) and fn.signatures}
+
+
+def test_cpu_ranks_run_only_numba_functions_compiled_before_their_workers_started():
+    """No worker process compiles a Numba function (it would write Numba's cache while its peers
+    may write the same files: ``driver.compile_cpu_twins``): every function the CPU ranks hold, for
+    every signature, is one a fresh process holds after what the driver compiles before its
+    workers run any — ``compile_cpu_twins``, and a generated graph's first edge.  The ranks' paths
+    run first: BFS claims past the outbox and bottom-up levels, CC's one-step merge and its
+    rounds, a graph generated again by each worker."""
+    from distributed import Client, LocalCluster
+    rmat, generated_in_memory = SHAPES["rmat"](), memory.generate("rmat", seed=4, params={"scale": 10})
+    run("bfs.distributed", dataset(rmat), "cpu", partitions=3, root=_hub(rmat), outbox=1, direction="top-down")
+    run("bfs.distributed", dataset(rmat), "cpu", partitions=3, direction="bottom-up")
+    run("cc.distributed", dataset(generated("rmat", 4, scale=14, edge_factor=16)), "cpu", partitions=2)
+    run("cc.distributed", dataset(_triangles_across_slices()), "cpu", partitions=3)
+    run("cc.distributed", generated_in_memory, "cpu", partitions=2)
+    ranks = driver._CLIENTS[WORKERS["address"]].run(_numba_signatures)
+    edges = generated_in_memory.cache["edges"]
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        client.run(driver.compile_cpu_twins)
+        client.run(edges.chunk, 0, 1, np)
+        (compiled,) = client.run(_numba_signatures).values()
+    for worker, functions in ranks.items():
+        for name, signatures in functions.items():
+            extra = sorted(set(signatures) - set(compiled.get(name, ())))
+            assert not extra, f"{worker} ran {name} for {extra}, compiled by no process before the workers ran"
 
 
 # --- NCCL: one worker per GPU
