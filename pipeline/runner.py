@@ -111,6 +111,16 @@ def _priorities(todo: list, seconds: dict) -> dict:
     return {t.key: len(ordered) - i for i, t in enumerate(ordered)}
 
 
+def _compile_partitioned_twins(todo: list) -> None:
+    """A partitioned task on CPU workers runs its kernel's Numba twins on K workers in step, which
+    would each compile and write the same cache files at once (unsafe: numba/numba#4807): compiled
+    here first (``dist.driver.compile_cpu_twins``), the workers of this host only load them."""
+    from graphsweep.kernels import registry
+    if any(registry.get(t.kernel).drives_workers for t in todo):
+        from graphsweep.kernels.dist import driver
+        driver.compile_cpu_twins()
+
+
 def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wait: bool, resources: dict,
             progress: bool = False):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
@@ -121,6 +131,8 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
     itself: ``worker.run_task``), at its priority by ``seconds`` (task hash -> estimated seconds).
     """
     use_gpu = "GPU" in resources
+    if not use_gpu:
+        _compile_partitioned_twins(todo)
     needed = {t.dataset.id for t in todo}
     generated = []
     with span(plan.name, "generate"):

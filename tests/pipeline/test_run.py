@@ -282,10 +282,14 @@ def test_a_sweep_over_a_graph_generated_in_memory_runs_and_writes_no_dataset(tmp
     assert not (tmp_path / "data").exists()
 
 
-def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write_spec, cluster_file):
+def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write_spec, cluster_file, monkeypatch):
     """Partitioned tasks beside ordinary ones on one cluster of two workers: each partitioned task
-    holds both workers while it runs (dist.reserving), the ordinary ones run between them."""
-    driver.compile_cpu_twins()   # before the workers run the ranks, as the driver does before its own workers start
+    holds both workers while it runs (dist.reserving), the ordinary ones run between them; the CPU
+    twins are compiled by the sweep's client before any task is sent (workers compiling them in
+    step could corrupt Numba's cache)."""
+    compiled = []
+    real = driver.compile_cpu_twins
+    monkeypatch.setattr(driver, "compile_cpu_twins", lambda: compiled.append(True) or real())
     spec = write_spec(tmp_path, "part", datasets=[{"generator": "rmat", "params": {"scale": 9}},
                                                   {"generator": "rmat", "params": {"scale": 8}, "store": "memory"}],
                       kernels=[{"name": "cc.distributed", "params": {"partitions": [1, 2]}},
@@ -294,6 +298,7 @@ def test_a_sweep_runs_partitioned_kernels_on_its_own_cluster(tmp_path, gs, write
                       roots=2, reps=1)
     rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
     assert rc == 0, out + err
+    assert compiled
     rows = reduce.load(tmp_path / "results-part")
     kernel_rows = rows[rows["stage"] == "kernel"]
     assert set(kernel_rows["kernel"]) == {"cc.distributed", "bfs.distributed", "pagerank.distributed", "cc.select"}
