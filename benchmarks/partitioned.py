@@ -223,7 +223,7 @@ def main(argv=None) -> int:
                  f"{part.facts['slice_rows_max']:,} rows, {part.facts['cut_entries']:,} cut, built in "
                  f"{part.facts['partition_s']:.1f} s in {part.facts['partition_passes']} passes; largest slice "
                  f"{part.facts['slice_bytes_max'] / 1e9:.2f} GB, a worker's memory pool after its build "
-                 f"{part.facts['build_peak_bytes_max'] / 1e9:.2f} GB")
+                 f"{part.facts.get('build_peak_bytes_max', math.nan) / 1e9:.2f} GB")
             _say(header)
             for label, (ms, res) in measured.items():
                 name = label.split()[0]

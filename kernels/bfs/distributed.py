@@ -125,6 +125,7 @@ class _GpuSearch:
         s = rank.slice
         self.s, self.xp, self.comm, self.rank = s, cupy, rank.comm, rank
         self.capture = params["graphs"] == "auto" and rank.comm.capturable
+        self.launched = "none"      # how this search's levels were captured (``_graphs``)
         key = ("bfs", params["threads"], params["outbox"])
         ws = s.scratch.get(key)
         if ws is None:
@@ -305,9 +306,11 @@ class _GpuSearch:
         key = ("graphs", mode, alpha, beta)
         if key not in ws:
             ws[key] = self._capture(mode, alpha, beta)
-        return ws[key]
+        graphs, self.launched = ws[key]
+        return graphs
 
-    def _capture(self, mode: int, alpha: float, beta: float):
+    def _capture(self, mode: int, alpha: float, beta: float) -> tuple:
+        """(the graphs or None, how the top-down step was captured: cooperative, plain or none)."""
         import cupy
         stream = cupy.cuda.Stream(non_blocking=True)
         for cooperative in (True, False):
@@ -324,10 +327,8 @@ class _GpuSearch:
                         graphs.append((graph, counts))
             except (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError):
                 continue
-            self.ws["graph_launch"] = "cooperative" if cooperative else "plain"
-            return graphs
-        self.ws["graph_launch"] = "none"
-        return None
+            return graphs, "cooperative" if cooperative else "plain"
+        return None, "none"
 
     def level(self, depth: int, mode: int, alpha: float, beta: float) -> tuple:
         """Queue level ``depth``: its captured graph (``_graphs``) or its launches one by one;
@@ -385,7 +386,7 @@ class _GpuSearch:
                           "bytes": after[1] - before[1], "rounds": after[0] - before[0], "step": depth,
                           "direction": direction, "frontier": int(snap[C.LAST_COUNT])})
         return {"steps": steps, "levels": len(seen), "bottom_up_levels": int(seen[-1][C.BOTTOM_UP_LEVELS]),
-                "graphs": ws.get("graph_launch", "none") if self.capture else "none"}
+                "graphs": self.launched}
 
 
 # --- CPU twin: the same levels with Numba, the same exchanges

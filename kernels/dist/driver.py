@@ -440,7 +440,7 @@ def _build(inp, part: Partition) -> None:
     part.bounds = slices.edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
     # a GPU shared by several workers is shared by their builds too (each its share of the memory)
     sharing = [1] * k
-    if backend == "gpu":
+    if backend == "gpu" and k > 1:       # K = 1 needs no transport, and one worker shares nothing
         part.identities = part.each(_identity, name="partition-identity")
         devices = [(host, bus) for host, bus, _ in part.identities]
         sharing = [devices.count(d) for d in devices]
@@ -460,8 +460,9 @@ def _build(inp, part: Partition) -> None:
                   "slice_edges_min": min(edges), "slice_rows_max": int(rows.max()), "slice_rows_min": int(rows.min()),
                   "cut_entries": sum(b["cut"] for b in built),
                   "partition_passes": max(b["passes"] for b in built), "partition_s": time.perf_counter() - t0,
-                  "slice_bytes_max": max(b["bytes"] for b in built),
-                  "build_peak_bytes_max": max(b["peak_bytes"] for b in built)}
+                  "slice_bytes_max": max(b["bytes"] for b in built)}
+    if backend == "gpu":
+        part.facts["build_peak_bytes_max"] = max(b["peak_bytes"] for b in built)
     part.with_edges_counts = [b["with_edges"] for b in built]
 
 
@@ -469,13 +470,13 @@ def _build_slice(key, source, index: int, bounds, n: int, m: int, backend: str, 
                  sharing: int) -> dict:
     piece, facts = slices.build(source, index, bounds, n, m, backend, threads, sharing)
     plugin.here().slices[key] = piece
-    return {**facts, "with_edges": int(piece.xp.count_nonzero(piece.csr.offsets[1:] != piece.csr.offsets[:-1]))}
+    return {**facts, "with_edges": int(piece.xp.count_nonzero(piece.csr.degree()))}
 
 
 def _with_edges(key, positions) -> np.ndarray:
     """The global ids of this slice's rows with an edge at ``positions`` of their sorted list."""
     s = plugin.here().slices[key]
-    rows = s.xp.flatnonzero(s.csr.offsets[1:] != s.csr.offsets[:-1])
+    rows = s.xp.flatnonzero(s.csr.degree())
     return to_host(rows[s.xp.asarray(positions)]) + s.lo
 
 

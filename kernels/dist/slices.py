@@ -147,8 +147,8 @@ def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, 
     again): a sliced build of its rows, no step holding more than a budget's share of its
     entries — the device's budget over the ``sharing`` workers building on it at once (on the
     CPU, the K workers of the host).  Returns (the slice, facts: entries, cut entries, passes,
-    seconds, the slice's bytes, the most bytes the build held: the memory pool's high water on
-    the GPU, which keeps freed blocks)."""
+    seconds, the slice's bytes and, on the GPU, the most bytes the build held: the memory pool's
+    high water, which keeps freed blocks; the CPU's is not measured)."""
     t0 = time.perf_counter()
     set_threads(threads)
     xp = backend_module(backend)
@@ -165,7 +165,8 @@ def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, 
     if backend == "gpu":
         xp.cuda.get_current_stream().synchronize()
     piece = Slice(index, lo, hi, n, bounds, csr, backend, threads)
-    nbytes = csr.offsets.nbytes + csr.indices.nbytes
-    peak = xp.get_default_memory_pool().total_bytes() if backend == "gpu" else nbytes
-    return piece, {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0,
-                   "bytes": nbytes, "peak_bytes": peak}
+    facts = {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0,
+             "bytes": csr.offsets.nbytes + csr.indices.nbytes}
+    if backend == "gpu":
+        facts["peak_bytes"] = xp.get_default_memory_pool().total_bytes()
+    return piece, facts
