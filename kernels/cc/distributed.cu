@@ -13,15 +13,41 @@
 // giant's root too), so the merged roots are the canonical labels.
 #include "cc/common.cuh"
 
-// This rank's part: the bitmap words of its giant (a warp per 32 vertices, one ballot a word) and
-// its other non-root vertices, appended to `vertices` (count in *count; their roots are gathered
-// by the caller).
-template <typename L>
-__global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n, const long long* __restrict__ giant,
-                                      unsigned* __restrict__ bitmap, L* __restrict__ vertices,
-                                      unsigned long long* __restrict__ count)
+// The exchange has a size fixed before the run (no count read on the host between the ranks'
+// forests and the merged one): each rank's pairs go in a block of `cap` vertices then `cap` roots,
+// and table[2 j] / table[2 j + 1] hold rank j's count of pairs and its giant (-1: none).  A rank
+// whose count passed `cap` wrote only the first `cap`: every kernel that changes the forest then
+// does nothing (the forest stays the rank's own; the host sees the counts and merges again with
+// room).
+__device__ __forceinline__ bool gs_ccd_overflow(const long long* __restrict__ table, int k, long long cap)
 {
-    const long long g = *giant;
+    for (int j = 0; j < k; ++j)
+        if (table[2 * j] > cap) return true;
+    return false;
+}
+
+// One thread: this rank's row of the table, its count zeroed and its giant (the skipped tree's
+// root now: a hook may have put it under a smaller root) set, before the encode.
+template <typename L>
+__global__ void graphsweep_ccd_giant(const long long* __restrict__ state, const L* __restrict__ parent,
+                                     long long* __restrict__ table, int r)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const long long big = state[0];
+    table[2 * r] = 0;
+    table[2 * r + 1] = big >= 0 ? (long long)parent[big] : -1;
+}
+
+// This rank's part: the bitmap words of its giant (a warp per 32 vertices, one ballot a word) and
+// its other non-root vertices with their roots, into its block of `pairs` (the first `cap`; the
+// count in table[2 r]).
+template <typename L>
+__global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n, long long* __restrict__ table, int r,
+                                      unsigned* __restrict__ bitmap, L* __restrict__ pairs, long long cap)
+{
+    const long long g = table[2 * r + 1];
+    unsigned long long* count = (unsigned long long*)(table + 2 * r);
+    L* vertices = pairs + 2 * cap * r;
     const int lane = threadIdx.x & 31;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w * 32 < n; w += warps) {
@@ -35,7 +61,11 @@ __global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n,
         unsigned long long base = 0;
         if (lane == 0 && others) base = atomicAdd(count, (unsigned long long)__popc(others));
         base = __shfl_sync(0xffffffffu, base, 0);
-        if (other) vertices[base + __popc(others & ((1u << lane) - 1u))] = (L)v;
+        const long long at = (long long)base + __popc(others & ((1u << lane) - 1u));
+        if (other && at < cap) {
+            vertices[at] = (L)v;
+            vertices[cap + at] = p;
+        }
     }
 }
 
@@ -47,9 +77,10 @@ __global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n,
 // most vertices, the same few masks; one global word read by every vertex was a hot spot).
 template <typename L>
 __global__ void graphsweep_ccd_layer(const unsigned* __restrict__ inbox, int k, long long words,
-                                     const long long* __restrict__ giants, L* __restrict__ parent, long long lo,
-                                     long long hi, unsigned long long* __restrict__ adj)
+                                     const long long* __restrict__ table, long long cap, L* __restrict__ parent,
+                                     long long lo, long long hi, unsigned long long* __restrict__ adj)
 {
+    if (gs_ccd_overflow(table, k, cap)) return;
     __shared__ unsigned long long block_adj[64];
     for (int r = threadIdx.x; r < k; r += blockDim.x) block_adj[r] = 0;
     __syncthreads();
@@ -60,7 +91,7 @@ __global__ void graphsweep_ccd_layer(const unsigned* __restrict__ inbox, int k, 
         for (int r = 0; r < k; ++r) {
             if ((__ldg(inbox + r * words + (i >> 5)) >> (i & 31)) & 1u) {
                 mask |= 1ULL << r;
-                const long long g = __ldg(giants + r);
+                const long long g = __ldg(table + 2 * r + 1);
                 if (g < best) best = g;
             }
         }
@@ -76,15 +107,17 @@ __global__ void graphsweep_ccd_layer(const unsigned* __restrict__ inbox, int k, 
 }
 
 // What each pair's ends stand for in the merged forest: an end in this rank's range [lo, hi) its
-// first-layer parent (its giant root, or itself), any other end `none` (the ranks' answers meet in
-// an all-reduce min: every end has one owner).
+// first-layer parent (its giant root, or itself), any other end, and every unused slot of a block,
+// `none` (the ranks' answers meet in an all-reduce min: every end has one owner).
 template <typename L>
-__global__ void graphsweep_ccd_reps(const L* __restrict__ pairs, long long total, const L* __restrict__ parent,
-                                    long long lo, long long hi, L none, L* __restrict__ rep)
+__global__ void graphsweep_ccd_reps(const L* __restrict__ pairs, const long long* __restrict__ table, int k,
+                                    long long cap, const L* __restrict__ parent, long long lo, long long hi, L none,
+                                    L* __restrict__ rep)
 {
-    GS_CC_GRID_STRIDE(t, total) {
+    GS_CC_GRID_STRIDE(t, 2 * cap * k) {
+        const long long at = t % cap, used = table[2 * (t / (2 * cap))];
         const L x = __ldg(pairs + t);
-        rep[t] = x >= lo && x < hi ? __ldg(parent + x) : none;
+        rep[t] = at < used && x >= lo && x < hi ? __ldg(parent + x) : none;
     }
 }
 
@@ -92,12 +125,13 @@ __global__ void graphsweep_ccd_reps(const L* __restrict__ pairs, long long total
 // root (a giant root of this range loses its first-layer parent here; the giants' join restores
 // the link, since that root is a vertex of both giants).
 template <typename L>
-__global__ void graphsweep_ccd_seed(const L* __restrict__ rep, long long total, const long long* __restrict__ giants,
-                                    int k, L* __restrict__ parent)
+__global__ void graphsweep_ccd_seed(const L* __restrict__ rep, long long total, const long long* __restrict__ table,
+                                    int k, long long cap, long long n, L* __restrict__ parent)
 {
+    if (gs_ccd_overflow(table, k, cap)) return;
     GS_CC_GRID_STRIDE(t, total + k) {
-        const long long x = t < total ? (long long)__ldg(rep + t) : __ldg(giants + (t - total));
-        if (x >= 0) parent[x] = (L)x;
+        const long long x = t < total ? (long long)__ldg(rep + t) : __ldg(table + 2 * (t - total) + 1);
+        if (x >= 0 && x < n) parent[x] = (L)x;
     }
 }
 
@@ -111,37 +145,40 @@ __global__ void graphsweep_ccd_compress_range(L* parent, long long lo, long long
     }
 }
 
-// One thread: each giant's root in the merged forest (-1 for none).
+// One thread: each rank's count of pairs (out[j]) and its giant's root in the merged forest
+// (out[k + j], -1 for none): what the host reads at the end of the merge.
 template <typename L>
-__global__ void graphsweep_ccd_roots(const long long* __restrict__ giants, int k, L* parent, long long* roots)
+__global__ void graphsweep_ccd_roots(const long long* __restrict__ table, int k, L* parent, long long* out)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    for (int r = 0; r < k; ++r) roots[r] = giants[r] >= 0 ? (long long)gs_cc_find((L)giants[r], parent) : -1;
+    for (int r = 0; r < k; ++r) {
+        const long long g = table[2 * r + 1];
+        out[r] = table[2 * r];
+        out[k + r] = g >= 0 ? (long long)gs_cc_find((L)g, parent) : -1;
+    }
 }
 
 // One thread: the giants that share a vertex joined (k^2 links at most; shared[r * k + s] != 0 when
 // giants r and s share one, the ranks' adj masks OR-ed by an all-reduce max).
 template <typename L>
-__global__ void graphsweep_ccd_join(const long long* __restrict__ giants, const unsigned char* __restrict__ shared,
-                                    int k, L* parent)
+__global__ void graphsweep_ccd_join(const long long* __restrict__ table, long long cap,
+                                    const unsigned char* __restrict__ shared, int k, L* parent)
 {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    if (blockIdx.x != 0 || threadIdx.x != 0 || gs_ccd_overflow(table, k, cap)) return;
     for (int r = 0; r < k; ++r)
         for (int s = 0; s < k; ++s)
-            if (shared[r * k + s]) gs_cc_link((L)giants[r], (L)giants[s], parent);
+            if (shared[r * k + s]) gs_cc_link((L)table[2 * r + 1], (L)table[2 * s + 1], parent);
 }
 
-// Every rank's pairs linked: rank j's region of `pairs` starts at 2 * first[j] and holds its
-// first[j + 1] - first[j] vertices, then their roots.
+// Every rank's pairs linked, by their stand-ins: rank j's block of `rep` holds its vertices' in its
+// first `cap` slots and their roots' in the next `cap`, table[2 j] of them used.
 template <typename L>
-__global__ void graphsweep_ccd_link(const L* __restrict__ pairs, const long long* __restrict__ first, int k,
-                                    L* parent)
+__global__ void graphsweep_ccd_link(const L* __restrict__ rep, const long long* __restrict__ table, int k,
+                                    long long cap, L* parent)
 {
-    const long long total = first[k];
-    GS_CC_GRID_STRIDE(t, total) {
-        int j = 0;
-        while (first[j + 1] <= t) ++j;
-        const long long c = first[j + 1] - first[j], at = 2 * first[j] + (t - first[j]);
-        gs_cc_link(__ldg(pairs + at), __ldg(pairs + at + c), parent);
+    if (gs_ccd_overflow(table, k, cap)) return;
+    GS_CC_GRID_STRIDE(t, cap * k) {
+        const long long j = t / cap, at = t % cap;
+        if (at < table[2 * j]) gs_cc_link(__ldg(rep + 2 * cap * j + at), __ldg(rep + 2 * cap * j + cap + at), parent);
     }
 }

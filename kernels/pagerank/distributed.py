@@ -12,7 +12,9 @@ the per-slice half of ``pagerank.spmv``'s setup.  Every iteration, on every rank
                rank's piece straight to the others (NCCL: device to device; (K - 1) x 4n bytes in
                all an iteration);
   pull         the slice's rows times the whole vector: ``pagerank.spmv``'s product (cuSPARSE on
-               the GPU, scipy.sparse on the CPU) and its update, on the slice;
+               the GPU, scipy.sparse on the CPU) and its update, on the slice; a GPU slice past
+               cuSPARSE's 32-bit offsets (R-MAT 30 at K = 4: 12.9 G entries a slice) is summed by
+               pull.cu's warp a row over the slice as it is (``product``);
   all-reduce   the L1 change and the dangling score (16 bytes), read on the host: every rank takes
                the same decision to stop (the one host read of an iteration, as pagerank.spmv's).
 The dangling score of the last iteration is spread in the next, as in ``pagerank.spmv``.
@@ -30,39 +32,58 @@ from functools import partial
 import numpy as np
 from graphsweep.core.errors import ParameterError
 
-from ..contract import Kernel
+from ..contract import Kernel, Param
+from ..cuda import blocks_for, module, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
 from ..dist import verify as partitioned_verify
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
-PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS}
+PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS,
+          "product": Param("auto", str, choices=("auto", "cusparse", "warp-rows"),
+                           help="the slice's product on the GPU: cuSPARSE's on its simple rows (32-bit offsets), or "
+                                "a warp a row over the slice as it is (duplicates skipped in the sorted rows; no "
+                                "copy); auto: cuSPARSE where the slice's entries fit 32 bits")}
 KEY = "pagerank-matrix"
 INT32_MAX = np.iinfo(np.int32).max
+WARP_THREADS = 256
 
 
-def _matrix(key) -> int:
-    """This slice's rows of the simple graph's adjacency matrix, its vertices' inverse degrees and
-    its dangling vertices (kept with the slice); returns its nonzeros."""
+def _matrix(key, product: str) -> int:
+    """This slice's product (the contributions of every vertex in, its rows' sums out), its
+    vertices' inverse simple degrees and its dangling vertices (kept with the slice); returns the
+    simple graph's entries in its rows."""
     from ..dist.plugin import here
     s = here().slices[key]
-    if KEY in s.scratch:
-        return int(s.scratch[KEY][0].nnz)
+    if (KEY, product) in s.scratch:
+        return s.scratch[KEY, product][3]
     xp, csr = s.xp, s.csr
+    if s.backend == "gpu" and (product == "warp-rows" or (product == "auto" and csr.nnz > INT32_MAX)):
+        pull, inverse, nnz = _warp_rows(s)
+    else:
+        if s.backend == "gpu" and product == "cusparse" and csr.nnz > INT32_MAX:
+            raise ParameterError(f"pagerank.distributed: slice {s.index} holds {csr.nnz:,} entries, more than the "
+                                 f"32-bit offsets of cuSPARSE's product take; use product=warp-rows or auto")
+        matrix, inverse = _simple_rows(s)
+        pull, nnz = matrix.__matmul__, int(matrix.nnz)
+    s.scratch[KEY, product] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz)
+    s.scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
+    return nnz
+
+
+def _simple_rows(s):
+    """The slice's rows of the simple graph's adjacency matrix (duplicate neighbours dropped, float32
+    ones, shape (its rows) x n; cuSPARSE on the GPU, scipy.sparse on the CPU) and the inverse degrees."""
+    xp, csr, size = s.xp, s.csr, s.size
     rows = s.rows()
     first = xp.ones(csr.nnz, dtype=np.bool_)
     if csr.nnz:
         first[1:] = (csr.indices[1:] != csr.indices[:-1]) | (rows[1:] != rows[:-1])
-    size = s.size
     cols = csr.indices[first]
     degree = xp.bincount(rows[first], minlength=size)[:size]
     offsets = xp.zeros(size + 1, dtype=np.int64)
     xp.cumsum(degree, out=offsets[1:])
-    if s.backend == "gpu" and cols.shape[0] > INT32_MAX:
-        raise ParameterError(f"pagerank.distributed on the GPU: slice {s.index} holds {cols.shape[0]:,} simple "
-                             f"entries, more than the 32-bit offsets of cuSPARSE's product take ({INT32_MAX:,}); "
-                             f"slice the graph over more workers (partitions)")
     values = xp.ones(cols.shape[0], dtype=np.float32)
     if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse
@@ -71,16 +92,35 @@ def _matrix(key) -> int:
         import scipy.sparse as sparse
         matrix = sparse.csr_matrix((values, cols, offsets), shape=(size, s.n))
     inverse = xp.where(degree > 0, 1.0 / xp.maximum(degree, 1), 0.0).astype(np.float32)
-    s.scratch[KEY] = (matrix, inverse, xp.flatnonzero(degree == 0))
-    s.scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
-    return int(matrix.nnz)
+    return matrix, inverse
 
 
-def _iterate(rank, max_iterations: int, tolerance: float, spread: bool) -> dict:
+def _warp_rows(s):
+    """pull.cu's slice kernels over the slice as it is (no copy; any number of entries): the
+    product, the inverse degrees and the simple entries."""
+    import cupy
+    csr, size = s.csr, s.size
+    mod = module("pagerank/pull.cu")
+    degree, total = mod.get_function("graphsweep_pagerank_slice_degree"), cupy.zeros(1, dtype=np.uint64)
+    blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * max(size, 1), WARP_THREADS))
+    inverse = cupy.zeros(size, dtype=np.float32)
+    args = (csr.offsets, csr.indices, np.int64(size))
+    if size:
+        degree((blocks,), (WARP_THREADS,), (*args, inverse, total))
+    sums, incoming = mod.get_function("graphsweep_pagerank_slice_sum"), cupy.empty(size, dtype=np.float32)
+
+    def pull(contrib):
+        if size:
+            sums((blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, contrib, np.int64(size), incoming))
+        return incoming
+    return pull, inverse, int(total.get()[0])
+
+
+def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product: str) -> dict:
     """Every iteration on this rank's rows, in step with the others (see the module doc)."""
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, lo, hi = s.n, s.lo, s.hi
-    matrix, inverse, dangling_vertices = s.scratch[KEY]
+    pull, inverse, dangling_vertices, _ = s.scratch[KEY, product]
     contrib = s.scratch["pagerank-contrib"]
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
     dangling = float(comm.allreduce_host([dangling_vertices.shape[0]])[0]) / n
@@ -89,7 +129,7 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool) -> dict:
         start = rank.mark()
         contrib[lo:hi] = score * inverse
         comm.allgatherv(contrib, s.bounds)
-        incoming = matrix @ contrib
+        incoming = pull(contrib)
         share = np.float32(dangling / n if spread else 0.0)
         updated = np.float32((1.0 - DAMPING) / n) + np.float32(DAMPING) * (incoming + share)
         local = xp.stack([xp.abs(updated - score).sum(dtype=np.float64),
@@ -107,7 +147,7 @@ def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer)
     records = ledger.run(_iterate, params["max_iterations"], params["tolerance"], params["dangling"] == "spread",
-                         name="pagerank.distributed")
+                         params["product"], name="pagerank.distributed")
     ledger.steps("iteration")
     iterations, error = len(records[0]["steps"]), records[0]["error"]
     timer.stat("iterations", iterations)
@@ -119,7 +159,7 @@ def _run(inp, params, timer, backend: str):
 def setup(inp, params):
     """Slice the graph and make each slice's matrix rows before warm-up (untimed)."""
     part = slice_graph(inp, params)
-    part.each(_matrix, name="pagerank.distributed-matrix")
+    part.each(_matrix, params["product"], name="pagerank.distributed-matrix")
 
 
 def _check(output: Remote, params: dict) -> dict:

@@ -151,3 +151,53 @@ extern "C" __global__ void graphsweep_pagerank_heavy_update(const long long* __r
     error = graphsweep_pagerank_block_sum(error, shared);
     if (threadIdx.x == 0) atomicAdd(&next[0], error);
 }
+
+// pagerank.distributed on a slice past cuSPARSE's 32-bit offsets (kernels/dist slices: rows local,
+// neighbour ids global, self-loops dropped, duplicates kept, each row sorted): a warp per row walks
+// its neighbours and counts an entry only where it differs from the one before, so the simple
+// graph is used without a copy of it.  slice_degree: each row's distinct neighbours, as the inverse
+// degree (0 for none) and their total; slice_sum: each row's sum of its distinct neighbours'
+// contributions.
+extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __restrict__ offsets,
+                                                            const int* __restrict__ indices, long long rows,
+                                                            float* __restrict__ inverse,
+                                                            unsigned long long* __restrict__ total)
+{
+    const int lane = threadIdx.x & 31;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    unsigned long long mine = 0;
+    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < rows; v += warps) {
+        const long long begin = offsets[v], end = offsets[v + 1];
+        unsigned count = 0;
+        for (long long e = begin + lane; e < end; e += 32)
+            count += e == begin || indices[e] != indices[e - 1];
+        for (int offset = 16; offset > 0; offset >>= 1)
+            count += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, count, offset);
+        if (lane == 0) {
+            inverse[v] = count ? 1.0f / (float)count : 0.0f;
+            mine += count;
+        }
+    }
+    if (lane == 0 && mine) atomicAdd(total, mine);
+}
+
+extern "C" __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offsets,
+                                                         const int* __restrict__ indices,
+                                                         const float* __restrict__ contrib, long long rows,
+                                                         float* __restrict__ incoming)
+{
+    const int lane = threadIdx.x & 31;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < rows; v += warps) {
+        const long long begin = offsets[v], end = offsets[v + 1];
+        float sum = 0.0f;
+#pragma unroll 4
+        for (long long e = begin + lane; e < end; e += 32) {
+            const int u = __ldg(indices + e);
+            if (e == begin || u != __ldg(indices + e - 1)) sum += __ldg(contrib + u);
+        }
+        for (int offset = 16; offset > 0; offset >>= 1)
+            sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset);
+        if (lane == 0) incoming[v] = sum;
+    }
+}

@@ -87,6 +87,35 @@ def test_rmat_merges_in_one_step(backend, k):
     assert res.stats["bytes_exchanged"] > 0
 
 
+def _core_before_triangles(core=4000, degree=64, triangles=6000, seed=3):
+    """A dense core on the first ids (every rank's giant), then many triangles (the last slice's
+    rows): that rank's forest has thousands of non-root vertices outside its giant, more than a
+    first run's room for pairs."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, core, core * degree // 2)
+    dst = rng.integers(0, core, core * degree // 2)
+    t = core + 3 * np.arange(triangles)
+    src = np.concatenate([src, t, t + 1, t]).astype(np.int32)
+    dst = np.concatenate([dst, t + 1, t + 2, t + 2]).astype(np.int32)
+    return core + 3 * triangles, src, dst
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pairs_past_the_room_merge_again_with_room(backend):
+    """The one-step merge sends each rank's pairs in blocks of a room fixed before the run: a rank
+    with more leaves every forest as it was, the merge runs again with room, and the next run keeps it."""
+    graph = _core_before_triangles()
+    data = dataset(graph)
+    # a quarter of the samples makes a giant of the core on both ranks (link2 links two of a row's edges)
+    first = run("cc.distributed", data, backend, partitions=2, skip_share=0.25)
+    np.testing.assert_array_equal(first.output["label"], canonical(graph))
+    assert first.stats["merge_rounds"] == 0 and first.stats["merge_pairs"] > 2 * 1024
+    assert first.stats["merge_retries"] == 1
+    again = run("cc.distributed", data, backend, partitions=2, skip_share=0.25)
+    np.testing.assert_array_equal(again.output["label"], canonical(graph))
+    assert again.stats["merge_retries"] == 0 and again.stats["merge_pairs"] == first.stats["merge_pairs"]
+
+
 def _two_clusters_joined_between_their_giants(a_last=64, b_size=30):
     """Clusters A (0 and 3..a_last: slice 0's rows, but a_last's) and B (1, 2 and the b_size ids
     after a_last) joined by one edge (a_last - 1, a_last + b_size): past the two smallest
@@ -227,6 +256,18 @@ def test_pagerank_is_the_one_worker_pagerank(shape, k, backend):
     ref = run("pagerank.spmv", dataset(graph), backend)
     assert res.stats["iterations"] == ref.stats["iterations"]
     np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["messy", "rmat", "star"])
+def test_pagerank_warp_rows_is_cusparses_product(shape):
+    """The product that takes a slice past cuSPARSE's 32-bit offsets (a warp a row, duplicates
+    skipped in the sorted rows) gives cuSPARSE's scores on the simple rows."""
+    graph = SHAPES[shape]()
+    rows = run("pagerank.distributed", dataset(graph), "gpu", partitions=3, product="warp-rows")
+    ref = run("pagerank.distributed", dataset(graph), "gpu", partitions=3, product="cusparse")
+    assert rows.stats["iterations"] == ref.stats["iterations"]
+    np.testing.assert_allclose(rows.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
 
 def test_rows_carry_the_run_the_dispatch_and_the_ledger():
