@@ -30,12 +30,12 @@ __device__ __forceinline__ bool gs_ccd_overflow(const long long* __restrict__ ta
 // root now: a hook may have put it under a smaller root) set, before the encode.
 template <typename L>
 __global__ void graphsweep_ccd_giant(const long long* __restrict__ state, const L* __restrict__ parent,
-                                     long long* __restrict__ table, int r)
+                                     long long n, long long* __restrict__ table, int r)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     const long long big = state[0];
     table[2 * r] = 0;
-    table[2 * r + 1] = big >= 0 ? (long long)parent[big] : -1;
+    table[2 * r + 1] = big >= 0 && big < n ? (long long)parent[big] : -1;   // none, or NO_TREE: no giant
 }
 
 // This rank's part: the bitmap words of its giant (a warp per 32 vertices, one ballot a word) and

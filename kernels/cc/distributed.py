@@ -8,10 +8,12 @@ not made of small components of nearby ids) over its slice's rows, its kernels u
 forest over every vertex (global ids; the CSR offsets passed as if indexed by vertex id) — K = 1 is
 exactly the one-GPU kernel.  At K > 1 link2 links each row's first two neighbours whatever their
 order (an edge's larger end may be another rank's row: without it the slice of the smallest ids
-links almost nothing before the sample, and finds no tree to skip).  Then, when every rank's
-sample found a tree to skip (R-MAT at scale 14 and up; an all-gather of the keys, read on the host):
-  local     the final pass skipping that tree (any edge leaving it is linked from its other end's
-            row, on whichever rank holds it: every rank is in skip mode), compress: parent[v] = v's
+links almost nothing before the sample, and finds no tree to skip).  Then, when the graph is
+sampled (average degree 4 and up), every rank in skip mode:
+  local     the final pass skipping the tree its sample found (any edge leaving it is linked from
+            its other end's row, on whichever rank holds it: every rank is in skip mode; a rank
+            whose sample found none skips nothing, so nothing is left to ECL mode's one end),
+            compress: parent[v] = v's
             root over this slice's edges.
   encode    the forest in two parts: a bitmap of the vertices whose root is the rank's giant (the
             skipped tree's root now: on R-MAT most vertices, 1 bit each; its words of rank j's
@@ -29,8 +31,8 @@ sample found a tree to skip (R-MAT at scale 14 and up; an all-gather of the keys
 The merged forest joins every edge except those between two skipped vertices of two ranks' giants;
 they are joined through the giants when all the giants end in one tree, read on the host after the
 merge (R-MAT's giants overlap in most of their vertices).  When they do not, the ranks' ranges are
-all-gathered into the merged forest every rank then holds; that, or when some rank found no tree
-to skip (no sample below average degree 4; slices too small), the exact rounds follow from a
+all-gathered into the merged forest every rank then holds; that, or when the graph is not sampled
+(average degree below 4), the exact rounds follow from a
 forest every rank holds alike (the merged one, or the element-wise minimum of the local forests by
 an all-reduce: every hook put a larger root under a smaller one, so it is again such a forest):
 the ranks agree on its largest tree (sampled, an all-reduce of the keys) and skip its rows; per
@@ -43,10 +45,9 @@ anything.
 Cost model: the slowest slice's passes over its rows plus a few passes over every vertex (its
 compress, the encode) and the merge's over its range (first layer, compress) and the pairs; the
 exchange n / 8 / K bytes from each other rank plus 8 bytes a slot of each rank's block of pairs,
-and 4 bytes a slot in the all-reduce, in two NCCL groups, and two host reads (the sampled keys,
-the merge's outcome).  The rounds' merges cost an
-all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each rank) or 8 bytes per moved
-parent.  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the phases ``link``,
+and 4 bytes a slot in the all-reduce, in two NCCL groups, and one host read (the merge's outcome).
+The rounds' merges cost an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each
+rank) or 8 bytes per moved parent.  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the phases ``link``,
 ``compress``, ``encode`` (with the bitmaps' exchange) and ``merge`` (the slowest rank's),
 statistics ``merge_pairs`` (pairs all-gathered), ``merge_retries`` (merges run again for room:
 their time is in the run's), ``merge_rounds`` (the exact rounds; 0 when the
@@ -72,6 +73,7 @@ from .gpu import c_type
 PARAMS = {**{k: suf.PARAMS[k] for k in ("link", "loads", "flatten", "skip_share", "thread_max", "seed", "threads")},
           **PARTITION_PARAMS}
 ROOT_BITS = 32
+NO_TREE = 1 << 62      # the skipped tree of a rank in skip mode that found none: no vertex's root
 
 
 class _GpuPasses:
@@ -137,9 +139,10 @@ class _GpuPasses:
         root, count = self.state[0], self.state[1]
         return self.xp.where(root >= 0, (count << ROOT_BITS) | ((1 << 31) - 1 - root), 0).reshape(1)
 
-    def skip(self, key) -> None:
-        """The tree whose rows the final pass skips (from a sampled key), or none."""
-        self.state[0] = self.xp.where(key[0] > 0, (1 << 31) - 1 - (key[0] & 0xFFFFFFFF), -1)
+    def skip(self, key, none: int = -1) -> None:
+        """The tree whose rows the final pass skips (from a sampled key); ``none`` where the key
+        names none (-1: ECL mode; NO_TREE: skip mode skipping nothing)."""
+        self.state[0] = self.xp.where(key[0] > 0, (1 << 31) - 1 - (key[0] & 0xFFFFFFFF), none)
 
     def follow(self, parent) -> None:
         """The skipped root moved under a smaller one by a merge: skip its new root."""
@@ -175,7 +178,7 @@ class _GpuPasses:
         """This rank's part of the merge: its row of ``m.table``, its giant's bitmap ``m.row`` and
         its other non-root vertices with their roots in its block of ``m.pairs``."""
         r = np.int32(m.r)
-        self.fn["giant"]((1,), (1,), (self.state, parent, m.table, r))
+        self.fn["giant"]((1,), (1,), (self.state, parent, np.int64(self.n), m.table, r))
         words = (self.n + 31) // 32
         if words:
             launch(self.fn["encode"], 32 * words, self.threads, None, parent, np.int64(self.n), m.table, r, m.row,
@@ -245,8 +248,8 @@ class _CpuPasses:
         root, count = suf.largest(self.idx, parent, self.params["seed"], min_count)
         return np.array([(count << ROOT_BITS) | ((1 << 31) - 1 - root) if root >= 0 else 0], dtype=np.int64)
 
-    def skip(self, key) -> None:
-        self.big = int((1 << 31) - 1 - (key[0] & 0xFFFFFFFF)) if key[0] > 0 else -1
+    def skip(self, key, none: int = -1) -> None:
+        self.big = int((1 << 31) - 1 - (key[0] & 0xFFFFFFFF)) if key[0] > 0 else none
 
     def follow(self, parent) -> None:
         if self.big >= 0:
@@ -314,7 +317,7 @@ class _MergeSpace:
 @numba.njit(cache=True)
 def _cpu_encode(parent, big, table, r, bitmap, pairs, cap):
     """distributed.cu's giant and encode (bitmap: bytes, bit v & 7 of byte v >> 3)."""
-    g = parent[big] if big >= 0 else -1
+    g = parent[big] if 0 <= big < parent.shape[0] else -1
     bitmap[:] = 0
     base, count = 2 * cap * r, 0
     for v in range(parent.shape[0]):
@@ -439,10 +442,11 @@ def _components(rank, params: dict, edges_total: int) -> dict:
     with rank.phase("link"):
         passes.local(parent)
         own = passes.largest(parent, least) if sample else None
-    one_step = sample and (k == 1 or bool((_gathered(rank, own) > 0).all()))
-    if one_step:
+    if sample:
         with rank.phase("link"):
-            passes.skip(own)
+            # K > 1: every rank in skip mode, one without a tree skipping nothing (ECL mode links
+            # an edge from one end only, which a peer skipping the other end would leave unlinked)
+            passes.skip(own, NO_TREE if k > 1 else -1)
             passes.compress_largest(parent)   # skip mode tells the largest tree's vertices by their parent
             passes.final(parent, 2)
         with rank.phase("compress"):
@@ -510,7 +514,7 @@ def _merge(rank, passes, parent, least: int) -> tuple:
         if most <= room:
             break
     stats = {"merge_pairs": int(sizes.sum()), "merge_retries": retries, "merge_rounds": 0, "sparse_merges": 0}
-    if np.unique(roots).size != 1:
+    if np.unique(roots[roots >= 0]).size > 1:
         with rank.phase("merge"):
             comm.allgatherv(parent, s.bounds)     # the merged forest, every rank's range: the same on all
         stats.update(_rounds(rank, passes, parent, least))
@@ -529,10 +533,10 @@ def first_capacity(n: int, k: int) -> int:
 def fitted_capacity(most: int, room: int) -> int:
     """The next run's room for ``most`` pairs on the busiest rank, where ``room`` held them or not:
     an eighth over ``most`` (a run's counts move a little with the order of its hooks), ``room``
-    kept while it holds that and is at most twice it (a fixed room keeps the buffers; the bytes
-    every merge sends grow with it)."""
+    kept while it holds that with at most a quarter more (a fixed room keeps the buffers; the
+    bytes every merge sends grow with it)."""
     fit = max(MIN_CAPACITY, -(-(most + most // 8) // 1024) * 1024)
-    return room if fit <= room <= 2 * fit else fit
+    return room if fit <= room <= fit + fit // 4 else fit
 
 
 def _rounds(rank, passes, parent, least: int) -> dict:

@@ -103,7 +103,8 @@ def _core_before_triangles(core=4000, degree=64, triangles=6000, seed=3):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_pairs_past_the_room_merge_again_with_room(backend):
     """The one-step merge sends each rank's pairs in blocks of a room fixed before the run: a rank
-    with more leaves every forest as it was, the merge runs again with room, and the next run keeps it."""
+    with more leaves every forest as it was, the merge runs again with room, and the partition's next
+    run keeps it."""
     graph = _core_before_triangles()
     data = dataset(graph)
     # a quarter of the samples makes a giant of the core on both ranks (link2 links two of a row's edges)
@@ -111,7 +112,10 @@ def test_pairs_past_the_room_merge_again_with_room(backend):
     np.testing.assert_array_equal(first.output["label"], canonical(graph))
     assert first.stats["merge_rounds"] == 0 and first.stats["merge_pairs"] > 2 * 1024
     assert first.stats["merge_retries"] == 1
-    again = run("cc.distributed", data, backend, partitions=2, skip_share=0.25)
+    # a measured run after a warm-up one (the same partition) finds the room fitted
+    again = harness.run("cc.distributed", data, backend=backend, reps=1, warmup=1, partitions=2, skip_share=0.25,
+                        scheduler=WORKERS["address"])
+    assert again.verified, again.verify_error
     np.testing.assert_array_equal(again.output["label"], canonical(graph))
     assert again.stats["merge_retries"] == 0 and again.stats["merge_pairs"] == first.stats["merge_pairs"]
 
@@ -162,14 +166,14 @@ def _clique_beside_small_cliques(big=64, small=5, count=60):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_slice_without_a_tree_beside_slices_with_one_takes_the_rounds(backend):
-    """Skip mode on some ranks and ECL mode on another would leave edges unlinked by either: when
-    one rank has no tree to skip, no rank skips its own, and the forests merge by the all-reduce
-    and the exact rounds."""
+def test_a_slice_without_a_tree_beside_slices_with_one_skips_nothing(backend):
+    """Skip mode on some ranks and ECL mode on another would leave edges unlinked by either (ECL
+    mode links an edge from one end only): a rank whose sample found no tree runs in skip mode
+    skipping nothing, and the forests merge in one step."""
     graph = _clique_beside_small_cliques()
     res = run("cc.distributed", dataset(graph), backend, partitions=3)
     np.testing.assert_array_equal(res.output["label"], canonical(graph))
-    assert res.stats["merge_pairs"] == 0 and res.stats["merge_rounds"] >= 1
+    assert res.stats["merge_pairs"] > 0 and res.stats["merge_rounds"] == 0
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
