@@ -65,12 +65,13 @@ def rmat(scale: int, edge_factor: int, seed: int, backend: str) -> Dataset:
 
 
 def rate(name: str, data: Dataset, ms: float, k: int, stats: list) -> str:
-    """Graph500's counting (input edges / time): BFS GTEPS a root, CC G edges/s; PageRank G input
-    arcs (2m) per second per GPU per iteration."""
+    """Graph500's counting (input edges / time): BFS GTEPS a root, CC G edges/s, and each a GPU
+    (weak scaling compares those); PageRank G input arcs (2m) per second per GPU per iteration."""
     if name.startswith("pagerank"):
         iterations = statistics.median(s["iterations"] for s in stats)
         return f"{2 * data.m * iterations / (ms / 1e3) / k / 1e9:.1f} G arcs/s/GPU/iter"
-    return f"{data.m / (ms / 1e3) / 1e9:.1f} {'GTEPS' if name.startswith('bfs') else 'G edges/s'}"
+    total = data.m / (ms / 1e3) / 1e9
+    return f"{total:.1f} {'GTEPS' if name.startswith('bfs') else 'G edges/s'} ({total / k:.1f} a GPU)"
 
 
 def _link(rank, nbytes: int, tries: int) -> dict:
@@ -177,6 +178,8 @@ def main(argv=None) -> int:
                                                         "them); else local workers")
     ap.add_argument("--single", action=argparse.BooleanOptionalAction, default=True,
                     help="time the one-GPU *.best beside (--no-single: a graph no single GPU holds, never made whole)")
+    ap.add_argument("--variants", action=argparse.BooleanOptionalAction, default=True,
+                    help="run the variants beside the default at K > 1 (BFS with graphs=off)")
     ap.add_argument("--json", help="write the rows here as JSON lines")
     args = ap.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -206,7 +209,8 @@ def main(argv=None) -> int:
         for k in args.partitions:
             measured = {}
             for name in args.kernels:
-                for variant in ([{}] + VARIANTS.get(name, []) if k > 1 and args.backend == "gpu" else [{}]):
+                extra = VARIANTS.get(name, []) if k > 1 and args.backend == "gpu" and args.variants else []
+                for variant in [{}] + extra:
                     label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])
                     done = _progress(f"{label} at K = {k} (its partition built in the first)", measure, name,
                                      data, args.backend, {**params, **variant, "partitions": k}, args.reps,
