@@ -1,5 +1,5 @@
-"""graphsweep.pipeline — sweeps on Dask clusters, the result store, reduce and report, and the CLI."""
+"""graphsweep.pipeline — sweeps on Dask clusters, the result store, reduce and report, and the CLI.
 
-from .config import load_defaults
-
-load_defaults()
+Importing it imports no Dask: the CLI imports its commands (and with them Dask, which reads its
+config files on import) where it can report a malformed one in one line (``config``).
+"""

@@ -16,12 +16,6 @@ import click
 
 from graphsweep.core.errors import GraphsweepError
 
-from . import config
-from .cli_data import datasets, generate
-from .cli_history import compare, history, results
-from .cli_kernel import kernel
-from .cli_sweep import reduce, report, run, status, submit
-
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the program is, so that it unwinds like an interrupt."""
@@ -45,8 +39,14 @@ def cli():
     """
 
 
-for command in (generate, datasets, kernel, run, submit, status, reduce, report, compare, history, results):
-    cli.add_command(command)
+def _add_commands() -> None:
+    """The commands, imported when ``main`` runs rather than with this module (``main`` says why)."""
+    from .cli_data import datasets, generate
+    from .cli_history import compare, history, results
+    from .cli_kernel import kernel
+    from .cli_sweep import reduce, report, run, status, submit
+    for command in (generate, datasets, kernel, run, submit, status, reduce, report, compare, history, results):
+        cli.add_command(command)
 
 
 def os_error_line(exc: OSError) -> str:
@@ -68,6 +68,10 @@ def main(argv=None):
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
+        # Imported here, not with this module: importing Dask reads its config files, and a malformed
+        # one is one line (config's ParameterError), not a traceback from the import.
+        from . import config
+        _add_commands()
         config.check()      # a misspelt setting is one line from any command, not a surprise inside one
         rc = cli.main(args=argv, prog_name="graphsweep", standalone_mode=False)
     except click.exceptions.Abort as exc:  # click's form of KeyboardInterrupt

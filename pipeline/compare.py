@@ -127,16 +127,19 @@ def _len(times) -> int:
     return 0 if times is None else len(times)
 
 
-WIDTH = 120   # the longest line ``lines`` prints
-NUMBERS = f"{'base ms':>9} {'new ms':>9} {'ratio':>7} {'95% CI':>13} {'reps':>7}  verdict"
+WIDTH = 100   # the longest line ``lines`` prints (--json has every field whole)
+HEADER = ("base ms", "new ms", "ratio", "95% CI", "reps", "verdict")
 
 
-def _numbers(c: Comparison) -> str:
-    def ms(value):
-        return "-" if math.isnan(value) else f"{value:.4g}"
+def _ms(value: float) -> str:
+    """A median time in at most 8 characters: 4 significant digits, whole ms from 10 s up."""
+    return "-" if math.isnan(value) else f"{value:.0f}" if value >= 1e4 else f"{value:.4g}"
+
+
+def _fields(c: Comparison) -> tuple:
     ratio = "-" if math.isnan(c.ratio) else f"{c.ratio:.3f}"
     ci = "" if c.low is None else f"{c.low:.3g}-{c.high:.3g}"
-    return f"{ms(c.base_ms):>9} {ms(c.new_ms):>9} {ratio:>7} {ci:>13} {f'{c.base_reps}/{c.new_reps}':>7}  {c.verdict}"
+    return _ms(c.base_ms), _ms(c.new_ms), ratio, ci, f"{c.base_reps}/{c.new_reps}", c.verdict
 
 
 def _params(c: Comparison) -> dict:
@@ -147,29 +150,67 @@ def _params(c: Comparison) -> dict:
     return {k: v for k, v in params.items() if v is not None} if isinstance(params, dict) else {}
 
 
+def _wrap(text: str, indent: int, width: int, more: int = 2) -> list[str]:
+    """``text`` in lines of ``width`` from column ``indent``, the lines after the first ``more`` further in."""
+    return textwrap.wrap(text, width, initial_indent=" " * indent, subsequent_indent=" " * (indent + more),
+                         break_on_hyphens=False)
+
+
 def lines(comparisons: list[Comparison], width: int = WIDTH) -> list[str]:
-    """What ``graphsweep compare`` prints: the comparisons sorted by (kernel, dataset, params),
-    under a line per kernel naming the parameters its tasks share; a task's line names its dataset
-    and the parameters that vary, then its numbers.  No line is longer than ``width`` (a task whose
-    name is longer than its column gets a line of its own above its numbers)."""
-    column = width - len(NUMBERS) - 3
-    out = [f"  {'dataset, params':<{column}} {NUMBERS}"]
+    """What ``graphsweep compare`` prints, no line longer than ``width``: a line per kernel naming
+    the parameters its tasks share, under it a line per dataset, under that a line per task naming
+    the parameters that vary, with its numbers in aligned columns (a task alone on its dataset, with
+    no parameter of its own, shares the dataset's line when it fits); then the regressions again,
+    largest change first.
+
+    Sorted by kernel, then dataset, then parameters (natural order: n=1024 before n=16384), not by
+    the size of the change: a nightly reader finds a task at the same place every night and reads a
+    kernel's tasks together, and the headings keep the long names (datasets' ids, parameters) off
+    the numbers' lines.  What changed most is the closing list (and the exit code)."""
+    rows = [_fields(c) for c in comparisons]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(HEADER[:-1])]
+
+    def numbers(fields) -> str:
+        return "  ".join(f.rjust(w) for f, w in zip(fields, widths)) + "  " + fields[-1]
+
+    column = width - 1 - max(len(numbers(r)) for r in [HEADER, *rows])
+    out = [f"{'kernel, dataset, params':<{column}} {numbers(HEADER)}"]
+
+    def row(label: str, fields) -> None:
+        if len(label) > column:           # a long label gets lines of its own above its numbers
+            out.extend(_wrap(label.strip(), len(label) - len(label.lstrip()), width))
+            label = ""
+        out.append(f"{label:<{column}} {numbers(fields)}")
+
     by_kernel: dict = {}
-    for c in comparisons:
-        by_kernel.setdefault(c.kernel, []).append(c)
+    for c, fields in zip(comparisons, rows):
+        by_kernel.setdefault(c.kernel, []).append((c, _params(c), fields))
     for kernel in sorted(by_kernel, key=natural):
         tasks = by_kernel[kernel]
-        params = [_params(c) for c in tasks]
-        shared = {k: v for k, v in params[0].items() if all(p.get(k, object()) == v for p in params[1:])}
+        first = tasks[0][1]
+        shared = {k: v for k, v in first.items() if all(p.get(k, object()) == v for _, p, _ in tasks[1:])}
         heading = " ".join(f"{k}={v}" for k, v in shared.items())
-        out += textwrap.wrap(f"{kernel} ({heading})" if heading else str(kernel), width, subsequent_indent="    ",
-                             break_on_hyphens=False)
-        named = sorted(((" ".join([c.dataset, *(f"{k}={v}" for k, v in p.items() if k not in shared)]), c)
-                        for c, p in zip(tasks, params)), key=lambda item: natural(item[0]))
-        for name, c in named:
-            if len(name) > column:
-                out += textwrap.wrap(name, width - 2, initial_indent="  ", subsequent_indent="    ",
-                                     break_on_hyphens=False)
-                name = ""
-            out.append(f"  {name:<{column}} {_numbers(c)}")
+        # a heading's further lines start under its '(' (deeper than the datasets' lines below it)
+        out += _wrap(f"{kernel} ({heading})" if heading else str(kernel), 0, width, len(str(kernel)) + 2)
+        by_dataset: dict = {}
+        for c, params, fields in tasks:
+            own = " ".join(f"{k}={v}" for k, v in params.items() if k not in shared)
+            by_dataset.setdefault(c.dataset, []).append((own, fields))
+        for dataset in sorted(by_dataset, key=natural):
+            named = sorted(by_dataset[dataset], key=lambda item: natural(item[0]))
+            if len(named) == 1 and not named[0][0] and len(dataset) + 2 <= column:
+                row(f"  {dataset}", named[0][1])
+                continue
+            out += _wrap(str(dataset), 2, width)
+            for own, fields in named:
+                row(f"    {own}" if own else "", fields)
+    # a task that failed in NEW first (it has no ratio), then the largest slowdown
+    regressed = sorted((c for c in comparisons if c.regressed),
+                       key=lambda c: -math.inf if math.isnan(c.ratio) else -c.ratio)
+    if regressed:
+        out.append("regressed, largest change first:")
+        for c in regressed:
+            own = " ".join(f"{k}={v}" for k, v in _params(c).items())
+            change = c.verdict if math.isnan(c.ratio) else f"{c.ratio:.3f}x"
+            out += _wrap(f"{change}  {c.kernel} {c.dataset} {own}".rstrip(), 2, width)
     return out

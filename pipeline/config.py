@@ -1,19 +1,30 @@
 """graphsweep's Dask configuration: the defaults in graphsweep.yaml, under the ``graphsweep`` key.
 
-Loaded with ``dask.config.update_defaults`` when graphsweep.pipeline is imported, so anything a user
-sets through Dask's own channels (YAML under ~/.config/dask, ``DASK_GRAPHSWEEP__...`` environment
-variables, ``dask.config.set``) wins over them.
+Loaded with ``dask.config.update_defaults`` when this module is imported (every module that reads a
+setting imports it), so anything a user sets through Dask's own channels (YAML under
+~/.config/dask, ``DASK_GRAPHSWEEP__...`` environment variables, ``dask.config.set``) wins over them.
+
+Every YAML file graphsweep reads — sweep specs, cluster files, and Dask's config files that hold
+``graphsweep`` settings — is read so that a syntax error or a key given twice is one line,
+``FILE:LINE:COLUMN: what is wrong`` (``read_yaml``; plain YAML keeps a repeated key's last value).
 """
 
 import copy
 import difflib
 from pathlib import Path
 
-import dask.config
-import dask.utils
-import yaml
-
 from graphsweep.core.errors import ParameterError
+
+from .yamlfile import malformed_dask_file, read_yaml
+
+# Dask reads its config files (~/.config/dask/*.yaml ...) when it is first imported; one it cannot
+# parse fails that import with a ValueError of several lines.  Here it becomes one ParameterError,
+# which the CLI (importing this module inside its error handling) prints as one line.
+try:
+    import dask.config
+    import dask.utils
+except ValueError as exc:
+    raise malformed_dask_file(exc) from None
 
 DEFAULTS = Path(__file__).with_name("graphsweep.yaml")
 
@@ -24,8 +35,9 @@ OPEN = ("cluster.profiles", "worker.gpu-resources", "worker.cpu-resources")
 _checked: list = []      # the configuration last found sound (checked again when Dask's changes)
 
 
-def load_defaults() -> None:
-    dask.config.update_defaults(yaml.safe_load(DEFAULTS.read_text()))
+def _defaults() -> dict:
+    """The shipped graphsweep.yaml."""
+    return read_yaml(DEFAULTS, "defaults file")
 
 
 def get(key: str):
@@ -49,8 +61,17 @@ def check() -> None:
     current = dask.config.get("graphsweep", default={})
     if _checked and _checked[0] == current:
         return
-    _check(current, yaml.safe_load(DEFAULTS.read_text())["graphsweep"], "graphsweep")
+    _check_dask_files()
+    _check(current, _defaults()["graphsweep"], "graphsweep")
     _checked[:] = [copy.deepcopy(current)]
+
+
+def _check_dask_files() -> None:
+    """Dask's config files that hold graphsweep settings, read again so that a key given twice is
+    one error naming its file and line (Dask's own reading keeps the last value)."""
+    for path, doc in dask.config.collect_yaml(dask.config.paths, return_paths=True):
+        if "graphsweep" in doc:
+            read_yaml(path, "Dask config file")
 
 
 def _check(value, schema, key: str) -> None:
@@ -89,40 +110,5 @@ def _duration(value) -> bool:
     return isinstance(value, (int, float, str))
 
 
-class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that gives a key twice (plain YAML keeps the last)."""
-
-    def construct_mapping(self, node, deep=False):
-        first = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                seen = first.setdefault(key, key_node.start_mark)
-            except TypeError:  # an unhashable key: PyYAML's own error says so
-                break
-            if seen is not key_node.start_mark:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first given at line {seen.line + 1})", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-
-def _yaml_fault(exc: yaml.YAMLError) -> str:
-    """'line L, column C: what is wrong' of a YAML error (its first line when it has no position)."""
-    mark = getattr(exc, "problem_mark", None)
-    if mark is None:
-        return str(exc).splitlines()[0]
-    context = f" ({exc.context} at line {exc.context_mark.line + 1})" if getattr(exc, "context_mark", None) else ""
-    return f"line {mark.line + 1}, column {mark.column + 1}: {exc.problem}{context}"
-
-
-def read_yaml(path: Path, what: str):
-    """The YAML document at ``path`` (a ``what``: 'sweep spec', 'cluster file'), or one clear error
-    naming the line at fault (a syntax error, a key given twice)."""
-    try:
-        return yaml.load(path.read_text(), Loader=UniqueKeyLoader)
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: no such {what}") from None
-    except OSError as exc:
-        raise ParameterError(f"{path}: not a readable YAML file ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        raise ParameterError(f"{path}: not a readable YAML file ({_yaml_fault(exc)})") from None
+# Under whatever the user set through Dask (a module that reads a setting imports this one).
+dask.config.update_defaults(_defaults())

@@ -18,6 +18,7 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from graphsweep.datasets.writer import write_atomically
@@ -25,7 +26,7 @@ from graphsweep.datasets.writer import write_atomically
 from . import figures as papers
 from . import reduce as reducer
 from . import store
-from .figures.frame import natural
+from .figures.frame import families, kernel_names, natural
 
 REPORT = "report.html"
 
@@ -42,11 +43,9 @@ def figures(summary: pd.DataFrame, rows: pd.DataFrame | None = None) -> list[tup
     return [(ident, caption, _png(fig)) for ident, caption, fig in papers.figures(summary, rows, report=True)]
 
 
-def _table(frame: pd.DataFrame, wrap: bool = False) -> str:
-    """An HTML table in a container that scrolls sideways; ``wrap``: its text cells may wrap, so
-    that a wide table fits the page."""
-    classes = ["data", "wrap"] if wrap else "data"
-    table = frame.to_html(index=False, border=0, classes=classes, na_rep="", float_format=lambda v: f"{v:.4g}")
+def _table(frame: pd.DataFrame) -> str:
+    """An HTML table in a container that scrolls sideways."""
+    table = frame.to_html(index=False, border=0, classes="data", na_rep="", float_format=lambda v: f"{v:.4g}")
     return f"<div class='scroll'>{table}</div>"
 
 
@@ -57,6 +56,68 @@ def named(summary: pd.DataFrame, plan) -> pd.DataFrame:
         return summary
     asked = {t.hash: t.asked or t.alias or t.kernel for t in plan.tasks}
     return summary.assign(asked=summary["task"].map(asked).fillna(summary["kernel"]))
+
+
+# The per-task summary's columns, (summary column, heading): a phase's times, then its rates (and
+# the host link's where a graph was placed in host memory).  summary.csv keeps every column.
+TIMES = (("phase", "phase"), ("reps", "reps"), ("median_ms", "median ms"), ("min_ms", "min ms"),
+         ("std_ms", "sd ms"), ("gbps", "GB/s"), ("pct_copy_ceiling", "% of copy ceiling"))
+LINK = (("link_gb", "GB over the link"), ("link_gbps", "link GB/s"), ("pct_link_ceiling", "% of link ceiling"))
+
+
+def _cell(value) -> str:
+    """A summary cell as text: whole numbers whole, other numbers to 4 significant digits."""
+    if isinstance(value, (str, bool, np.bool_)):
+        return str(value)
+    if pd.isna(value):
+        return ""
+    return f"{int(value)}" if float(value).is_integer() else f"{value:.4g}"
+
+
+def _task_name(task: pd.Series, varying: list[str]) -> str:
+    """A task's heading row: kernel (as asked), dataset, n, parameters; then those of its backend
+    and placement that differ between the sweep's tasks, and a failed verification."""
+    verified = task.get("verified")
+    parts = [task["kernel"], task.get("dataset"), None if pd.isna(task.get("n")) else f"n = {_cell(task['n'])}",
+             task.get("params"), *(f"{c} {task.get(c)}" for c in varying),
+             "not verified" if isinstance(verified, (bool, np.bool_)) and not verified else None]
+    return " · ".join(html.escape(p) for p in parts if isinstance(p, str) and p)
+
+
+def summary_table(summary: pd.DataFrame) -> tuple[str, str]:
+    """The per-task summary as (HTML, note under it): a heading row per task naming it, then a row
+    per phase with its times and rates.  Tasks sorted by kernel (as asked: ``kernel_names``),
+    dataset family, n, dataset and parameters, so that a reader goes down a kernel's tasks from
+    the smallest input.  Only the phases' numbers have columns (seven; three more for the host
+    link), none of them broken across lines: it fits the page, and by its print style a printed one."""
+    shown, note = _over_ceiling(summary, [c for c, _ in TIMES + LINK if c in summary])
+    stage = shown["stage"].fillna("kernel") if "stage" in shown else pd.Series("kernel", index=shown.index)
+    phase = shown["phase"].astype(str)
+    table = shown.assign(
+        kernel=kernel_names(shown), family=families(shown),
+        params=shown["params"].map(compact_params) if "params" in shown else "",
+        phase=phase.where(stage == "kernel", phase + " (" + stage + ")"),
+        link_gb=shown["bytes_link"] / 1e9 if "bytes_link" in shown else np.nan)
+    table = _sorted(table, [c for c in ("kernel", "family", "n", "dataset", "params") if c in table])
+    hosted = "link_gbps" in table and table["link_gbps"].notna().any()
+    columns = [*TIMES, *(LINK if hosted else ())]
+    # backend and placement: in a task's heading where they differ between tasks, else said once
+    varying = [c for c in ("backend", "placement") if c in table and table[c].nunique() > 1]
+    alike = [f"{c} {table[c].dropna().iloc[0]}" for c in ("backend", "placement")
+             if c in table and table[c].nunique() == 1]
+    head = "".join(f"<th>{html.escape(heading)}</th>" for _, heading in columns)
+    bodies = []
+    for _, rows in table.groupby("task", sort=False):
+        cells = ["<tr>" + "".join(f"<td>{html.escape(_cell(row.get(c)))}</td>" for c, _ in columns) + "</tr>"
+                 for _, row in rows.iterrows()]
+        bodies.append(f"<tbody><tr class='task'><th colspan='{len(columns)}'>{_task_name(rows.iloc[0], varying)}"
+                      f"</th></tr>{''.join(cells)}</tbody>")
+    caption = ("<p class='note'>Each task (kernel as asked, with the one that ran where they differ; dataset, "
+               "n, parameters), then its phases, sorted by kernel, dataset family, n and parameters."
+               f"{html.escape(' All tasks: ' + ', '.join(alike) + '.') if alike else ''} "
+               "summary.csv has every column.</p>")
+    body = f"<table class='data summary'><thead><tr>{head}</tr></thead>{''.join(bodies)}</table>"
+    return f"{caption}<div class='scroll'>{body}</div>", note
 
 
 def _sorted(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -99,8 +160,16 @@ figcaption, p.note { color: #555; font-size: 0.9em; }
 div.scroll { overflow-x: auto; }
 table.data { border-collapse: collapse; font-size: 0.8em; }
 table.data td, table.data th { padding: 2px 6px; border-bottom: 1px solid #ddd; white-space: nowrap; }
-table.wrap th, table.wrap td { white-space: normal; overflow-wrap: anywhere; }
+table.summary td { text-align: right; }
+table.summary td:first-child, table.summary thead th:first-child { text-align: left; }
+table.summary tr.task th { text-align: left; white-space: normal; padding-top: 8px; border-bottom: 1px solid #888; }
 .failed { color: #a00; }
+@media print {
+  body { margin: 0; max-width: none; }
+  div.scroll { overflow: visible; }
+  table.data { font-size: 7pt; }
+  table.data tr, table.summary tbody, figure.plot { break-inside: avoid; }
+}
 """
 
 
@@ -137,20 +206,8 @@ def render(results, rows: pd.DataFrame, summary: pd.DataFrame) -> str:
     if not devices.empty:
         parts += ["<h2>Devices and measured ceilings</h2>", _table(devices)]
     if not summary.empty:
-        # The link columns only when a graph was placed in host memory (kernels.placement).
-        hosted = "placement" in summary and "link_gbps" in summary and summary["link_gbps"].notna().any()
-        link = ("placement", "bytes_link", "link_gbps", "pct_link_ceiling") if hosted else ()
-        # Tasks by the kernel name asked for, with the implementation that ran beside it where they differ.
-        table = summary.rename(columns={"kernel": "ran", "asked": "kernel"})
-        ran = ("ran",) if (table["ran"] != table["kernel"]).any() else ()
-        columns = [c for c in ("kernel", *ran, "dataset", "n", "params", "backend", *link[:1], "phase", "reps",
-                               "mean_ms", "std_ms", "median_ms", "min_ms", "gbps", "pct_copy_ceiling", *link[1:],
-                               "verified") if c in table]
-        if "params" in table:
-            table = table.assign(params=table["params"].map(compact_params))
-        shown, note = _over_ceiling(_sorted(table, [c for c in ("kernel", "dataset", "params") if c in table]),
-                                    columns)
-        parts += ["<h2 id='summary'>Summary (per task and phase)</h2>", _table(shown[columns], wrap=True)]
+        table, note = summary_table(summary)
+        parts += ["<h2 id='summary'>Summary (per task and phase)</h2>", table]
         if note:
             parts.append(note)
     parts.append("</body></html>")

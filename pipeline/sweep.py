@@ -59,7 +59,7 @@ from graphsweep.core.params import Param, resolve
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 
-from . import config
+from .yamlfile import read_yaml
 
 FAILURE_POLICIES = ("continue", "stop")
 TOP_KEYS = ("name", "results", "data", "backend", "reps", "warmup", "verify", "checksums", "on_failure",
@@ -451,7 +451,7 @@ def _kernels(entries, where: _Where, backend: str) -> list[tuple]:
 def load(path, *, results: str | None = None) -> SweepPlan:
     """Read, check and expand the spec at ``path``; ``results`` overrides its results directory."""
     path = Path(path)
-    return expand(config.read_yaml(path, "sweep spec"), source=str(path), results=results)
+    return expand(read_yaml(path, "sweep spec"), source=str(path), results=results)
 
 
 def _roots_seed(spec: dict, top) -> int:

@@ -56,15 +56,22 @@ def varying(frame: pd.DataFrame, columns) -> list[str]:
     return [c for c in columns if c in frame and frame[c].nunique(dropna=False) > 1]
 
 
+def kernel_names(summary: pd.DataFrame) -> pd.Series:
+    """Each row's kernel as the sweep asked for it (``asked``: the rows' own, or ``report.named``'s
+    from the plan) with the implementation that ran beside it where the two differ: 'cc.best
+    (cc.select)'.  Rows without ``asked`` (results older than it) are named by what ran."""
+    ran = summary["kernel"].astype(str)
+    if "asked" not in summary:
+        return ran
+    asked = summary["asked"].fillna(summary["kernel"]).astype(str)
+    return asked.where(asked == ran, asked + " (" + ran + ")")
+
+
 def variants(summary: pd.DataFrame, exclude=()) -> pd.Series:
-    """A label per row: the kernel and its parameters that vary among that kernel's rows.  The
-    kernel is named as the sweep asked for it (``asked``, from ``report.named``) with the
-    implementation that ran beside it where the two differ: 'cc.best (cc.select)'."""
+    """A label per row: the kernel (``kernel_names``: 'cc.best (cc.select)') and its parameters
+    that vary among that kernel's rows."""
     params = [c for c in summary.columns if c.startswith("param_") and c not in exclude and c not in QUIET]
-    labels = pd.Series(summary["kernel"].astype(str), index=summary.index)
-    if "asked" in summary:
-        asked = summary["asked"].fillna(summary["kernel"]).astype(str)
-        labels = asked.where(asked == labels, asked + " (" + labels + ")")
+    labels = kernel_names(summary)
     for kernel_, rows in summary.groupby("kernel", sort=False):
         for c in varying(rows, params):
             labels[rows.index] += rows[c].map(lambda v, c=c: f" {c[6:]}={fmt(v)}")

@@ -3,27 +3,15 @@ kernel's largest size — a bar (group) per variant and dataset type.  Past ``OV
 (a sweep over blocks or p) it stops being an overview and the swept figures say it better, so it
 draws nothing.  In the report only (docs/results hold the papers' figures)."""
 
-import json
-
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from .draw import phase_colours
+from .frame import variants
 from .registry import figure
 
 OVERVIEW_MAX = 16
-
-
-def _variants(summary: pd.DataFrame) -> pd.Series:
-    """A label per row: the kernel, plus those of its parameters that vary in these results."""
-    params = summary["params"].map(json.loads)
-    labels = []
-    for kernel, p in zip(summary["kernel"], params):
-        same = params[summary["kernel"] == kernel]
-        varying = [k for k in p if len({json.dumps(q.get(k)) for q in same}) > 1]
-        labels.append(kernel + "".join(f" {k}={p[k]}" for k in varying))
-    return pd.Series(labels, index=summary.index)
 
 
 def _largest(summary: pd.DataFrame) -> pd.DataFrame:
@@ -38,7 +26,7 @@ def overview(summary: pd.DataFrame) -> pd.DataFrame | None:
     kernel = summary[summary["stage"].fillna("kernel") == "kernel"] if "stage" in summary else summary
     if kernel.empty:
         return None
-    labelled = kernel.assign(variant=_variants(kernel), type=kernel["generator"].fillna(kernel["dataset"]).astype(str))
+    labelled = kernel.assign(variant=variants(kernel), type=kernel["generator"].fillna(kernel["dataset"]).astype(str))
     if _largest(labelled).groupby(["variant", "type"]).ngroups > OVERVIEW_MAX:
         return None
     return labelled

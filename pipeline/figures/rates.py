@@ -58,4 +58,5 @@ def table_over_ceiling(summary: pd.DataFrame):
         return None
     columns = [c for c in ("dataset", "kernel", "params", "placement", "phase", "median_ms", "bytes_link", "link_gbps",
                            "ceiling_h2d_gbps", "pct_link_ceiling", "over_ceiling") if c in summary]
-    return summary.loc[summary["over_ceiling"].notna(), columns]
+    flagged = summary[summary["over_ceiling"].notna()]
+    return flagged.assign(kernel=frame.kernel_names(flagged))[columns]

@@ -3,6 +3,7 @@ regressions flagged only beyond the threshold and outside the noise, exit codes,
 tasks on one side only; the runs of a folder over time and its history page; folder states."""
 
 import json
+import math
 
 import numpy as np
 import pyarrow as pa
@@ -153,33 +154,48 @@ def test_results_lists_folders_with_their_state(tmp_path, gs):
     assert states == {"done": "done", "failed": "failed", "pending": "pending", "busy": "running"}
 
 
-def test_compare_prints_tasks_sorted_in_lines_that_fit_120_columns(tmp_path, gs):
+def test_compare_prints_tasks_sorted_by_kernel_dataset_and_params_in_lines_of_100_columns(tmp_path, gs):
     times = {label: [5.0, 5.1, 4.9] for label in labels(tmp_path)}
     make_results(tmp_path / "base", times)
     make_results(tmp_path / "new", times)
     rc, out, err = gs("compare", tmp_path / "base", tmp_path / "new")
     lines = out.splitlines()
-    assert rc == 0 and max(map(len, lines)) <= 120, out
+    assert rc == 0 and max(map(len, lines)) <= 100, out
     headings = [line for line in lines[1:-1] if not line.startswith(" ")]   # a line per kernel, sorted
     assert [h.split()[0] for h in headings] == ["listrank.random-splitter", "listrank.sequential", "listrank.wyllie"]
     assert "packing" not in headings[0] and "threads=256" in headings[0]   # what its tasks share
     first = lines[lines.index(headings[0]) + 1:lines.index(headings[1])]
-    assert [line.split()[:2] for line in first] == [["list_n=1024_seed=1", "packing=48"],
-                                                    ["list_n=1024_seed=1", "packing=64"],
-                                                    ["list_n=2048_seed=1", "packing=48"],
-                                                    ["list_n=2048_seed=1", "packing=64"]]
-    assert all(line.split()[-1] == "same" for line in first)
+    # under the kernel a line per dataset (in natural order), under that a task's own parameters and numbers
+    assert [line.split()[0] for line in first] == ["list_n=1024_seed=1", "packing=48", "packing=64",
+                                                   "list_n=2048_seed=1", "packing=48", "packing=64"]
+    assert [len(line) - len(line.lstrip()) for line in first] == [2, 4, 4, 2, 4, 4]
+    assert all(line.split()[-1] == "same" for line in first if line.startswith("    "))
+    # a kernel without parameters of its own: the dataset's line carries the numbers, in the same columns
+    sequential = lines[lines.index(headings[1]) + 1]
+    assert sequential.split()[0] == "list_n=1024_seed=1" and sequential.split()[-1] == "same"
+    assert len({line.index("same") for line in lines if line.endswith("same")}) == 1
 
 
-def test_a_task_named_longer_than_its_column_gets_a_line_of_its_own():
-    long = compare.Comparison("k", "rmat_" + "edge_factor=16_" * 4 + "seed=1", json.dumps({"a": 1}), 2.0, 3.0, 5, 5,
-                              1.5, 1.4, 1.6, "slower")
-    short = compare.Comparison("k", "tiny", json.dumps({"a": 2}), 2.0, 2.0, 5, 5, 1.0, 0.9, 1.1, "same")
-    lines = compare.lines([long, short])
-    assert max(map(len, lines)) <= 120 and lines[1] == "k"
-    assert lines[2].strip() == long.dataset + " a=1" and lines[3].split() == ["2", "3", "1.500", "1.4-1.6", "5/5",
-                                                                            "slower"]
-    assert lines[4].split()[:2] == ["tiny", "a=2"]
+def test_long_names_get_lines_of_their_own_and_regressions_close_largest_first():
+    dataset = "rmat_scale=22_edge_factor=16_weights=1:255_seed=1"     # what a sweep's ids look like
+    params = json.dumps({"dangling": "spread", "max_iterations": 100, "threads": 256, "tolerance": 0.0001,
+                         "lanes": 4, "split_rows_longer_than_this_many_edges": 1024})
+    slower = compare.Comparison("pagerank.pull-warp", dataset, params, 2.0, 3.0, 5, 5, 1.5, 1.4, 1.6, "slower")
+    much = compare.Comparison("bc.brandes", "tiny", json.dumps({"a": 1}), 2.0, 5.0, 5, 5, 2.5, 2.4, 2.6, "slower")
+    failed = compare.Comparison("bc.brandes", "tiny", json.dumps({"a": 2}), 2.0, math.nan, 5, 0, math.nan, None,
+                                None, "failed in NEW")
+    same = compare.Comparison("bc.brandes", "tiny", json.dumps({"a": 3}), 2.0, 2.0, 5, 5, 1.0, 0.9, 1.1, "same")
+    lines = compare.lines([slower, much, failed, same])
+    assert max(map(len, lines)) <= 100, "\n".join(lines)
+    assert lines[1:6] == ["bc.brandes", "  tiny", lines[3], lines[4], lines[5]]
+    assert [line.split()[0] for line in lines[3:6]] == ["a=1", "a=2", "a=3"]
+    heading = lines[6:8]           # too long for one line: its second under its '('
+    assert heading[0].startswith("pagerank.pull-warp (dangling=spread") and heading[1].startswith(" " * 20 + "split")
+    assert lines[8].strip() == dataset                                            # its own line, then the numbers
+    assert lines[9].split() == ["2", "3", "1.500", "1.4-1.6", "5/5", "slower"]
+    closing = lines[lines.index("regressed, largest change first:") + 1:]
+    firsts = [line.split()[:2] for line in closing if not line.startswith("    ")]   # not a long one's further lines
+    assert firsts == [["failed", "in"], ["2.500x", "bc.brandes"], ["1.500x", "pagerank.pull-warp"]]
 
 
 def test_a_best_that_changed_implementation_still_lines_up(tmp_path):

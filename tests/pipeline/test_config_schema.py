@@ -2,6 +2,7 @@
 or a value of the wrong kind is one error naming the key (and the closest known one), whichever
 way it was set; the maps whose keys the user names (profiles, resources) stay open."""
 
+import os
 import subprocess
 import sys
 
@@ -47,3 +48,27 @@ def test_a_misspelt_environment_variable_is_one_line_from_the_cli(tmp_path):
     assert out.stderr.strip().splitlines()[-1].startswith("graphsweep: error: configuration "
                                                          "graphsweep.cluster.proflie: not a graphsweep setting")
     assert "Traceback" not in out.stderr
+
+
+def test_a_key_given_twice_in_a_dask_config_file_is_one_error_naming_its_line(tmp_path, monkeypatch):
+    """Dask keeps a repeated key's last value; graphsweep's settings in its config files may not."""
+    (tmp_path / "graphsweep.yaml").write_text("graphsweep:\n  worker:\n    load-threads: 3\n    load-threads: 4\n")
+    (tmp_path / "other.yaml").write_text("distributed:\n  a: 1\n")      # no graphsweep settings: not ours
+    monkeypatch.setattr(dask.config, "paths", [str(tmp_path)])
+    monkeypatch.setattr(config, "_checked", [])                          # not the sound configuration seen before
+    with pytest.raises(ParameterError) as err:
+        config.check()
+    assert str(err.value) == f"{tmp_path / 'graphsweep.yaml'}:4:5: duplicate key 'load-threads' (first given at line 3)"
+
+
+def test_a_malformed_dask_config_file_is_one_line_from_the_cli(tmp_path):
+    """Dask parses its config files when first imported and fails that import (a traceback of
+    several screens); the CLI names the file, line and column in one line."""
+    (tmp_path / "graphsweep.yaml").write_text("graphsweep:\n  cluster: {profile: local-cpu\n  worker: {}\n")
+    env = {"DASK_CONFIG": str(tmp_path), "PATH": "/usr/bin:/bin",
+           **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}   # the graphsweep under test
+    out = subprocess.run([sys.executable, "-m", "graphsweep.pipeline.cli", "status", str(tmp_path)],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.strip() == (f"graphsweep: error: {tmp_path / 'graphsweep.yaml'}:3:9: not valid YAML: expected ',' "
+                                  f"or '}}', but got ':' (while parsing a flow mapping at line 2)")

@@ -10,8 +10,8 @@ import pytest
 
 from graphsweep.pipeline import figures as F
 from graphsweep.pipeline import report
-from graphsweep.pipeline.figures import (baseline, inputs, listrank, partitioned, phases, rates, registry, rounds,
-                                         sizes, steps, swept)
+from graphsweep.pipeline.figures import (baseline, inputs, listrank, overview, partitioned, phases, rates, registry,
+                                         rounds, sizes, steps, swept)
 from graphsweep.pipeline.figures import frame as core
 
 LIST_SIZES = [2**k for k in range(20, 27)]
@@ -64,6 +64,16 @@ def test_a_kernel_asked_for_by_an_alias_is_labelled_by_it_with_the_kernel_that_r
     assert list(core.variants(s)) == ["listrank.best (listrank.recursive-splitter)"] * 2 + [
         "cc.best (cc.select)", "cc.best (cc.streaming)", "listrank.wyllie"]
     assert list(core.variants(s.drop(columns="asked"))) == list(s["kernel"])   # a summary without it: as ran
+
+
+def test_the_overview_and_the_over_ceiling_table_name_kernels_as_asked():
+    s = frame([row("cc.select", 100, 1, generator="rmat", m=99, asked="cc.best", params={"threads": 256}),
+               row("cc.streaming", 100, 1, generator="rmat", m=99, asked="cc.best", dataset="rmat_host",
+                   placement="host", over_ceiling="link", bytes_link=1e9, link_gbps=99.0),
+               row("cc.hook-compress", 100, 1, generator="rmat", m=99, asked="cc.hook-compress")])
+    assert sorted(overview.overview(s)["variant"]) == ["cc.best (cc.select)", "cc.best (cc.streaming)",
+                                                       "cc.hook-compress"]
+    assert list(rates.table_over_ceiling(s)["kernel"]) == ["cc.best (cc.streaming)"]
 
 
 def test_time_vs_size_draws_one_curve_per_variant_and_family_and_nothing_for_one_size():

@@ -503,15 +503,57 @@ def test_the_report_names_kernels_as_asked_and_sorts_its_summary(tmp_path):
     for task in plan.tasks:   # in plan order: n = 2048 first, wyllie before best
         assert worker.run_task(task, str(plan.results), "names", "continue", [])["status"] == "ok"
     page = report.report(plan.results).read_text()
-    summary = page.split("<h2 id='summary'>", 1)[1]
-    assert summary.startswith("Summary (per task and phase)</h2>\n"
-                              "<div class='scroll'><table class=\"dataframe data wrap\">")
-    assert "table.wrap th, table.wrap td { white-space: normal; overflow-wrap: anywhere; }" in page   # it fits the page
+    summary = page.split("<h2 id='summary'>", 1)[1].split("</table>", 1)[0]
+    assert "All tasks: backend cpu" in summary          # what every task shares is said once
     header = re.findall(r"<th>(.*?)</th>", summary.split("</thead>")[0])
-    assert header[:3] == ["kernel", "ran", "dataset"]
-    cells = [tuple(re.findall(r"<td>(.*?)</td>", row)[:3]) for row in summary.split("<tr>")[2:]]
-    tasks = list(dict.fromkeys(cells))   # each task's rows are consecutive, in this order:
-    assert tasks == [("listrank.best", "listrank.recursive-splitter", "list_n=1024_seed=1"),
-                     ("listrank.best", "listrank.recursive-splitter", "list_n=2048_seed=1"),
-                     ("listrank.wyllie", "listrank.wyllie", "list_n=1024_seed=1"),
-                     ("listrank.wyllie", "listrank.wyllie", "list_n=2048_seed=1")]
+    assert header == ["phase", "reps", "median ms", "min ms", "sd ms", "GB/s", "% of copy ceiling"]
+    # a heading row per task, in this order (the kernel as asked, the one that ran beside it; then n)
+    tasks = [name.split(" · ")[:3] for name in re.findall(r"<tr class='task'><th colspan='7'>(.*?)</th>", summary)]
+    assert tasks == [["listrank.best (listrank.recursive-splitter)", "list_n=1024_seed=1", "n = 1024"],
+                     ["listrank.best (listrank.recursive-splitter)", "list_n=2048_seed=1", "n = 2048"],
+                     ["listrank.wyllie", "list_n=1024_seed=1", "n = 1024"],
+                     ["listrank.wyllie", "list_n=2048_seed=1", "n = 2048"]]
+    phases = re.findall(r"<tr><td>(.*?)</td>", summary.split("<tr class='task'>")[1])   # under it its phases
+    assert phases[-1] == "total" and len(phases) >= 2
+
+
+FIT_CHECK = """<script>window.addEventListener('load', () => {
+  const table = document.querySelector('table.summary');
+  const broken = [...table.querySelectorAll('td')].filter(td => {
+    const range = document.createRange(); range.selectNodeContents(td);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1; }).length;
+  document.title = 'FIT:' + JSON.stringify({table: table.scrollWidth, page: table.parentElement.clientWidth,
+                                            cells: table.querySelectorAll('td').length, broken});
+});</script>"""
+
+
+def test_the_summary_table_fits_a_printed_page_without_breaking_a_number(tmp_path):
+    """Forty tasks of five phases with a sweep's long dataset ids and parameters, laid out by
+    headless Chromium 800 pixels wide (an A4 page at 96 dpi): no wider than the page, and every
+    number on one line (the table used to fit only by breaking its numbers: '0.00' over '6592')."""
+    from graphsweep.pipeline import report
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        pytest.skip("headless Chromium not installed")
+    ids = ["rmat_scale=22_edge_factor=16_weights=1:255_seed=1", "uniform_n=4194304_degree=32_weights=1:255_seed=2"]
+    phases = [("init", "kernel"), ("forward", "kernel"), ("backward", "kernel"), ("total", "kernel"),
+              ("simple", "input")]
+    rows = [{"task": f"t{t}", "stage": stage, "phase": phase, "reps": 12, "median_ms": 0.006592 * (p + 1),
+             "min_ms": 0.006016, "std_ms": 0.02255, "mean_ms": 0.007, "gbps": 15270.0 / (p + 1),
+             "pct_copy_ceiling": 515.8 / (p + 1), "kernel": "bfs.direction-optimizing", "asked": "bfs.best",
+             "dataset": ids[t % 2], "generator": ids[t % 2].split("_")[0], "n": 4194304, "backend": "gpu",
+             "params": json.dumps({"alpha": 15.0, "beta": 18.0, "direction": "auto", "split": 1024 * t}),
+             "placement": "device", "verified": True, "ceiling_table_bytes": 2**28}
+            for t in range(40) for p, (phase, stage) in enumerate(phases)]
+    table, note = report.summary_table(pd.DataFrame(rows))
+    probe = tmp_path / "summary.html"
+    probe.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{report.STYLE}</style></head>"
+                     f"<body>{table}{note}{FIT_CHECK}</body></html>")
+    done = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--window-size=800,1000",
+                           "--virtual-time-budget=3000", "--dump-dom", probe.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    fit = json.loads(done.stdout.split("<title>FIT:", 1)[1].split("</title>", 1)[0].replace("&quot;", '"'))
+    assert fit["cells"] == 200 * 7 and fit["broken"] == 0 and fit["table"] <= fit["page"] <= 800, fit
