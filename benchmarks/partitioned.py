@@ -180,11 +180,14 @@ def main(argv=None) -> int:
                     help="time the one-GPU *.best beside (--no-single: a graph no single GPU holds, never made whole)")
     ap.add_argument("--variants", action=argparse.BooleanOptionalAction, default=True,
                     help="run the variants beside the default at K > 1 (BFS with graphs=off)")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a parameter of every partitioned run (named in its row), e.g. outbox=1048576")
     ap.add_argument("--json", help="write the rows here as JSON lines")
     args = ap.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.ERROR)
 
     params = {}
+    given = dict(p.split("=", 1) for p in args.param)
     if args.cuda:
         from dask_cuda import LocalCUDACluster
         cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
@@ -210,7 +213,7 @@ def main(argv=None) -> int:
             measured = {}
             for name in args.kernels:
                 extra = VARIANTS.get(name, []) if k > 1 and args.backend == "gpu" and args.variants else []
-                for variant in [{}] + extra:
+                for variant in [given | v for v in [{}] + extra]:
                     label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])
                     done = _progress(f"{label} at K = {k} (its partition built in the first)", measure, name,
                                      data, args.backend, {**params, **variant, "partitions": k}, args.reps,

@@ -88,18 +88,23 @@ def long_rows(inp, split: int):
     each chunk's first edge int64).  Made once per graph and split (cached on the input)."""
     key = ("simple.long-rows", split)
     if key not in inp.cache:
-        xp, csr = inp.xp, inp.representation("simple")
-        degree = csr.degree()
-        heavy = xp.flatnonzero(degree > split).astype(np.int32)
-        counts = (degree[heavy] + split - 1) // split
-        ends = xp.cumsum(counts)
-        chunks = int(ends[-1]) if heavy.shape[0] else 0
-        chunk = xp.arange(chunks, dtype=np.int64)
-        owner = xp.searchsorted(ends, chunk, side="right")
-        vertex = heavy[owner]
-        begin = csr.offsets[vertex] + (chunk - (ends - counts)[owner]) * split
-        inp.cache[key] = (heavy, vertex, begin.astype(np.int64))
+        csr = inp.representation("simple")
+        inp.cache[key] = row_chunks(inp.xp, csr.offsets, csr.degree(), split)
     return inp.cache[key]
+
+
+def row_chunks(xp, offsets, degree, split: int):
+    """The rows of a CSR (``offsets``, each row's ``degree`` entries) longer than ``split`` and
+    their chunks of ``split`` entries: (the rows int32, each chunk's row int32, its first entry int64)."""
+    heavy = xp.flatnonzero(degree > split).astype(np.int32)
+    counts = (degree[heavy] + split - 1) // split
+    ends = xp.cumsum(counts)
+    chunks = int(ends[-1]) if heavy.shape[0] else 0
+    chunk = xp.arange(chunks, dtype=np.int64)
+    owner = xp.searchsorted(ends, chunk, side="right")
+    vertex = heavy[owner]
+    begin = offsets[vertex] + (chunk - (ends - counts)[owner]) * split
+    return heavy, vertex, begin.astype(np.int64)
 
 
 def _simple_traffic(inp) -> dict:

@@ -14,7 +14,8 @@ the per-slice half of ``pagerank.spmv``'s setup.  Every iteration, on every rank
   pull         the slice's rows times the whole vector: ``pagerank.spmv``'s product (cuSPARSE on
                the GPU, scipy.sparse on the CPU) and its update, on the slice; a GPU slice past
                cuSPARSE's 32-bit offsets (R-MAT 30 at K = 4: 12.9 G entries a slice) is summed by
-               pull.cu's warp a row over the slice as it is (``product``);
+               pull.cu's slice kernels over the slice as it is, 8 lanes a row and a warp a chunk
+               of a long row (``product``);
   all-reduce   the L1 change and the dangling score (16 bytes), read on the host: every rank takes
                the same decision to stop (the one host read of an iteration, as pagerank.spmv's).
 The dangling score of the last iteration is spread in the next, as in ``pagerank.spmv``.
@@ -37,17 +38,21 @@ from ..cuda import blocks_for, module, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
 from ..dist import verify as partitioned_verify
+from ..graph.simple import row_chunks
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
 PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS,
           "product": Param("auto", str, choices=("auto", "cusparse", "warp-rows"),
                            help="the slice's product on the GPU: cuSPARSE's on its simple rows (32-bit offsets), or "
-                                "a warp a row over the slice as it is (duplicates skipped in the sorted rows; no "
-                                "copy); auto: cuSPARSE where the slice's entries fit 32 bits")}
+                                "lanes a row over the slice as it is (duplicates skipped in the sorted rows, long "
+                                "rows a warp a chunk; no copy); auto: cuSPARSE where the slice's simple entries "
+                                "fit 32 bits")}
 KEY = "pagerank-matrix"
 INT32_MAX = np.iinfo(np.int32).max
 WARP_THREADS = 256
+SLICE_LANES = 8       # lanes a row of pull.cu's slice_sum (R-MAT's rows: most short, most entries in long ones)
+SLICE_SPLIT = 1024    # rows longer than this are summed a warp a chunk of it (slice_heavy)
 
 
 def _matrix(key, product: str) -> int:
@@ -58,13 +63,14 @@ def _matrix(key, product: str) -> int:
     s = here().slices[key]
     if (KEY, product) in s.scratch:
         return s.scratch[KEY, product][3]
-    xp, csr = s.xp, s.csr
-    if s.backend == "gpu" and (product == "warp-rows" or (product == "auto" and csr.nnz > INT32_MAX)):
-        pull, inverse, nnz = _warp_rows(s)
+    xp = s.xp
+    if s.backend == "gpu" and product != "cusparse":
+        inverse, nnz = _simple_degrees(s)
+        if product == "warp-rows" or nnz > INT32_MAX:
+            pull = _warp_rows(s)
+        else:
+            pull = _simple_rows(s)[0].__matmul__
     else:
-        if s.backend == "gpu" and product == "cusparse" and csr.nnz > INT32_MAX:
-            raise ParameterError(f"pagerank.distributed: slice {s.index} holds {csr.nnz:,} entries, more than the "
-                                 f"32-bit offsets of cuSPARSE's product take; use product=warp-rows or auto")
         matrix, inverse = _simple_rows(s)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
     s.scratch[KEY, product] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz)
@@ -84,6 +90,9 @@ def _simple_rows(s):
     degree = xp.bincount(rows[first], minlength=size)[:size]
     offsets = xp.zeros(size + 1, dtype=np.int64)
     xp.cumsum(degree, out=offsets[1:])
+    if s.backend == "gpu" and cols.shape[0] > INT32_MAX:
+        raise ParameterError(f"pagerank.distributed: slice {s.index} holds {cols.shape[0]:,} simple entries, more "
+                             f"than the 32-bit offsets of cuSPARSE's product take; use product=warp-rows or auto")
     values = xp.ones(cols.shape[0], dtype=np.float32)
     if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse
@@ -95,25 +104,41 @@ def _simple_rows(s):
     return matrix, inverse
 
 
-def _warp_rows(s):
-    """pull.cu's slice kernels over the slice as it is (no copy; any number of entries): the
-    product, the inverse degrees and the simple entries."""
+def _simple_degrees(s):
+    """pull.cu's count of each row's distinct neighbours over the slice as it is: the inverse
+    degrees and the simple entries (the choice between the products needs the count, not a copy)."""
     import cupy
     csr, size = s.csr, s.size
-    mod = module("pagerank/pull.cu")
-    degree, total = mod.get_function("graphsweep_pagerank_slice_degree"), cupy.zeros(1, dtype=np.uint64)
-    blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * max(size, 1), WARP_THREADS))
-    inverse = cupy.zeros(size, dtype=np.float32)
-    args = (csr.offsets, csr.indices, np.int64(size))
+    inverse, total = cupy.zeros(size, dtype=np.float32), cupy.zeros(1, dtype=np.uint64)
     if size:
-        degree((blocks,), (WARP_THREADS,), (*args, inverse, total))
-    sums, incoming = mod.get_function("graphsweep_pagerank_slice_sum"), cupy.empty(size, dtype=np.float32)
+        degree = module("pagerank/pull.cu").get_function("graphsweep_pagerank_slice_degree")
+        blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * size, WARP_THREADS))
+        degree((blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, np.int64(size), inverse, total))
+    return inverse, int(total.get()[0])
+
+
+def _warp_rows(s):
+    """pull.cu's slice kernels over the slice as it is (no copy; any number of entries): the product."""
+    import cupy
+    csr, size = s.csr, s.size
+    name = f"graphsweep_pagerank_slice_sum<{SLICE_LANES}>"
+    mod = module("pagerank/pull.cu", name_expressions=(name,))
+    short, heavy = mod.get_function(name), mod.get_function("graphsweep_pagerank_slice_heavy")
+    _, chunk_row, chunk_begin = row_chunks(cupy, csr.offsets, csr.offsets[1:] - csr.offsets[:-1], SLICE_SPLIT)
+    chunks = int(chunk_row.shape[0])
+    rows_blocks = min(resident_blocks(WARP_THREADS), blocks_for(SLICE_LANES * max(size, 1), WARP_THREADS))
+    chunk_blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * max(chunks, 1), WARP_THREADS))
+    incoming = cupy.empty(size, dtype=np.float32)
 
     def pull(contrib):
         if size:
-            sums((blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, contrib, np.int64(size), incoming))
+            short((rows_blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, contrib, np.int64(size),
+                                                    np.int64(SLICE_SPLIT), incoming))
+        if chunks:
+            heavy((chunk_blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, contrib, chunk_row, chunk_begin,
+                                                     np.int64(chunks), np.int64(SLICE_SPLIT), incoming))
         return incoming
-    return pull, inverse, int(total.get()[0])
+    return pull
 
 
 def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product: str) -> dict:

@@ -153,11 +153,13 @@ extern "C" __global__ void graphsweep_pagerank_heavy_update(const long long* __r
 }
 
 // pagerank.distributed on a slice past cuSPARSE's 32-bit offsets (kernels/dist slices: rows local,
-// neighbour ids global, self-loops dropped, duplicates kept, each row sorted): a warp per row walks
-// its neighbours and counts an entry only where it differs from the one before, so the simple
-// graph is used without a copy of it.  slice_degree: each row's distinct neighbours, as the inverse
-// degree (0 for none) and their total; slice_sum: each row's sum of its distinct neighbours'
-// contributions.
+// neighbour ids global, self-loops dropped, duplicates kept, each row sorted): an entry counts
+// only where it differs from the one before it in its row, so the simple graph is used without a
+// copy of it.  slice_degree (set-up): a warp a row, each row's distinct neighbours as the inverse
+// degree (0 for none) and their total.  slice_sum: each row's sum of its distinct neighbours'
+// contributions, LANES lanes a row; a row longer than `split` is left at 0 for slice_heavy, a warp
+// a chunk of `split` entries of it adding its sum (a group walking a hub's row alone would finish
+// long after the rest: R-MAT 27's slices ran 7x slower than cuSPARSE so).
 extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __restrict__ offsets,
                                                             const int* __restrict__ indices, long long rows,
                                                             float* __restrict__ inverse,
@@ -168,7 +170,7 @@ extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __r
     unsigned long long mine = 0;
     for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < rows; v += warps) {
         const long long begin = offsets[v], end = offsets[v + 1];
-        unsigned count = 0;
+        unsigned long long count = 0;
         for (long long e = begin + lane; e < end; e += 32)
             count += e == begin || indices[e] != indices[e - 1];
         for (int offset = 16; offset > 0; offset >>= 1)
@@ -181,23 +183,59 @@ extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __r
     if (lane == 0 && mine) atomicAdd(total, mine);
 }
 
-extern "C" __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offsets,
-                                                         const int* __restrict__ indices,
-                                                         const float* __restrict__ contrib, long long rows,
-                                                         float* __restrict__ incoming)
+__device__ __forceinline__ float graphsweep_pagerank_distinct_sum(const int* __restrict__ indices,
+                                                                  const float* __restrict__ contrib,
+                                                                  long long row_begin, long long from,
+                                                                  long long to, int lane, int lanes)
+{
+    float sum = 0.0f;
+#pragma unroll 4
+    for (long long e = from + lane; e < to; e += lanes) {
+        const int u = __ldg(indices + e);
+        if (e == row_begin || u != __ldg(indices + e - 1)) sum += __ldg(contrib + u);
+    }
+    return sum;
+}
+
+template <int LANES>
+__global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offsets, const int* __restrict__ indices,
+                                              const float* __restrict__ contrib, long long rows, long long split,
+                                              float* __restrict__ incoming)
+{
+    constexpr int PER_WARP = 32 / LANES;
+    const int lane = threadIdx.x % LANES;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    // The whole warp runs every trip (a trip's rows may lie past the slice), so the shuffles see all lanes.
+    for (long long first = warp * PER_WARP; first < rows; first += warps * PER_WARP) {
+        const long long v = first + (threadIdx.x & 31) / LANES;
+        float sum = 0.0f;
+        if (v < rows) {
+            const long long begin = offsets[v], end = offsets[v + 1];
+            if (end - begin <= split) sum = graphsweep_pagerank_distinct_sum(indices, contrib, begin, begin, end, lane,
+                                                                             LANES);
+        }
+        for (int offset = LANES / 2; offset > 0; offset >>= 1)
+            sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset, LANES);
+        if (v < rows && lane == 0) incoming[v] = sum;
+    }
+}
+
+extern "C" __global__ void graphsweep_pagerank_slice_heavy(const long long* __restrict__ offsets,
+                                                           const int* __restrict__ indices,
+                                                           const float* __restrict__ contrib,
+                                                           const int* __restrict__ chunk_row,
+                                                           const long long* __restrict__ chunk_begin, long long chunks,
+                                                           long long split, float* __restrict__ incoming)
 {
     const int lane = threadIdx.x & 31;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < rows; v += warps) {
-        const long long begin = offsets[v], end = offsets[v + 1];
-        float sum = 0.0f;
-#pragma unroll 4
-        for (long long e = begin + lane; e < end; e += 32) {
-            const int u = __ldg(indices + e);
-            if (e == begin || u != __ldg(indices + e - 1)) sum += __ldg(contrib + u);
-        }
+    for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
+        const int v = chunk_row[c];
+        const long long from = chunk_begin[c], to = min(from + split, offsets[v + 1]);
+        float sum = graphsweep_pagerank_distinct_sum(indices, contrib, offsets[v], from, to, lane, 32);
         for (int offset = 16; offset > 0; offset >>= 1)
             sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset);
-        if (lane == 0) incoming[v] = sum;
+        if (lane == 0) atomicAdd(incoming + v, sum);
     }
 }

@@ -262,12 +262,19 @@ def test_pagerank_is_the_one_worker_pagerank(shape, k, backend):
     np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
 
+def _hub_of_triple_edges(leaves=1500):
+    """A hub whose 4,500-entry row (each leaf three times) is summed in chunks of 1024 entries, a
+    leaf's copies across a chunk's edge; leaves paired by edges."""
+    leaf = np.arange(1, leaves + 1, dtype=np.int32)
+    return leaves + 1, np.r_[np.zeros(3 * leaves, np.int32), leaf[0::2]], np.r_[np.repeat(leaf, 3), leaf[1::2]]
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("shape", ["messy", "rmat", "star"])
+@pytest.mark.parametrize("shape", ["messy", "rmat", "star", "hub"])
 def test_pagerank_warp_rows_is_cusparses_product(shape):
-    """The product that takes a slice past cuSPARSE's 32-bit offsets (a warp a row, duplicates
-    skipped in the sorted rows) gives cuSPARSE's scores on the simple rows."""
-    graph = SHAPES[shape]()
+    """The product that takes a slice past cuSPARSE's 32-bit offsets (lanes a row, a warp a chunk
+    of a long row, duplicates skipped in the sorted rows) gives cuSPARSE's scores on the simple rows."""
+    graph = _hub_of_triple_edges() if shape == "hub" else SHAPES[shape]()
     rows = run("pagerank.distributed", dataset(graph), "gpu", partitions=3, product="warp-rows")
     ref = run("pagerank.distributed", dataset(graph), "gpu", partitions=3, product="cusparse")
     assert rows.stats["iterations"] == ref.stats["iterations"]
