@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from graphsweep.core import gpu
-from graphsweep.datasets import reader
 from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
@@ -110,7 +109,7 @@ def _list_kernels() -> None:
               help="write the output as named columns (primary first) to this Parquet file (atomically)")
 @click.option("--no-verify", is_flag=True, help="skip the independent verifier")
 @click.option("--no-checksums", is_flag=True,
-              help="skip checking each part's sha256 against the manifest before the run (a read of the dataset)")
+              help="skip checking each part's sha256 against the manifest as the dataset is read")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
 def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement, save_output, no_verify, no_checksums,
@@ -140,11 +139,9 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
               if chosen.drives_workers else None)
     estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
                           graph=chosen.problem.dataset_kind == "graph", forced=placement, sliced=sliced)
-    if not no_checksums:
-        reader.check_checksums(dataset)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                          instances=roots, instance_seed=seed, placement=placement,
-                         keep_output=save_output is not None, **given)
+                         keep_output=save_output is not None, checksums=not no_checksums, **given)
     ceiling = ceilings(result.backend)
     rows = phase_table(result, ceiling)
     if save_output is not None:

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphsweep.core.errors import ParameterError
+from graphsweep.datasets.format import sha256_file
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import Kernel
@@ -90,10 +91,12 @@ def test_a_part_whose_sha256_differs_is_refused_in_one_line_naming_it(dataset, t
     other = write_arrays(tmp_path / "other", kind="list", n=4000, columns={"succ": make_list(4000, seed=3)},
                          generator={"name": "random_list", "params": {"n": 4000}, "seed": 3})
     part = json.loads((dataset / "manifest.json").read_text())["parts"][0]["path"]
+    recorded = json.loads((dataset / "manifest.json").read_text())["parts"][0]["sha256"]
     (dataset / part).write_bytes((other / part).read_bytes())   # a valid list of the same size, not this one
     rc, out, err = gs("kernel", "listrank.sequential", dataset, "--backend", "cpu", "--reps", "1", "--warmup", "0")
     assert rc == 2 and out == "" and err.splitlines() == [
-        f"graphsweep: error: {dataset / part}: sha256 differs from the manifest (the part is corrupt or was replaced)"]
+        f"graphsweep: error: {dataset / part}: sha256 is {sha256_file(dataset / part)}, the manifest records "
+        f"{recorded} (the part is corrupt or was replaced)"]
     rc, out, err = gs("kernel", "listrank.sequential", dataset, "--backend", "cpu", "--reps", "1", "--warmup", "0",
                       "--no-checksums")
     assert rc == 0 and "verification: passed" in out, err
