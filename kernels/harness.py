@@ -168,7 +168,7 @@ def warmup_input(kernel, data, inp, params):
 
 def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
         warmup_sample: bool = False, verify: bool = True, keep_output: bool = True, instances: int | None = None,
-        instance_seed: int = 0, placement: str | None = None, **params) -> KernelResult:
+        instance_seed: int = 0, placement: str | None = None, checksums: bool = True, **params) -> KernelResult:
     """Run kernel ``name`` on ``dataset`` (a path or a loaded ``Dataset``); see the module doc.
 
     ``instances``: how many instances (roots) a problem with instances draws from ``instance_seed``
@@ -177,6 +177,7 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     where a graph lives (``kernels.placement`` decides otherwise).  ``warmup_sample``: the warm-ups
     run on the problem's small sample of the input (``warmup_input``): they pay compilation and
     module loading, and the memory pool's growth is left to the first-run check of the timed reps.
+    ``checksums``: a dataset read from its path has each part's sha256 checked (``datasets.reader``).
 
     On the GPU the first timed rep of each instance is checked for first-run costs
     (``first_run_marks``): one that grew the memory pool or compiled a module counts as a warm-up
@@ -199,7 +200,7 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     if instances is not None and instances < 1:
         raise ParameterError(f"instances (roots) must be >= 1, got {instances}")
     load = "cpu" if where.load == "none" else where.load
-    data = read(dataset, backend=load) if isinstance(dataset, (str, Path)) else dataset.to(load)
+    data = read(dataset, backend=load, checksums=checksums) if isinstance(dataset, (str, Path)) else dataset.to(load)
     data.cache["placement"] = (where.placement, backend)
     clock = time.perf_counter()
     problem = kernel.problem

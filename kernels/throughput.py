@@ -15,7 +15,8 @@ pandas Series alike.
   ``LINK_NOISE``, else None: bytes over the link must have crossed it, so such a rate is a byte
   model counting bytes that did not (``bfs.emogi`` once claimed 162 GB/s over a 55 GB/s link).
   The device's ceilings are measured on tables no cache holds, and a phase on cache-resident data
-  beats them honestly (the report's note), so they are not checked.
+  beats them honestly (the report's note), so they are not checked.  ``over_ceiling_warnings``
+  words the flagged phases for the worker's log and ``graphsweep kernel``'s stderr.
 """
 
 import numpy as np
@@ -65,6 +66,18 @@ def _over_link(pct_link):
     if np.ndim(over):
         return np.where(over, "link", None)
     return "link" if over else None
+
+
+def over_ceiling_warnings(kernel: str, rows, ceilings: dict) -> list[str]:
+    """A line per phase of ``rows`` (dicts with ``phase``, ``link_gbps``, ``over_ceiling``) flagged
+    over its ceiling: the kernel, the phase, its fastest flagged rate and the ceiling."""
+    fastest = {}
+    for row in rows:
+        if row.get("over_ceiling"):
+            fastest[row["phase"]] = max(fastest.get(row["phase"], 0.0), float(row["link_gbps"]))
+    return [f"{kernel}: phase {phase} moved {rate:.1f} GB/s over the host link, above its measured ceiling of "
+            f"{float(ceilings[LINK]):.1f} GB/s by more than the ceiling's noise ({LINK_NOISE:.0%}): the byte model "
+            "counts bytes that did not cross the link" for phase, rate in sorted(fastest.items())]
 
 
 def harmonic_mean(values) -> float:

@@ -42,9 +42,17 @@ class _Traffic:
     def totals(self) -> tuple[int, int, int, int]:
         return tuple(int(sum(_value(t) for t in terms)) for terms in self._terms)
 
+    def settle(self):
+        """Evaluate the terms now, so their callables let go of what they hold."""
+        self._terms = tuple([total] for total in self.totals())
+
 
 class Timer:
     """Base: collects (phase, step, info, traffic, start, end) and kernel statistics."""
+
+    # Whether a run has finished when its call returns, so that evaluating its byte model then
+    # waits for nothing (the CPU; on the GPU the host queues the next run while this one works).
+    finished_at_return = False
 
     def __init__(self):
         self._marks = []
@@ -63,10 +71,15 @@ class Timer:
     def keep_rows_only(self):
         """Forget the statistics and step sizes: the harness reads them of an instance's last rep
         alone, and their callables may hold the run's arrays (a rep's sub-list records) until the
-        rows are read after all reps, so every rep's arrays would stay alive side by side."""
+        rows are read after all reps, so every rep's arrays would stay alive side by side.  Where
+        the run has finished (``finished_at_return``) its byte model is evaluated too, for the same
+        reason (bfs.harish's level sizes, counted from the level array after timing)."""
         self._stats.clear()
         self._steps.clear()
         self._marks = [(name, step, None, traffic, start, stop) for name, step, _, traffic, start, stop in self._marks]
+        if self.finished_at_return:
+            for *_, traffic, _, _ in self._marks:
+                traffic.settle()
 
     @contextmanager
     def phase(self, name, *, read=0, written=0, random=0, link=0, step=None, info=None):
@@ -145,6 +158,8 @@ class Timer:
 
 
 class CpuTimer(Timer):
+    finished_at_return = True
+
     def _start(self, name):
         return time.perf_counter()
 

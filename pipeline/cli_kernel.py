@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from graphsweep.core import gpu
-from graphsweep.datasets import reader
 from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
@@ -54,8 +53,10 @@ def _print_table(result, rows, ceiling) -> None:
     click.echo(f"{result.kernel} on {result.dataset['path']} (n = {result.dataset['n']}"
                f"{'' if result.dataset['m'] is None else ', m = ' + str(result.dataset['m'])}), "
                f"backend {result.backend}, {result.device}, placement {result.placement}; params {result.params}")
+    over_link = any(r.get("bytes_link") for r in rows)     # a host-placed graph: bytes over the link, their rate
+    link = f", host link {ceiling[throughput.LINK]:.1f} GB/s" if over_link and throughput.LINK in ceiling else ""
     click.echo(f"ceilings: copy {ceiling['copy_gbps']:.0f} GB/s, gather {ceiling['gather_gelems']:.2f} G/s, "
-               f"chase {ceiling['chase_gsteps']:.2f} G steps/s")
+               f"chase {ceiling['chase_gsteps']:.2f} G steps/s{link}")
     if len(result.instances) > 1 or result.instances[0]:
         click.echo("instances: " + ", ".join(" ".join(f"{k} {v}" for k, v in i.items()) for i in result.instances))
     names = [r["phase"] + (" (input)" if r["stage"] == "input" else "") for r in rows]
@@ -64,6 +65,8 @@ def _print_table(result, rows, ceiling) -> None:
                ("GB/s", 8, "gbps", "{:.1f}"), ("% copy", 7, "pct_copy_ceiling", "{:.1f}%"),
                ("rand G/s", 9, "random_per_s", "{:.3f}"), ("% gath", 7, "pct_gather_ceiling", "{:.1f}%"),
                ("% chase", 8, "pct_chase_ceiling", "{:.1f}%"), (rate, 10, "gelems_per_s", "{:.3f}")]
+    if over_link:
+        columns += [("link GB/s", 10, "link_gbps", "{:.1f}"), ("% link", 7, "pct_link_ceiling", "{:.1f}%")]
     click.echo(f"{'phase':<{width}}" + "".join(f" {title:>{w}}" for title, w, _, _ in columns))
     for name, r in zip(names, rows):
         # A rate the phase has no basis for (no random accesses; elements per second of a part of
@@ -110,7 +113,7 @@ def _list_kernels() -> None:
               help="write the output as named columns (primary first) to this Parquet file (atomically)")
 @click.option("--no-verify", is_flag=True, help="skip the independent verifier")
 @click.option("--no-checksums", is_flag=True,
-              help="skip checking each part's sha256 against the manifest before the run (a read of the dataset)")
+              help="skip checking each part's sha256 against the manifest as the dataset is read")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--list", "list_kernels", is_flag=True, help="list the registered kernels and their parameters, and exit")
 def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement, save_output, no_verify, no_checksums,
@@ -140,13 +143,13 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
               if chosen.drives_workers else None)
     estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
                           graph=chosen.problem.dataset_kind == "graph", forced=placement, sliced=sliced)
-    if not no_checksums:
-        reader.check_checksums(dataset)
     result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                          instances=roots, instance_seed=seed, placement=placement,
-                         keep_output=save_output is not None, **given)
+                         keep_output=save_output is not None, checksums=not no_checksums, **given)
     ceiling = ceilings(result.backend)
     rows = phase_table(result, ceiling)
+    for line in throughput.over_ceiling_warnings(result.kernel, rows, ceiling):
+        click.echo(f"graphsweep: warning: {line}", err=True)
     if save_output is not None:
         output.save(registry.get(result.kernel).problem, result.output, save_output)
     if as_json:

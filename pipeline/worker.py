@@ -346,13 +346,11 @@ def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -
 
 
 def _warn_over_ceiling(task: Task, rows: list[dict], ceilings: dict) -> None:
-    """A line in the run's log for phases whose rate no hardware produces (``throughput.rates``'
+    """A line in the run's log for each phase whose rate no hardware produces (``throughput.rates``'
     ``over_ceiling``): the rows keep the flag, reduce and the report show it."""
-    over = sorted({r["phase"] for r in rows if r.get("over_ceiling")})
-    if over:
-        log.warning("task %s: %s moved bytes over the host link faster than its measured %.1f GB/s: the byte "
-                    "model counts bytes that did not cross it", task.label, ", ".join(over),
-                    ceilings.get(throughput.LINK, float("nan")))
+    kernel = rows[0]["kernel"] if rows else task.kernel
+    for line in throughput.over_ceiling_warnings(kernel, rows, ceilings):
+        log.warning("task %s: %s", task.label, line)
 
 
 def error_row(task: Task, run_id: str, error: str, timing: dict | None = None, backend: str | None = None) -> dict:

@@ -83,6 +83,22 @@ def test_apsp_crossover_of_the_published_sweep(capsys, monkeypatch):
     assert (n, degree) == ("1024", "6") and float(rep_over_blocked) < 1     # repeated SSSP wins when sparse
 
 
+def test_the_link_table_never_prints_a_run_faster_than_its_floor_as_a_ratio():
+    # bfs.emogi on a host-placed R-MAT 29 (H200): "0.66x its floor", its floor the lines each row
+    # read (stat_line_bytes) at the sequential zero-copy rate; 88.5 GB "over the link" in 546 ms.
+    link = runpy.run_path(str(BENCHMARKS / "link.py"))
+    row = {"kernel": "bfs.emogi", "ceiling_h2d_gbps": 55.0, "ceiling_mapped_sequential_gbps": 45.0,
+           "stat_line_bytes": 88.5e9 * 45 / 55 / 0.66, "bytes_link": 25e9}
+    floor_ms, what = link["link_floor"](row)        # the bytes that crossed, at the link's fastest rate
+    assert floor_ms == pytest.approx(25e9 / 55e9 * 1e3) and what == "bytes over the link at its fastest rate"
+    assert link["against_floor"](546.0, floor_ms) == "   1.20x"
+    floor_ms, _ = link["link_floor"]({**row, "bytes_link": 88.5e9})
+    assert link["against_floor"](546.0, floor_ms) == ("BELOW FLOOR (0.34x): the byte model counts bytes that did "
+                                                      "not cross the link")
+    assert link["against_floor"](0.97 * floor_ms, floor_ms) == "   0.97x"      # within the link's noise (5%)
+    assert link["against_floor"](546.0, float("nan")).strip() == "-"
+
+
 def test_no_benchmark_imports_a_sibling_script():
     """What benchmarks share lives in the package (graphsweep.pipeline.ratios, kernels.cc.ecl_cc):
     a script run from anywhere imports nothing from the folder it sits in."""

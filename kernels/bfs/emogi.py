@@ -19,18 +19,22 @@ byte model prices lowest at the link rates measured in this run (``kernels.ceili
 
 Claims are CAS on the level array; the next frontier is appended with one atomic per warp.  On
 a device-placed graph every level is ``lines`` (the same kernels reading device memory).  The
-row's ``floor_ms`` statistic sums, per level, the lines the level needed (those the frontier
-spans, or those the bottom-up step read) at the line rate, or the whole CSR at the copy rate,
-whichever is less: the time the link needs for the traversal's bytes; ``line_bytes`` sums those
-lines' bytes.
+row's ``line_bytes`` statistic sums the lines each level asked for (those the frontier's rows
+span, a row at a time, or those the bottom-up step read), and ``floor_ms`` prices each level the
+way the choice does (those lines at the line rate, or the whole CSR at the copy rate, whichever
+is less): the byte model's time, not a floor, as a line asked for twice may cross once.
 
 Bytes over the link (a level's ``link`` term) are bytes that crossed it: a streamed level's
 blocks, and the lines a level read for the first time in the run — each warp reading a line sets
 its bit in a bitmap of the CSR's lines (one bit per 128 bytes, cleared by ``init``) and counts it
-if it was clear.  Rows sharing a line, or a line read again in a later level, are counted once:
-the L2 serves the first (``line_bytes`` counted such lines once per row, and reported 162 GB/s
-over a 55 GB/s link), and the second may cross again, uncounted, so the figure never exceeds
-what crossed (but for lines a previous run left in the L2: at most its size per run).
+if it was clear.  Why distinct lines over the run: a zero-copy read moves whole requests, so each
+distinct line the run touched crossed at least once; a line asked for again — by a row sharing
+it, in the same level or a later one — crosses again unless the L2 still holds it (a bottom-up
+level rereads its candidates' first lines, mostly gone from a 50 MB L2 on a graph of tens of GB,
+but not always), and nothing here sees which.  Counting it once per request is what claimed
+88.5 GB in 546 ms, 162 GB/s over a link measured at 55 GB/s; counting it once per run is a lower
+bound, so the rate never exceeds what the link did (but for lines an earlier rep left in the L2:
+at most its size per run).  ``kernels.throughput`` flags any rate above the link's ceiling.
 
 CPU twin: the same three ways of expanding a level over the CSR in host memory (parallel over
 frontier vertices, rows, or candidates), chosen by the same byte model with equal rates.

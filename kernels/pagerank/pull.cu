@@ -5,6 +5,8 @@
 // coalescing the index reads, and sums by shuffles).  Contributions are double-buffered (a vertex
 // reads its neighbours' old ones while others write new ones).
 //
+// Real: the score type (float, GAPBS's; or double), a template parameter of every kernel here.
+//
 // sums: one (error, dangling) pair of doubles per iteration.  Iteration i reads prev = sums[i]
 // (prev[1]: the score held by vertices without edges, spread evenly when `spread`) and adds its
 // L1 change and the new dangling score to next = sums[i + 1]; each block adds once.
@@ -27,18 +29,18 @@ __device__ double graphsweep_pagerank_block_sum(double x, double* shared)
     return x;
 }
 
-extern "C" __global__ void graphsweep_pagerank_init(const long long* __restrict__ offsets,
-                                                    float* __restrict__ score, float* __restrict__ contrib,
-                                                    double* __restrict__ sums, int n)
+template <typename Real>
+__global__ void graphsweep_pagerank_init(const long long* __restrict__ offsets, Real* __restrict__ score,
+                                         Real* __restrict__ contrib, double* __restrict__ sums, int n)
 {
     __shared__ double shared[32];
-    const float init = 1.0f / n;
+    const Real init = Real(1) / n;
     double dangling = 0.0;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         const long long degree = offsets[v + 1] - offsets[v];
         score[v] = init;
-        contrib[v] = degree ? init / (float)degree : 0.0f;
+        contrib[v] = degree ? init / (Real)degree : Real(0);
         if (!degree) dangling += init;
     }
     dangling = graphsweep_pagerank_block_sum(dangling, shared);
@@ -47,28 +49,29 @@ extern "C" __global__ void graphsweep_pagerank_init(const long long* __restrict_
 
 // The new score of v from the sum of its neighbours' contributions: written with its next
 // contribution; returns |new - old| (the dangling score is added by the caller).
-__device__ float graphsweep_pagerank_update(int v, float sum, long long degree, float* score, float* contrib_out,
-                                           float base, float damping, float share, double* dangling)
+template <typename Real>
+__device__ Real graphsweep_pagerank_update(int v, Real sum, long long degree, Real* score, Real* contrib_out,
+                                          Real base, Real damping, Real share, double* dangling)
 {
-    const float updated = base + damping * (sum + share);
-    const float change = fabsf(updated - score[v]);
+    const Real updated = base + damping * (sum + share);
+    const Real change = updated > score[v] ? updated - score[v] : score[v] - updated;
     score[v] = updated;
-    contrib_out[v] = degree ? updated / (float)degree : 0.0f;
+    contrib_out[v] = degree ? updated / (Real)degree : Real(0);
     if (!degree) *dangling += updated;
     return change;
 }
 
 // Rows longer than `split` edges are left to the two kernels below (heavy_sums, heavy_update):
 // a lane group walking a hub's row alone would finish long after every other group.
-template <int LANES>
+template <typename Real, int LANES>
 __global__ void graphsweep_pagerank_pull(const long long* __restrict__ offsets, const int* __restrict__ indices,
-                                         const float* __restrict__ contrib_in, float* __restrict__ contrib_out,
-                                         float* __restrict__ score, const double* __restrict__ prev,
-                                         double* __restrict__ next, int n, float base, float damping, int spread,
+                                         const Real* __restrict__ contrib_in, Real* __restrict__ contrib_out,
+                                         Real* __restrict__ score, const double* __restrict__ prev,
+                                         double* __restrict__ next, int n, Real base, Real damping, int spread,
                                          long long split)
 {
     __shared__ double shared[32];
-    const float share = spread ? (float)(prev[1] / n) : 0.0f;
+    const Real share = spread ? (Real)(prev[1] / n) : Real(0);
     constexpr int PER_WARP = 32 / LANES;  // vertices a warp takes at a time
     const int lane = threadIdx.x % LANES;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -77,7 +80,7 @@ __global__ void graphsweep_pagerank_pull(const long long* __restrict__ offsets, 
     // The whole warp runs every trip (a trip's vertices may lie past n), so the shuffles see all lanes.
     for (long long first = warp * PER_WARP; first < n; first += warps * PER_WARP) {
         const long long v = first + (threadIdx.x & 31) / LANES;
-        float sum = 0.0f;
+        Real sum = 0;
         long long begin = 0, end = 0;
         bool mine = v < n;
         if (mine) {
@@ -106,12 +109,12 @@ __global__ void graphsweep_pagerank_pull(const long long* __restrict__ offsets, 
 
 // A warp per chunk of a long row (chunk c: edges [chunk_begin[c], min(chunk_begin[c] + split,
 // row end)) of vertex chunk_vertex[c]): the chunk's sum is added to partial[v].
-extern "C" __global__ void graphsweep_pagerank_heavy_sums(const long long* __restrict__ offsets,
-                                                          const int* __restrict__ indices,
-                                                          const float* __restrict__ contrib_in,
-                                                          const int* __restrict__ chunk_vertex,
-                                                          const long long* __restrict__ chunk_begin, long long chunks,
-                                                          long long split, float* __restrict__ partial)
+template <typename Real>
+__global__ void graphsweep_pagerank_heavy_sums(const long long* __restrict__ offsets, const int* __restrict__ indices,
+                                               const Real* __restrict__ contrib_in,
+                                               const int* __restrict__ chunk_vertex,
+                                               const long long* __restrict__ chunk_begin, long long chunks,
+                                               long long split, Real* __restrict__ partial)
 {
     const int lane = threadIdx.x & 31;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -120,7 +123,7 @@ extern "C" __global__ void graphsweep_pagerank_heavy_sums(const long long* __res
         const int v = chunk_vertex[c];
         const long long begin = chunk_begin[c];
         const long long end = min(begin + split, offsets[v + 1]);
-        float sum = 0.0f;
+        Real sum = 0;
 #pragma unroll 4
         for (long long e = begin + lane; e < end; e += 32)
             sum += __ldg(&contrib_in[indices[e]]);
@@ -131,22 +134,22 @@ extern "C" __global__ void graphsweep_pagerank_heavy_sums(const long long* __res
 }
 
 // A thread per long row: its new score from the chunks' sums (then cleared for the next iteration).
-extern "C" __global__ void graphsweep_pagerank_heavy_update(const long long* __restrict__ offsets,
-                                                            const int* __restrict__ heavy, int count,
-                                                            float* __restrict__ partial, float* __restrict__ score,
-                                                            float* __restrict__ contrib_out,
-                                                            const double* __restrict__ prev, double* __restrict__ next,
-                                                            int n, float base, float damping, int spread)
+template <typename Real>
+__global__ void graphsweep_pagerank_heavy_update(const long long* __restrict__ offsets, const int* __restrict__ heavy,
+                                                 int count, Real* __restrict__ partial, Real* __restrict__ score,
+                                                 Real* __restrict__ contrib_out, const double* __restrict__ prev,
+                                                 double* __restrict__ next, int n, Real base, Real damping,
+                                                 int spread)
 {
     __shared__ double shared[32];
-    const float share = spread ? (float)(prev[1] / n) : 0.0f;
+    const Real share = spread ? (Real)(prev[1] / n) : Real(0);
     double error = 0.0, dangling = 0.0;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
         const int v = heavy[i];
         error += graphsweep_pagerank_update(v, partial[v], offsets[v + 1] - offsets[v], score, contrib_out, base,
                                             damping, share, &dangling);
-        partial[v] = 0.0f;
+        partial[v] = 0;
     }
     error = graphsweep_pagerank_block_sum(error, shared);
     if (threadIdx.x == 0) atomicAdd(&next[0], error);

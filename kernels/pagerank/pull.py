@@ -1,6 +1,6 @@
 """pagerank.pull — GAPBS's pull PageRank: every vertex gathers its neighbours' contributions.
 
-Returns ``{"score"}`` (float32; see the package doc).  Algorithm (GAPBS src/pr_spmv.cc, the
+Returns ``{"score"}`` (float32, or float64 with ``dtype``; see the package doc).  Algorithm (GAPBS src/pr_spmv.cc, the
 Jacobi form of src/pr.cc): contributions c[u] = score[u] / degree[u] are kept beside the scores;
 an iteration is one pass over the simple CSR in which each vertex sums c over its row, writes
 its new score, adds |new - old| to the L1 change and writes its next contribution (fused: no
@@ -21,7 +21,7 @@ from graphsweep.core.errors import ParameterError
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
 from ..graph.simple import long_rows
-from . import DAMPING, PAGERANK, PARAMS, check_tolerance
+from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance
 
 
 def check_gpu_graph(csr) -> None:
@@ -30,10 +30,11 @@ def check_gpu_graph(csr) -> None:
         raise ParameterError(f"GPU PageRank takes graphs of fewer than 2^31 vertices (n = {csr.n}); use the CPU twin")
 
 
-def iteration_traffic(n: int, nnz: int) -> dict:
-    """One iteration: offsets (8 B), score read and written, contribution written (4 B each) per
-    vertex; an index and a random contribution gather (4 B each) per edge."""
-    return {"read": 8 * (n + 1) + 4 * n + 8 * nnz, "written": 8 * n, "random": nnz}
+def iteration_traffic(n: int, nnz: int, score_bytes: int) -> dict:
+    """One iteration: offsets (8 B), score read and written, contribution written (``score_bytes``
+    each) per vertex; a 4-byte index and a random contribution gather per edge."""
+    return {"read": 8 * (n + 1) + score_bytes * n + (4 + score_bytes) * nnz, "written": 2 * score_bytes * n,
+            "random": nnz}
 
 
 NO_SPLIT = np.iinfo(np.int64).max
@@ -50,35 +51,39 @@ def run_gpu_lanes(inp, params, timer, lanes: int, split: int | None = None):
     if lanes not in (1, 2, 4, 8, 16, 32):
         raise ParameterError(f"parameter 'lanes': {lanes} is not a power of two up to 32")
     blocks = params["blocks"] or min(resident_blocks(threads), -(-n * lanes // threads))
-    mod = module("pagerank/pull.cu", name_expressions=(f"graphsweep_pagerank_pull<{lanes}>",))
-    pull = mod.get_function(f"graphsweep_pagerank_pull<{lanes}>")
-    heavy_sums, heavy_update = (mod.get_function(f"graphsweep_pagerank_heavy_{k}") for k in ("sums", "update"))
+    dtype = np.dtype(params["dtype"])
+    real = "float" if dtype == np.float32 else "double"        # the score type in pull.cu's templates
+    names = {k: f"graphsweep_pagerank_{k}<{real}>" for k in ("init", "heavy_sums", "heavy_update")}
+    names["pull"] = f"graphsweep_pagerank_pull<{real}, {lanes}>"
+    mod = module("pagerank/pull.cu", name_expressions=tuple(names.values()))
+    init, pull, heavy_sums, heavy_update = (mod.get_function(names[k])
+                                            for k in ("init", "pull", "heavy_sums", "heavy_update"))
     heavy, chunk_vertex, chunk_begin = long_rows(inp, split) if split else (None, None, None)
     chunks = 0 if heavy is None else int(chunk_vertex.shape[0])
-    partial = cupy.zeros(n, dtype=np.float32) if chunks else None
+    partial = cupy.zeros(n, dtype=dtype) if chunks else None
     iterations = params["max_iterations"]
-    score = cupy.empty(n, dtype=np.float32)
-    contrib = [cupy.empty(n, dtype=np.float32), cupy.empty(n, dtype=np.float32)]
+    score = cupy.empty(n, dtype=dtype)
+    contrib = [cupy.empty(n, dtype=dtype), cupy.empty(n, dtype=dtype)]
     sums = cupy.zeros((iterations + 1, 2), dtype=np.float64)
-    base, spread = np.float32((1.0 - DAMPING) / n), np.int32(params["dangling"] == "spread")
-    with timer.phase("init", read=8 * (n + 1), written=12 * n):
-        mod.get_function("graphsweep_pagerank_init")((blocks,), (threads,), (csr.offsets, score, contrib[0], sums,
-                                                                            np.int32(n)))
+    base, damping = dtype.type((1.0 - DAMPING) / n), dtype.type(DAMPING)    # passed as the kernels' score type
+    spread = np.int32(params["dangling"] == "spread")
+    with timer.phase("init", read=8 * (n + 1), written=3 * dtype.itemsize * n):
+        init((blocks,), (threads,), (csr.offsets, score, contrib[0], sums, np.int32(n)))
     errors = []
     for it in range(iterations):
-        with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]}, **iteration_traffic(n, nnz)):
+        with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]},
+                         **iteration_traffic(n, nnz, dtype.itemsize)):
             c_in, c_out = contrib[it % 2], contrib[1 - it % 2]
             if chunks:
                 heavy_sums((min(resident_blocks(threads), -(-chunks * 32 // threads)),), (threads,),
                            (csr.offsets, csr.indices, c_in, chunk_vertex, chunk_begin, np.int64(chunks),
                             np.int64(split), partial))
             pull((blocks,), (threads,), (csr.offsets, csr.indices, c_in, c_out, score, sums[it], sums[it + 1],
-                                         np.int32(n), base, np.float32(DAMPING), spread,
-                                         np.int64(split if chunks else NO_SPLIT)))
+                                         np.int32(n), base, damping, spread, np.int64(split if chunks else NO_SPLIT)))
             if chunks:
                 heavy_update((-(-int(heavy.shape[0]) // threads),), (threads,),
                              (csr.offsets, heavy, np.int32(heavy.shape[0]), partial, score, c_out, sums[it],
-                              sums[it + 1], np.int32(n), base, np.float32(DAMPING), spread))
+                              sums[it + 1], np.int32(n), base, damping, spread))
         errors.append(float(sums[it + 1, 0].get()))     # GAPBS's test after every iteration: a host read
         if errors[-1] < params["tolerance"]:
             break
@@ -115,18 +120,22 @@ def _init(offsets, score, contrib):
 
 
 @numba.njit(cache=True, parallel=True)
-def _iterate(offsets, indices, contrib_in, contrib_out, score, base, damping, share):
+def _iterate(offsets, indices, contrib_in, contrib_out, score, base, damping, share, zero):
+    """One fused pass; the row sums start from ``zero``, a scalar of the score type, so they add in
+    that type (a specialisation per type); the new score is computed in float64 and rounded by the
+    store, and the L1 change is taken from the rounded score."""
     error = 0.0
     dangling = 0.0
     for v in numba.prange(score.shape[0]):
-        total = np.float32(0.0)
+        total = zero
         for e in range(offsets[v], offsets[v + 1]):
             total += contrib_in[indices[e]]
-        updated = np.float32(base + damping * (total + share))
-        error += abs(np.float64(updated) - np.float64(score[v]))
-        score[v] = updated
+        old = np.float64(score[v])
+        score[v] = base + damping * (np.float64(total) + share)
+        updated = score[v]
+        error += abs(np.float64(updated) - old)
         degree = offsets[v + 1] - offsets[v]
-        contrib_out[v] = updated / np.float32(degree) if degree else np.float32(0.0)
+        contrib_out[v] = updated / degree if degree else zero
         if degree == 0:
             dangling += np.float64(updated)
     return error, dangling
@@ -135,16 +144,18 @@ def _iterate(offsets, indices, contrib_in, contrib_out, score, base, damping, sh
 def run_cpu(inp, params, timer):
     csr = inp.representation("simple")
     n, nnz = csr.n, csr.nnz
-    score = np.empty(n, dtype=np.float32)
-    contrib = [np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32)]
+    dtype = np.dtype(params["dtype"])
+    score = np.empty(n, dtype=dtype)
+    contrib = [np.empty(n, dtype=dtype), np.empty(n, dtype=dtype)]
     spread = params["dangling"] == "spread"
-    with timer.phase("init", read=8 * (n + 1), written=12 * n):
+    with timer.phase("init", read=8 * (n + 1), written=3 * dtype.itemsize * n):
         dangling = _init(csr.offsets, score, contrib[0])
     errors = []
     for it in range(params["max_iterations"]):
-        with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]}, **iteration_traffic(n, nnz)):
+        with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]},
+                         **iteration_traffic(n, nnz, dtype.itemsize)):
             error, dangling = _iterate(csr.offsets, csr.indices, contrib[it % 2], contrib[1 - it % 2], score,
-                                       (1.0 - DAMPING) / n, DAMPING, dangling / n if spread else 0.0)
+                                       (1.0 - DAMPING) / n, DAMPING, dangling / n if spread else 0.0, dtype.type(0))
         errors.append(error)
         if error < params["tolerance"]:
             break
@@ -155,5 +166,5 @@ def run_cpu(inp, params, timer):
 KERNEL = Kernel(name="pagerank.pull", problem=PAGERANK,
                 summary="pull PageRank, one thread per vertex, score/contribution/L1 change fused in one pass "
                         "per iteration (GAPBS pr)",
-                gpu=run_gpu, cpu=run_cpu, params={**PARAMS, **GRID_PARAMS}, setup=check_tolerance,
+                gpu=run_gpu, cpu=run_cpu, params={**PARAMS, **DTYPE_PARAM, **GRID_PARAMS}, setup=check_tolerance,
                 needs=("simple",))

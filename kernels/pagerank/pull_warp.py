@@ -18,7 +18,7 @@ from graphsweep.core.params import Param
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS
 from ..graph.simple import long_rows
-from . import PAGERANK, PARAMS, check_tolerance
+from . import DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance
 from .pull import run_cpu, run_gpu_lanes
 
 
@@ -36,7 +36,7 @@ KERNEL = Kernel(name="pagerank.pull-warp", problem=PAGERANK,
                 summary="pull PageRank, a group of 1-32 lanes per vertex (coalesced rows, shuffle sums), hub rows "
                         "split over warps, fused update",
                 gpu=run_gpu, cpu=run_cpu,
-                params={**PARAMS, **GRID_PARAMS,
+                params={**PARAMS, **DTYPE_PARAM, **GRID_PARAMS,
                         "lanes": Param(4, minimum=1, help="lanes per vertex, a power of two up to 32"),
                         "split": Param(1024, minimum=0, help="rows longer than this are summed in chunks of this "
                                                              "many edges, a warp each (0: never)")},

@@ -125,7 +125,7 @@ def _drop_part(path):
 
 
 @pytest.mark.parametrize("damage,message", [
-    (_corrupt, "part-00001.parquet: sha256 differs from the manifest"),
+    (_corrupt, "part-00001.parquet: sha256 is "),
     (_drop_part, "part-00000.parquet: part listed in the manifest is missing"),
 ])
 def test_validate_bad_dataset(tmp_path, capsys, damage, message):

@@ -1,12 +1,14 @@
 """``graphsweep kernel``: the per-phase table, JSON, saved output, exit codes."""
 
 import json
+import re
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from graphsweep.core.errors import ParameterError
+from graphsweep.datasets.format import sha256_file
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import Kernel
@@ -90,10 +92,36 @@ def test_a_part_whose_sha256_differs_is_refused_in_one_line_naming_it(dataset, t
     other = write_arrays(tmp_path / "other", kind="list", n=4000, columns={"succ": make_list(4000, seed=3)},
                          generator={"name": "random_list", "params": {"n": 4000}, "seed": 3})
     part = json.loads((dataset / "manifest.json").read_text())["parts"][0]["path"]
+    recorded = json.loads((dataset / "manifest.json").read_text())["parts"][0]["sha256"]
     (dataset / part).write_bytes((other / part).read_bytes())   # a valid list of the same size, not this one
     rc, out, err = gs("kernel", "listrank.sequential", dataset, "--backend", "cpu", "--reps", "1", "--warmup", "0")
     assert rc == 2 and out == "" and err.splitlines() == [
-        f"graphsweep: error: {dataset / part}: sha256 differs from the manifest (the part is corrupt or was replaced)"]
+        f"graphsweep: error: {dataset / part}: sha256 is {sha256_file(dataset / part)}, the manifest records "
+        f"{recorded} (the part is corrupt or was replaced)"]
     rc, out, err = gs("kernel", "listrank.sequential", dataset, "--backend", "cpu", "--reps", "1", "--warmup", "0",
                       "--no-checksums")
     assert rc == 0 and "verification: passed" in out, err
+
+
+def test_a_phase_over_the_links_ceiling_is_a_warning_naming_kernel_phase_rate_and_ceiling(dataset, monkeypatch):
+    # bfs.emogi's rows once claimed 162 GB/s over a link measured at 55 GB/s, printed as a fraction of its floor.
+    from graphsweep.pipeline import cli_kernel
+
+    def claims_the_link(inp, params, timer):
+        with timer.phase("over-link", link=10**12):           # a terabyte over the link in no time
+            pass
+        return registry.get("listrank.sequential").cpu(inp, params, timer)
+    linky = Kernel(name="listrank.linky", problem=LISTRANK, summary="test", cpu=claims_the_link)
+    real_get, real_ceilings = registry.get, cli_kernel.ceilings
+    monkeypatch.setattr(registry, "get", lambda name: linky if name == "listrank.linky" else real_get(name))
+    monkeypatch.setattr(cli_kernel, "ceilings", lambda backend: {**real_ceilings(backend), "h2d_gbps": 50.0})
+    out = CliRunner().invoke(kernel, ["listrank.linky", str(dataset), "--backend", "cpu", "--reps", "2",
+                                      "--warmup", "0"])
+    assert out.exit_code == 0, out.output
+    warnings = out.stderr.splitlines()          # the phase, and the run's total that holds its bytes
+    assert [re.fullmatch(r"graphsweep: warning: listrank\.linky: phase (\S+) moved \d+\.\d GB/s over the host "
+                         r"link, above its measured ceiling of 50\.0 GB/s by more than the ceiling's noise "
+                         r"\(5%\): the byte model counts bytes that did not cross the link", line).group(1)
+            for line in warnings] == ["over-link", "total"], warnings
+    header = next(line for line in out.stdout.splitlines() if line.startswith("phase "))
+    assert header.split()[-4:] == ["link", "GB/s", "%", "link"] and ", host link 50.0 GB/s" in out.stdout

@@ -52,7 +52,14 @@ def test_pagerank_tolerance_below_float32s_reach(name, tmp_path, capsys):
     data = _graph(tmp_path / "ring", n, ring, (ring + 1) % n)        # every degree 2: the floor 2^-24 sqrt(2)
     line = _error_line(capsys, name, data, "--param", "tolerance=1e-9")
     assert line.endswith("parameter 'tolerance': 1e-09 is below what float32 scores reach on this graph; "
-                         "the smallest reachable is 8.5e-08")
+                         "the smallest reachable is 8.5e-08 (dtype=float64 reaches down to 1.6e-16)")
+    line = _error_line(capsys, name, data, "--param", "tolerance=1e-17", "--param", "dtype=float64")
+    assert line.endswith("parameter 'tolerance': 1e-17 is below what float64 scores reach on this graph; "
+                         "the smallest reachable is 1.6e-16")
+    with pytest.raises(SystemExit) as exit_:
+        main(["kernel", name, str(data), "--backend", "cpu", "--reps", "1", "--warmup", "0",
+              "--param", "tolerance=1e-9", "--param", "dtype=float64"])
+    assert exit_.value.code == 0 and "verification: passed" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", ["bc.brandes", "bc.best"])

@@ -162,6 +162,28 @@ def test_a_rate_over_the_links_ceiling_is_flagged_in_rows_summary_and_report_tab
     assert table_over_ceiling(reducer.summarize(rows[rows["phase"] == "stream"])) is None
 
 
+def test_a_rate_over_the_links_ceiling_is_worded_with_kernel_phase_rate_and_ceiling(caplog):
+    ceilings = {"h2d_gbps": 55.0}
+    # bfs.emogi's level rows on a host-placed R-MAT 29 (88.5 GB in 546 ms), a stream under the ceiling
+    rows = [{"phase": "level", **throughput.rates(ms, 0, 0, 1, ceilings, link_bytes=link)}
+            for ms, link in ((546.0, 88.5e9), (700.0, 88.5e9))]
+    rows.append({"phase": "stream", **throughput.rates(1600.0, 0, 0, 1, ceilings, link_bytes=86e9)})
+    assert throughput.over_ceiling_warnings("bfs.emogi", rows, ceilings) == [
+        "bfs.emogi: phase level moved 162.1 GB/s over the host link, above its measured ceiling of 55.0 GB/s by "
+        "more than the ceiling's noise (5%): the byte model counts bytes that did not cross the link"]
+    within = [{"phase": "level", **throughput.rates(1000.0, 0, 0, 1, ceilings, link_bytes=57e9)}]   # 3.6% over
+    assert throughput.over_ceiling_warnings("bfs.emogi", within, ceilings) == []
+    # the worker logs the same line for the task (its rows name the kernel that ran: bfs.best stood for it)
+    from types import SimpleNamespace
+
+    from graphsweep.pipeline import worker
+    with caplog.at_level("WARNING", logger="graphsweep.worker"):
+        worker._warn_over_ceiling(SimpleNamespace(label="bfs.best on rmat-29", kernel="bfs.best"),
+                                  [{**r, "kernel": "bfs.emogi"} for r in rows], ceilings)
+    assert [r.getMessage() for r in caplog.records] == [
+        "task bfs.best on rmat-29: " + throughput.over_ceiling_warnings("bfs.emogi", rows, ceilings)[0]]
+
+
 def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
     from graphsweep.datasets.reader import Dataset
     from graphsweep.kernels import harness

@@ -2,6 +2,8 @@
 linear system (dense, small graphs) within the error bound the tolerance gives, both dangling
 variants, lanes and small grids reaching every path, and the verifier catching broken scores."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -76,19 +78,49 @@ def test_tolerance_and_max_iterations(name, backend, simple_shapes, simple_datas
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv", "pagerank.best"])
-def test_a_tolerance_float32_cannot_reach_is_refused_and_the_smallest_reachable_converges(name, backend,
-                                                                                          simple_shapes,
-                                                                                          simple_dataset):
+def test_a_tolerance_the_score_type_cannot_reach_is_refused_naming_the_type_that_can(name, backend, simple_shapes,
+                                                                                       simple_dataset):
     # A 97,000-vertex graph's float32 scores stalled at an L1 change of 1.3e-5: tolerance=1e-7 ran
     # every iteration and ended "verification: FAILED, not converged".
     graph = simple_shapes["rmat"]()
-    floor = reachable_tolerance(from_edges(graph[1], graph[2], graph[0]).representation("simple"))
-    assert 2.0**-24 < floor < 1e-4                                  # GAPBS's default stays reachable
-    with pytest.raises(ParameterError, match=rf"^parameter 'tolerance': {floor / 100:g} is below what float32 "
-                                             rf"scores reach on this graph; the smallest reachable is {floor:.2g}$"):
-        harness.run(name, simple_dataset(graph), backend=backend, reps=1, warmup=0, tolerance=floor / 100)
-    res = harness.run(name, simple_dataset(graph), backend=backend, reps=1, warmup=0, tolerance=float(f"{floor:.2g}"))
+    simple = from_edges(graph[1], graph[2], graph[0]).representation("simple")
+    floor32, floor64 = (reachable_tolerance(simple, dtype) for dtype in ("float32", "float64"))
+    assert 2.0**-24 < floor32 < 1e-4                                # GAPBS's default stays reachable
+    assert 2.0**-53 < floor64 and 2.0**28 < floor32 / floor64 < 2.0**30     # the unit roundoffs' ratio, 2^29
+    data = simple_dataset(graph)
+
+    def refused(tolerance, dtype, floor, reaching=""):
+        with pytest.raises(ParameterError, match=rf"^parameter 'tolerance': {tolerance:g} is below what {dtype} "
+                                                 rf"scores reach on this graph; the smallest reachable is "
+                                                 rf"{floor:.2g}{re.escape(reaching)}$"):
+            harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=tolerance, dtype=dtype)
+
+    refused(floor32 / 100, "float32", floor32, f" (dtype=float64 reaches down to {floor64:.2g})")
+    refused(floor64 / 100, "float32", floor32)
+    refused(floor64 / 100, "float64", floor64)
+    for dtype, tolerance, iterations in (("float32", floor32, 100), ("float64", floor32 / 100, 200),
+                                         ("float64", floor64, 400)):
+        # 0.85 a step at worst (a bipartite component): 1e-15 needs ~210 iterations
+        res = harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=float(f"{tolerance:.2g}"),
+                          dtype=dtype, max_iterations=iterations)
+        assert res.verified and res.stats["converged"], (dtype, tolerance, res.verify_error)
+        assert res.output["score"].dtype == np.dtype(dtype)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv"])
+@pytest.mark.parametrize("shape", ["messy", "star", "rmat"])
+def test_float64_scores_reach_the_fixed_point_where_float32_cannot(name, shape, backend, simple_shapes,
+                                                                   simple_dataset):
+    n, src, dst = simple_shapes[shape]()
+    exact = exact_scores(n, src, dst, True)
+    res = harness.run(name, simple_dataset((n, src, dst)), backend=backend, reps=1, warmup=0, dtype="float64",
+                      tolerance=1e-13, max_iterations=400)
     assert res.verified and res.stats["converged"], res.verify_error
+    # a d-contraction: within d/(1 - d) of the last L1 change, far below float32's rounding of 1/n
+    assert np.abs(res.output["score"] - exact).sum() <= DAMPING / (1 - DAMPING) * res.stats["error"] + 1e-13
+    with pytest.raises(ParameterError, match="below what float32 scores reach on this graph"):
+        harness.run(name, simple_dataset((n, src, dst)), backend=backend, reps=1, warmup=0, tolerance=1e-13)
 
 
 def test_verifier_catches_broken_scores(simple_shapes):
@@ -112,6 +144,24 @@ def test_verifier_catches_broken_scores(simple_shapes):
         verify_scores(from_edges(src, dst, n + 3), gapbs, tolerance=1e-4, spread=True, damping=DAMPING)
     with pytest.raises(VerificationError, match="shape"):
         verify_scores(inp, good[:-1], tolerance=1e-4, spread=True, damping=DAMPING)
+
+
+def test_the_verifier_holds_float64_scores_to_float64s_rounding(simple_shapes):
+    n, src, dst = simple_shapes["messy"]()
+    inp = from_edges(src, dst, n)
+    exact = exact_scores(n, src, dst, True)
+    verify_scores(inp, exact, tolerance=1e-13, spread=True, damping=DAMPING, dtype="float64")
+    with pytest.raises(VerificationError, match="score has dtype float32, the run asked for float64"):
+        verify_scores(inp, exact.astype(np.float32), tolerance=1e-4, spread=True, damping=DAMPING, dtype="float64")
+    # float32 scores' sums are allowed 1e-5 of rounding; float64 scores' 2^-29 of that
+    scaled = exact * (1 + 1e-9)
+    verify_scores(inp, scaled.astype(np.float32), tolerance=1e-4, spread=True, damping=DAMPING)
+    with pytest.raises(VerificationError, match="sum to"):
+        verify_scores(inp, scaled, tolerance=1e-13, spread=True, damping=DAMPING, dtype="float64")
+    moved = exact.copy()
+    moved[[0, 1]] += [1e-11, -1e-11]           # the sum kept, one more iteration moves them back
+    with pytest.raises(VerificationError, match="one more iteration"):
+        verify_scores(inp, moved, tolerance=1e-13, spread=True, damping=DAMPING, dtype="float64")
 
 
 @pytest.mark.gpu
