@@ -4,7 +4,7 @@ Each area keeps its commands in its own module (cli_data, cli_kernel, cli_sweep)
 only assembles them and turns every ``GraphsweepError`` — and any OS error (a path under a file,
 a read-only folder, a full disk) — into one line on stderr and exit code 2.  SIGTERM (what
 SLURM, cron and CI timeouts send) is handled like Ctrl-C: the command unwinds, removing what it
-had half written, and exits 143 (130 for Ctrl-C).
+had half written, and exits 143 (130 for Ctrl-C), with one line and no Dask log records after it.
 """
 
 import signal
@@ -22,7 +22,17 @@ class Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum, frame):
+    from . import cluster    # here: this module imports no Dask (see main)
+    cluster.quiet_dask()
     raise Terminated()
+
+
+def _interrupt(signum, frame):
+    # Dask kept quiet before the interrupt unwinds through it: a wait on its event loop cancelled
+    # there logs a traceback from that loop's thread (distributed.utils.sync).
+    from . import cluster
+    cluster.quiet_dask()
+    raise KeyboardInterrupt()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
@@ -66,7 +76,11 @@ def _interrupted(exc: BaseException | None):
 
 def main(argv=None):
     in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+    previous = {}
+    if in_main_thread:
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:   # not where Ctrl-C is ignored (nohup, &)
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
     try:
         # Imported here, not with this module: importing Dask reads its config files, and a malformed
         # one is one line (config's ParameterError), not a traceback from the import.
@@ -88,8 +102,8 @@ def main(argv=None):
         click.echo(f"graphsweep: error: {os_error_line(exc)}", err=True)
         sys.exit(GraphsweepError.exit_code)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     sys.exit(rc if isinstance(rc, int) else 0)
 
 

@@ -2,10 +2,14 @@
 
 Exit status: 0 when the output was verified (or verification was skipped), 1 when the verifier
 rejected it, 2 on bad input (any GraphsweepError, turned into one line by the ``cli`` group).
+A partitioned kernel's local workers are closed once its table is printed; trouble closing them
+is a warning, never the run's failure.
 """
 
 import json
+import logging
 import math
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import click
@@ -16,7 +20,7 @@ from graphsweep.datasets.format import read_manifest
 from graphsweep.kernels import harness, output, placement, registry, throughput
 from graphsweep.kernels.ceilings import ceilings
 
-from . import estimate
+from . import cluster, estimate
 from .paths import prepare_output_file
 
 
@@ -82,6 +86,30 @@ def _print_table(result, rows, ceiling) -> None:
         click.echo("verification: passed" if result.verified else f"verification: FAILED: {result.verify_error}")
 
 
+def _close_local_workers() -> None:
+    from distributed.utils import silence_logging_cmgr
+    from graphsweep.kernels.dist import driver
+    # Dask's records of their teardown (a worker process killed after its grace period) are no
+    # news once the results are printed; trouble closing is ``closing``'s one warning line.
+    with silence_logging_cmgr(logging.CRITICAL):
+        driver.close_local()
+
+
+@contextmanager
+def _local_workers(chosen):
+    """Around a run of ``chosen``: the local workers a partitioned kernel starts (``kernels.dist``)
+    ignore Ctrl-C (this process stops them: their tracebacks would follow graphsweep's one line)
+    and are closed when it ends, by ``cluster.closing``, rather than by the exit handler, where a
+    close that times out would be a traceback."""
+    if not chosen.drives_workers:
+        yield
+        return
+    with cluster.closing(ExitStack(), "the kernel's local workers") as closes:
+        closes.callback(_close_local_workers)
+        closes.enter_context(cluster.workers_ignore_interrupts())
+        yield
+
+
 def _list_kernels() -> None:
     for known in registry.names():
         alias = registry.ALIASES.get(known)
@@ -126,7 +154,9 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
       1  the verifier rejected the output
       2  bad input, or refused before any work (a part's sha256 differs from the manifest, the
          graph fits neither the GPU nor the host, the dataset does not fit in memory,
-         --save-output cannot be written)
+         --save-output cannot be written, more partitions than the workers this machine can start)
+      130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
+    A partitioned kernel's local workers slow to close afterwards are a warning, not a failure.
     """
     if list_kernels:
         _list_kernels()
@@ -141,25 +171,30 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
     given = _params(params)
     sliced = (chosen.params["partitions"].coerce("partitions", given.get("partitions", 1))
               if chosen.drives_workers else None)
+    if sliced and not given.get("scheduler"):   # local workers: the sweep's check, on this machine's
+        cluster.check_partitions(f"{name} on {dataset}", sliced, cluster.partition_workers(on_gpu), "this machine",
+                                 f" to start (one per core{' or GPU' if on_gpu else ''}; --param "
+                                 "scheduler=ADDRESS slices over a running cluster's workers)")
     estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
                           graph=chosen.problem.dataset_kind == "graph", forced=placement, sliced=sliced)
-    result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
-                         instances=roots, instance_seed=seed, placement=placement,
-                         keep_output=save_output is not None, checksums=not no_checksums, **given)
-    ceiling = ceilings(result.backend)
-    rows = phase_table(result, ceiling)
-    for line in throughput.over_ceiling_warnings(result.kernel, rows, ceiling):
-        click.echo(f"graphsweep: warning: {line}", err=True)
-    if save_output is not None:
-        output.save(registry.get(result.kernel).problem, result.output, save_output)
-    if as_json:
-        click.echo(json.dumps({"kernel": result.kernel, "backend": result.backend, "device": result.device,
-                               "placement": result.placement,
-                               "dataset": result.dataset, "params": result.params, "ceilings": ceiling,
-                               "elements": result.elements, "instances": result.instances,
-                               "phases": rows, "steps": result.step_rows, "stats": result.stats,
-                               "instance_stats": result.instance_stats,
-                               "verified": result.verified, "verify_error": result.verify_error}, default=str))
-    else:
-        _print_table(result, rows, ceiling)
+    with _local_workers(chosen):
+        result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
+                             instances=roots, instance_seed=seed, placement=placement,
+                             keep_output=save_output is not None, checksums=not no_checksums, **given)
+        ceiling = ceilings(result.backend)
+        rows = phase_table(result, ceiling)
+        for line in throughput.over_ceiling_warnings(result.kernel, rows, ceiling):
+            click.echo(f"graphsweep: warning: {line}", err=True)
+        if save_output is not None:
+            output.save(registry.get(result.kernel).problem, result.output, save_output)
+        if as_json:
+            click.echo(json.dumps({"kernel": result.kernel, "backend": result.backend, "device": result.device,
+                                   "placement": result.placement,
+                                   "dataset": result.dataset, "params": result.params, "ceilings": ceiling,
+                                   "elements": result.elements, "instances": result.instances,
+                                   "phases": rows, "steps": result.step_rows, "stats": result.stats,
+                                   "instance_stats": result.instance_stats,
+                                   "verified": result.verified, "verify_error": result.verify_error}, default=str))
+        else:
+            _print_table(result, rows, ceiling)
     return 1 if result.verified is False else 0

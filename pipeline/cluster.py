@@ -130,6 +130,22 @@ def local_workers(name: str, profile: dict) -> int | None:
     return min(workers, cores)
 
 
+def partition_workers(on_gpu: bool) -> int:
+    """How many local workers a partitioned kernel run outside a cluster can slice its graph over
+    (``kernels.dist.driver``: worker processes of one thread, at most one per core; on a GPU
+    machine also one per GPU, where there are more GPUs than cores)."""
+    processes = local_workers("local-cpu", {"kind": "local-cpu", "options": {"threads_per_worker": 1}})
+    return max(processes, local_workers("local-gpu", {"kind": "local-gpu"})) if on_gpu else processes
+
+
+def check_partitions(subject: str, partitions: int, workers: int, where: str, hint: str = "") -> None:
+    """Refuse, in one line, ``subject`` sliced over more ``partitions`` than the ``workers`` of the
+    cluster (or machine) ``where`` names; ``hint``: what to do instead."""
+    if partitions > workers:
+        raise GraphsweepError(f"{subject}: parameter 'partitions': {partitions} slices, but {where} has {workers} "
+                              f"worker{'s' if workers != 1 else ''}{hint}")
+
+
 def is_long_lived(profile: dict) -> bool:
     """Whether the cluster outlives this process (so a submitted sweep can run without us)."""
     return profile["kind"] in LONG_LIVED
@@ -231,6 +247,15 @@ class HeldSignals:
             signal.raise_signal(self.caught[0])  # now handled as usual: KeyboardInterrupt, Terminated
 
 
+def quiet_dask() -> None:
+    """Dask's records (and those of its event loop, tornado's) off in this process from here on: once
+    a command is interrupted, the tasks cancelled in flight and a cluster closing under them are
+    logged as tracebacks (a cancelled key's message to a closed client, a cancelled wait) that
+    graphsweep's one line replaces."""
+    for name in ("distributed", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
 class IgnoreInterrupts(WorkerPlugin):
     """Ctrl-C at a terminal reaches every process of its group, the worker processes of a local
     cluster too, which would print their tracebacks; graphsweep stops them by closing the cluster."""
@@ -242,6 +267,23 @@ class IgnoreInterrupts(WorkerPlugin):
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def dask_setup(worker) -> None:
+    """Dask's hook for a worker preload naming this module (``workers_ignore_interrupts``), for local
+    workers that graphsweep does not start itself: ``IgnoreInterrupts`` from the worker's start, and
+    only errors on the terminal, as from the local clusters graphsweep starts (``silence_logs``):
+    the tasks that this process's close cancels after a Ctrl-C are no news."""
+    IgnoreInterrupts().setup(worker)
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
+
+@contextmanager
+def workers_ignore_interrupts():
+    """While inside, the workers started in this process ignore Ctrl-C from their start (a partitioned
+    kernel's local workers, which ``kernels.dist`` starts, as a local cluster's do by its plugin)."""
+    with dask.config.set({"distributed.worker.preload": [*dask.config.get("distributed.worker.preload"), __name__]}):
+        yield
+
+
 def _prepare_workers(client) -> None:
     """Each worker's state and warm start, at worker start rather than in a sweep's first task."""
     from .worker import ensure_state
@@ -250,17 +292,15 @@ def _prepare_workers(client) -> None:
 
 @contextmanager
 def closing(resource, what: str):
-    """``with resource`` (a Client or a cluster), except that trouble closing it is a warning on
-    stderr and in the log, never the command's failure: the work is done and its results stored by
-    then (a cluster's close timing out must not turn a good run's exit code into an error)."""
+    """``with resource`` (a Client, a cluster, or an ExitStack of closes), except that trouble
+    closing it is a warning on stderr and in the log, never the command's failure: the work is done
+    and its results stored by then (a cluster's close timing out must not turn a good run's exit
+    code into an error)."""
     entered = resource.__enter__()
     try:
         yield entered
     except KeyboardInterrupt:
-        # A run interrupted: its cluster goes with tasks still in flight, which Dask logs as
-        # critical tracebacks (a cancelled key's message to a closed client); graphsweep's one
-        # line says what happened.
-        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        quiet_dask()   # its cluster goes with tasks still in flight
         raise
     finally:
         try:

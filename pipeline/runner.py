@@ -370,9 +370,8 @@ def check_served(plan: SweepPlan, *, has_gpu: bool, workers: int, where: str) ->
                                       "are in host memory)")
     sliced = [t for t in plan.tasks if t.params.get("partitions") and not t.params.get("scheduler")]
     widest = max(sliced, key=lambda t: t.params["partitions"], default=None)
-    if widest is not None and widest.params["partitions"] > workers:
-        raise GraphsweepError(f"{widest.label}: parameter 'partitions': {widest.params['partitions']} slices, but "
-                              f"{where} has {workers} worker{'s' if workers != 1 else ''}")
+    if widest is not None:
+        cluster.check_partitions(widest.label, widest.params["partitions"], workers, where)
 
 
 def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: bool, claim: bool = True) -> None:

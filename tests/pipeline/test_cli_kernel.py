@@ -1,7 +1,13 @@
 """``graphsweep kernel``: the per-phase table, JSON, saved output, exit codes."""
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -125,3 +131,103 @@ def test_a_phase_over_the_links_ceiling_is_a_warning_naming_kernel_phase_rate_an
             for line in warnings] == ["over-link", "total"], warnings
     header = next(line for line in out.stdout.splitlines() if line.startswith("phase "))
     assert header.split()[-4:] == ["link", "GB/s", "%", "link"] and ", host link 50.0 GB/s" in out.stdout
+
+
+# --- a partitioned kernel's local workers (issue 34) ------------------------------------------------
+
+@pytest.fixture
+def graph(tmp_path):
+    from graphsweep.generators import generate
+    return generate("rmat", tmp_path / "g", seed=1, params={"scale": "6"}, progress=False)
+
+
+def test_partitions_beyond_the_workers_this_machine_can_start_are_refused_before_any_work(graph, gs, monkeypatch):
+    """The issue's 2-core machine: partitions=64 started local workers, printed 65 tracebacks and ran
+    for minutes; it is one line, before the dataset is read, as a sweep refuses it."""
+    from graphsweep.core import gpu
+    from graphsweep.core.errors import GraphsweepError
+    from graphsweep.kernels import harness
+    monkeypatch.setattr(gpu, "available", lambda: False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    began = []
+
+    def run(*args, **kwargs):
+        began.append("run")
+        raise GraphsweepError("the kernel ran")
+    from graphsweep.pipeline import cli_kernel
+    real_manifest = cli_kernel.read_manifest
+
+    def read_manifest(dataset):
+        began.append("read")
+        return real_manifest(dataset)
+    monkeypatch.setattr(cli_kernel, "read_manifest", read_manifest)
+    monkeypatch.setattr(harness, "run", run)
+    rc, out, err = gs("kernel", "cc.distributed", graph, "--param", "partitions=64")
+    assert rc == 2 and out == "" and err.splitlines() == [
+        f"graphsweep: error: cc.distributed on {graph}: parameter 'partitions': 64 slices, but this machine has 2 "
+        "workers to start (one per core; --param scheduler=ADDRESS slices over a running cluster's workers)"]
+    assert began == []
+    rc, out, err = gs("kernel", "cc.distributed", graph, "--param", "partitions=2")   # as many as the cores: run
+    assert rc == 2 and err.splitlines() == ["graphsweep: error: the kernel ran"] and began == ["read", "run"]
+
+
+# A close of the local workers that times out once (a cluster slow to go), in a process of its own:
+# what reaches stderr after the results, and the exit handler's traceback, are the point.
+CLOSE_TIMES_OUT = """
+import sys
+from distributed import LocalCluster
+really_close = LocalCluster.close
+def close_too_slowly_once(self, *args, **kwargs):
+    really_close(self, *args, **kwargs)
+    if not getattr(LocalCluster, "timed_out", False):
+        LocalCluster.timed_out = True
+        raise TimeoutError("closing took too long")
+LocalCluster.close = close_too_slowly_once
+from graphsweep.pipeline.cli import main
+sys.argv[0] = "graphsweep"
+main()
+"""
+
+
+def test_a_partitioned_kernel_whose_workers_close_too_slowly_exits_0_with_one_warning(graph):
+    proc = subprocess.run([sys.executable, "-c", CLOSE_TIMES_OUT, "kernel", "cc.distributed", str(graph), "--backend",
+                           "cpu", "--param", "partitions=2", "--reps", "1", "--warmup", "0"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "verification: passed" in proc.stdout, proc.stderr
+    assert proc.stderr.splitlines() == ["graphsweep: warning: closing the kernel's local workers: TimeoutError: "
+                                        "closing took too long (what was done is kept)"]
+
+
+def _workers_ignoring_ctrl_c(pid: int) -> list:
+    """The worker processes (spawned by multiprocessing) of the process ``pid`` that ignore SIGINT."""
+    import psutil
+    ignoring = []
+    for child in psutil.Process(pid).children():
+        try:
+            if "spawn_main" not in " ".join(child.cmdline()):
+                continue
+            status = Path(f"/proc/{child.pid}/status").read_text()
+        except (psutil.Error, OSError):   # gone meanwhile
+            continue
+        mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+        if mask & (1 << (signal.SIGINT - 1)):
+            ignoring.append(child.pid)
+    return ignoring
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_during_a_partitioned_kernel_is_one_line(graph, gs_process, wait_for):
+    """Ctrl-C reaches the local workers a partitioned kernel started too (one process group, as at a
+    terminal): they ignore it, this process closes them, and nothing of Dask's follows the one line."""
+    proc = gs_process("kernel", "cc.distributed", graph, "--backend", "cpu", "--param", "partitions=2",
+                      "--reps", "100000", "--warmup", "0", start_new_session=True)
+    try:
+        wait_for(lambda: len(_workers_ignoring_ctrl_c(proc.pid)) == 2 or proc.poll() is not None, timeout=120,
+                 what="two local workers ignoring Ctrl-C")
+        time.sleep(2)   # the cluster up, the kernel under way
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-3000:]
+    assert [line for line in err.splitlines() if line.strip()] == ["graphsweep: interrupted"], err[-3000:]

@@ -51,7 +51,7 @@ def test_an_output_file_on_proc_is_refused_before_the_run(tmp_path, gs, make_lis
 # --- exit codes are in --help -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("command, codes", [
-    ("run", {0, 1, 2, 130}), ("submit", {0, 2, 130}), ("status", {0, 1, 2, 3, 4, 5}), ("kernel", {0, 1, 2}),
+    ("run", {0, 1, 2, 130}), ("submit", {0, 2, 130}), ("status", {0, 1, 2, 3, 4, 5}), ("kernel", {0, 1, 2, 130}),
     ("compare", {0, 1, 2}), ("history", {0, 2}), ("results", {0, 2}), ("reduce", {0, 2}), ("report", {0, 2})])
 def test_every_exit_code_is_in_help(gs, command, codes):
     rc, out, err = gs(command, "--help")
