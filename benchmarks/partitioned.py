@@ -45,7 +45,7 @@ PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.d
 # Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
 # at K = 2 and 4, and at K = 1 at most 1.25x its time (a speed-up of at least 0.8).
 STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),   # printed beside the phases
-         "bfs.distributed": ("levels", "bottom_up_levels")}
+         "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
 # Variants run beside the default at K > 1: BFS's levels queued launch by launch, which times every
 # collective (the default captures them as CUDA graphs, untimed inside)
 VARIANTS = {"bfs.distributed": [{"graphs": "off"}]}
@@ -181,7 +181,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", action=argparse.BooleanOptionalAction, default=True,
                     help="run the variants beside the default at K > 1 (BFS with graphs=off)")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="a parameter of every partitioned run (named in its row), e.g. outbox=1048576")
+                    help="a parameter of the partitioned runs of kernels that take it (named in their rows), e.g. "
+                         "outbox=1048576")
     ap.add_argument("--json", help="write the rows here as JSON lines")
     args = ap.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -213,7 +214,8 @@ def main(argv=None) -> int:
             measured = {}
             for name in args.kernels:
                 extra = VARIANTS.get(name, []) if k > 1 and args.backend == "gpu" and args.variants else []
-                for variant in [given | v for v in [{}] + extra]:
+                mine = {key: value for key, value in given.items() if key in harness.registry.get(name).params}
+                for variant in [mine | v for v in [{}] + extra]:
                     label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])
                     done = _progress(f"{label} at K = {k} (its partition built in the first)", measure, name,
                                      data, args.backend, {**params, **variant, "partitions": k}, args.reps,

@@ -69,8 +69,9 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
           "beta": Param(18.0, float, minimum=1e-9, help="back to top-down when the frontier shrinks below n / beta"),
           "threads": Param(256, minimum=32, help="threads per block of the level steps (a multiple of 32, at most "
                                                  "512)"),
-          "outbox": Param(1 << 16, minimum=1, help="(vertex, parent) pairs a rank sends each other rank a top-down "
-                                                   "level (a fixed 8 (outbox + 1) bytes); claims past it go as bits "
+          "outbox": Param(None, minimum=1, help="(vertex, parent) pairs a rank sends each other rank a top-down "
+                                                "level (a fixed 8 (outbox + 1) bytes; default 65,536, or n / (256 K) "
+                                                "rounded down to a power of two where more); claims past it go as bits "
                                                    "whose owner finds the parent"),
           "graphs": Param("auto", str, choices=("auto", "off"),
                           help="auto: each level's launches and collectives captured once as a CUDA graph and "
@@ -567,12 +568,24 @@ def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: 
     return search.search(root, mode, alpha, beta, edges_total)
 
 
+def outbox_pairs(n: int, k: int) -> int:
+    """The default outbox: 65,536 pairs a peer, or n / (256 K) rounded down to a power of two where
+    that is more.  Claims past the outbox go as bits whose owner searches a parent among the
+    vertex's neighbours: R-MAT 30 (ef 24, K = 4) sent most of a large top-down level's claims so,
+    and its top-down levels took 45 ms a root against 9 ms with 2^20 pairs; on R-MAT 26 the fixed
+    bytes of a larger outbox would cost more than they save (every level sends all of it)."""
+    return max(1 << 16, 1 << max(0, (n // (256 * k)).bit_length() - 1))
+
+
 def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer)
+    outbox = params["outbox"] or outbox_pairs(part.n, part.k)
     records = ledger.run(_search, params["root"], params["direction"], params["alpha"], params["beta"],
-                         part.facts["slice_edges_total"], {k: params[k] for k in ("threads", "outbox", "graphs")},
+                         part.facts["slice_edges_total"],
+                         {"threads": params["threads"], "outbox": outbox, "graphs": params["graphs"]},
                          name="bfs.distributed")
+    timer.stat("outbox", outbox)
     ledger.steps("level", ("direction", "frontier"))
     timer.stat("levels", records[0]["levels"])
     timer.stat("bottom_up_levels", records[0]["bottom_up_levels"])

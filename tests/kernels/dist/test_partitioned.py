@@ -239,6 +239,15 @@ def test_bfs_claims_past_the_outbox_go_as_bits_whose_owner_finds_the_parent(back
     np.testing.assert_array_equal(res.output["level"], levels(graph, _hub(graph)))
 
 
+def test_bfs_outbox_grows_with_the_slices_past_65536_pairs():
+    from graphsweep.kernels.bfs.distributed import outbox_pairs
+    assert outbox_pairs(2**26, 4) == outbox_pairs(1000, 2) == 1 << 16     # R-MAT 26 on 4: as before
+    assert outbox_pairs(2**28, 4) == 1 << 18 and outbox_pairs(2**30, 4) == 1 << 20
+    assert outbox_pairs(3 * 2**28, 4) == 1 << 19                          # rounded down to a power of two
+    graph = SHAPES["rmat"]()
+    assert run("bfs.distributed", dataset(graph), "cpu", partitions=2, root=0).stats["outbox"] == 1 << 16
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("direction", ["auto", "top-down", "bottom-up"])
 def test_bfs_on_the_gpu_takes_the_cpu_twins_direction_at_every_level(direction):
