@@ -11,8 +11,10 @@
   copy being written) and the driver's bookkeeping (``BOOKKEEPING_PER_PART``: task, future,
   manifest entry — what made ``rmat --scale 40`` grow to 16 GB before writing a part);
 - ``device_bytes``: with the GPU backend, the parts in flight on the device;
-- ``seconds``: a conservative time: ``ROWS_PER_SECOND`` per part in flight (R-MAT scaled by
-  its levels), trees plus their sequential planner at ``TREE_PLAN_VERTICES_PER_SECOND``.
+- ``seconds``: a conservative time: ``ROWS_PER_SECOND`` per part in flight on the backend that
+  generates it, or ``IN_MEMORY_ROWS_PER_SECOND`` for a graph generated where its kernels run and
+  never written (R-MAT scaled by its levels), trees plus their sequential planner at
+  ``TREE_PLAN_VERTICES_PER_SECOND``.
 
 The shapes below repeat each kind's size arithmetic without running its plan, which for a tree
 is the expensive part; the tests hold them equal to the plans.  ``check_room`` compares a cost
@@ -32,7 +34,12 @@ PART_OVERHEAD = 4096
 PART_BYTES_PER_ROW = 96
 DEVICE_BYTES_PER_ROW = 64
 BOOKKEEPING_PER_PART = 1024
-ROWS_PER_SECOND = 1e6
+# Rows generated and written per second and part in flight (CPU: the 2-core test host, ~1M rows/s;
+# GPU: 62M list rows/s per H200 worker, R-MAT 24 at 75-190M edges/s written by one worker or in
+# process: docs/results.md section 12), and generated in memory, unwritten (R-MAT on an H200: 7G
+# edges/s at scale 29-30, section 9); R-MAT's at 16 levels.
+ROWS_PER_SECOND = {"cpu": 1e6, "gpu": 1e8}
+IN_MEMORY_ROWS_PER_SECOND = {"cpu": 1e6, "gpu": 5e9}
 RMAT_LEVELS_AT_RATE = 16
 TREE_PLAN_VERTICES_PER_SECOND = 5e6
 
@@ -80,9 +87,10 @@ def row_bytes(kind: str, n: int, weighted: bool) -> int:
 
 
 def generation_cost(generator, params: dict, *, part_rows: int, parallel: int = 1,
-                    workers: int = 0, backend: str = "cpu") -> Cost:
-    """The cost of ``generator`` (a ``Generator``) with resolved ``params``; ``parallel`` parts
-    are in flight at once, ``workers`` processes besides this one hold the plan."""
+                    workers: int = 0, backend: str = "cpu", written: bool = True) -> Cost:
+    """The cost of ``generator`` (a ``Generator``) with resolved ``params`` on ``backend`` (the CPU
+    for a generator without a GPU path); ``parallel`` parts are in flight at once, ``workers``
+    processes besides this one hold the plan; ``written``: to Parquet parts, else into memory."""
     n, rows = SHAPES[generator.name](params)
     weighted = generator.kind == "graph" and parse_weights(params.get("weights", "none")) is not None
     parts = max(1, -(-rows // part_rows))
@@ -92,7 +100,8 @@ def generation_cost(generator, params: dict, *, part_rows: int, parallel: int = 
     if generator.name == "tree":
         wide = index_dtype_for(n) != "int32"
         plan_bytes = n * (20 if wide else 12) + workers * n * (8 if wide else 4)
-    rate = ROWS_PER_SECOND * in_flight
+    rates = ROWS_PER_SECOND if written else IN_MEMORY_ROWS_PER_SECOND
+    rate = rates["gpu" if backend == "gpu" and generator.gpu else "cpu"] * in_flight
     if generator.name == "rmat":
         rate *= RMAT_LEVELS_AT_RATE / max(params["scale"], 1)
     seconds = rows / rate + (n / TREE_PLAN_VERTICES_PER_SECOND if generator.name == "tree" else 0)

@@ -14,9 +14,10 @@
 Instances come from the problem (``Problem.instances``: e.g. BFS roots, the ``root`` parameter or
 ``instances`` roots drawn from ``instance_seed``); a problem without them has one.  Warm-up runs
 (NVRTC compilation, allocator growth) use the first instance (or the problem's small sample,
-``warmup_sample``) and are not recorded; on the GPU a first timed rep that still paid such a cost
-is run again (``first_run_marks``).  The last rep of each instance is verified (every rep computes
-the same thing; verifying each would double a GPU sweep's time).
+``warmup_sample``) and are not recorded; a first timed rep that still paid such a cost (a GPU
+module or a Numba function compiled, the pool grown) is run again (``first_run_marks``).  The last
+rep of each instance is verified (every rep computes the same thing; verifying each would double a
+GPU sweep's time).
 """
 
 import gc
@@ -25,6 +26,8 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from numba.core import event as numba_event
 
 from graphsweep.core import gpu
 from graphsweep.core.errors import ParameterError, VerificationError
@@ -136,12 +139,46 @@ def _run_once(impl, inp, params, backend):
     return output, timer
 
 
+class _Outermost(numba_event.Listener):
+    """How many times a Numba event began (outermost: nested ones are part of it) and its seconds."""
+
+    def __init__(self):
+        self.count, self.seconds, self._depth, self._since = 0, 0.0, 0, 0.0
+
+    def on_start(self, event):
+        if self._depth == 0:
+            self.count += 1
+            self._since = time.perf_counter()
+        self._depth += 1
+
+    def on_end(self, event):
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._since
+
+
+_compiles = {}
+
+
+def numba_compiles() -> tuple[int, float]:
+    """(how many Numba functions this process has compiled or loaded from its disk cache — each takes
+    the compiler's lock —, the seconds it spent compiling those not in the cache) since the first
+    call: the CPU twins' first-run cost (``first_run_marks``), and what a later run, loading from
+    the cache, no longer pays (the worker records it, ``compile_s``)."""
+    if not _compiles:
+        for kind in ("numba:compiler_lock", "numba:compile"):
+            _compiles[kind] = _Outermost()
+            numba_event.register(kind, _compiles[kind])
+    return _compiles["numba:compiler_lock"].count, _compiles["numba:compile"].seconds
+
+
 def first_run_marks(backend: str):
-    """What grows when a GPU kernel runs for the first time in a process: the bytes CuPy's memory
-    pool holds (a cudaMalloc) and the modules compiled or loaded (``kernels.cuda``); None on the
-    CPU.  A rep during which they changed paid allocation or compilation inside its events."""
+    """What grows when a kernel runs for the first time in a process: on the GPU the bytes CuPy's
+    memory pool holds (a cudaMalloc) and the modules compiled or loaded (``kernels.cuda``); on the
+    CPU the Numba functions compiled or loaded.  A rep during which they changed paid allocation or
+    compilation inside its events."""
     if backend != "gpu":
-        return None
+        return numba_compiles()[0]
     import cupy
 
     from .cuda import modules_made
@@ -179,8 +216,8 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     module loading, and the memory pool's growth is left to the first-run check of the timed reps.
     ``checksums``: a dataset read from its path has each part's sha256 checked (``datasets.reader``).
 
-    On the GPU the first timed rep of each instance is checked for first-run costs
-    (``first_run_marks``): one that grew the memory pool or compiled a module counts as a warm-up
+    The first timed rep of each instance is checked for first-run costs (``first_run_marks``): one
+    that grew the GPU's memory pool or compiled a module or a Numba function counts as a warm-up
     and is run again, so no timed rep holds a cudaMalloc or a compilation.
     """
     standing = registry.get(name)

@@ -19,19 +19,30 @@ says which (``TimeEstimate.says``):
 
 - ``from N earlier runs on DEVICE``: the results folders beside the sweep's own (``history.earlier``:
   a nightly root, a folder ``run --default`` set aside, the sweep's own resumed one) ran this task
-  on this device kind: the median of its workers' seconds on it; or ran its kernel on this device
-  on another size or with fewer reps: that time scaled by elements and timed runs;
-- ``from the device's ceilings``: this device's random-gather ceiling is known (stamped on its
-  rows, or measured by the connected workers) but not the kernel on it: the kernel's time on
-  another device, or the rough time, scaled by the two devices' gather rates (graph and list
-  kernels are bound by random accesses);
-- ``no history: rough``: ``ROUGH_*`` per element and per task, typical of the published runs.
+  on this device kind: the median of its workers' own seconds on it; or ran its kernel on this
+  device on another size or with fewer reps: that time, its runs scaled by elements and count, the
+  rest of the task by elements;
+- ``from the device's ceilings``: this device's ceilings are known (stamped on its rows, or measured
+  by the connected workers) but not the kernel on it: the kernel's time on another device, its runs
+  scaled by the ratio of the two devices' floors by its byte model (its bytes over the copy
+  ceiling or its random accesses over the gather ceiling, the longer; the gather rates where rows
+  have no byte model), or the rough time, its runs scaled the same way from the reference device's;
+- ``no history: rough``: ``ROUGH``, per problem and element, typical of the published runs.
 
-A run takes its tasks laid out on its workers, longest first (``makespan``), plus what earlier
-runs on the device spent outside their tasks (their log's wall time less the busiest worker's
-task seconds: start-up, ceilings, generation, scheduling; ``ROUGH_RUN_SECONDS`` without them),
-plus the generation of new datasets.  Estimates used to be deliberately high (10 ns per element
-and run on a GPU, 0.5 s a task): 30-200x the runs they described.
+A task's own seconds leave out what a worker pays once and the tasks after it do not: loading a
+dataset and building its representations (``loads``, per dataset: learned from the tasks that paid
+it, else the dataset's bytes at ``LOAD_BYTES_PER_SECOND``), a kernel's first warm-up
+(``warms``, per kernel: learned likewise; for a kernel never run on this device its warm-up runs
+and ``ROUGH_COMPILE_SECONDS``), and Numba's compilations, which its disk cache spares later
+runs.  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
+kernels warmed up, paid for already.  A run takes its tasks with their shares of those
+(``TimeEstimate.shared``) laid out on its workers, longest first (``makespan``), plus what earlier
+runs on the device spent outside their tasks (a fresh worker's ceilings, the gaps between tasks,
+and estimating, sending and the last result: their log's wall time less the tasks' span and
+generation; ``ROUGH_START_SECONDS``, ``ROUGH_PER_TASK_SECONDS``, ``ROUGH_RUN_SECONDS`` without
+them), plus the generation of new datasets (``generators.estimate``).  Estimates used to be
+30-200x the runs they described (10 ns per element and run on a GPU, 0.5 s a task, generation at
+1M rows/s whatever the backend).
 
 ``check`` compares the new datasets' total with the free disk under the sweep's ``data``
 folder, and the largest generation and kernel task with the host's (and GPU's) memory: this
@@ -42,7 +53,7 @@ import json
 import math
 import statistics
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -57,21 +68,9 @@ from . import history
 LIST_BYTES_PER_NODE = {"gpu": 48, "cpu": 56}
 GRAPH_BYTES_PER_EDGE = 48
 GRAPH_BYTES_PER_VERTEX = 32
-# The rough source, per backend: the medians of the published runs (docs/results: 741 GPU tasks on
-# H100, 0.25 ns per element and timed run, 0.02 s plus 1.6 ns per element of loading, checks,
-# warm-up and verification a task; 17 CPU tasks, 4.9 ns and 0.26 s or 24 ns), rounded up, and the
-# gather ceiling of the devices they ran on (another device's scales them).
-ROUGH_NS_PER_ELEMENT_RUN = {"gpu": 0.5, "cpu": 10.0}
-ROUGH_TASK_SECONDS = {"gpu": 0.05, "cpu": 0.1}
-ROUGH_TASK_NS_PER_ELEMENT = {"gpu": 2.0, "cpu": 30.0}
-ROUGH_GATHER_GELEMS = {"gpu": 39.0, "cpu": 0.16}
-# A run's seconds outside its tasks, without earlier runs to learn them from: a fresh CPU worker
-# measures its ceilings after its first task (0.6-4 s; a GPU worker as it starts, before the run),
-# and each task waits for the scheduler and stores its rows (10-50 ms, measured on CPU test runs).
-ROUGH_START_SECONDS = {"gpu": 0.0, "cpu": 2.0}
-ROUGH_PER_TASK_SECONDS = {"gpu": 0.02, "cpu": 0.05}
-# Loading a dataset (once per worker that runs its tasks): the published GPU loads ran at 2+ GB/s.
-LOAD_BYTES_PER_SECOND = 1e9
+# Loading a dataset (once per worker that runs its tasks): the published GPU loads ran at 3-6 GB/s
+# (docs/results/fixed-costs), a CPU worker's on the test host at ~0.2-1 GB/s, checksums included.
+LOAD_BYTES_PER_SECOND = {"gpu": 3e9, "cpu": 5e8}
 
 
 @dataclass
@@ -146,9 +145,10 @@ class Shape:
         return self.n if self.kind == "list" else self.m
 
 
-def shape(plan, ref) -> Shape:
-    """``ref``'s shape: from its manifest, or from its generator's parameters when not made yet.  A
-    dataset generated in memory (``store: memory``) takes no disk: each worker generates it."""
+def shape(plan, ref, backend: str = "cpu") -> Shape:
+    """``ref``'s shape: from its manifest, or from its generator's parameters when not made yet
+    (generated on ``backend``, where its tasks run).  A dataset generated in memory (``store:
+    memory``) takes no disk: each worker generates it."""
     from graphsweep import generators
     from graphsweep.generators.estimate import generation_cost, row_bytes
 
@@ -161,12 +161,13 @@ def shape(plan, ref) -> Shape:
         generate_bytes, generate_seconds = 0, 0.0
         size = placement.GraphSize.of(manifest)
     else:
-        cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows)
+        cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows,
+                               backend=backend, written=not ref.in_memory)
         kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
         disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds
         size = placement.GraphSize(n, m, weighted=ref.params.get("weights", "none") != "none",
                                    index_bytes=np.dtype(index_dtype_for(n)).itemsize, in_memory=ref.in_memory)
-    load_seconds = disk / LOAD_BYTES_PER_SECOND
+    load_seconds = disk / LOAD_BYTES_PER_SECOND[backend]
     if ref.in_memory:  # never written: each worker generates it (on the GPU at least as fast)
         disk, generate_bytes, load_seconds, generate_seconds = 0, 0, generate_seconds, 0.0
     return Shape(exists, kind, n, m, disk, generate_bytes, generate_seconds, load_seconds, size)
@@ -179,10 +180,10 @@ def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCo
     ``memory`` (device bytes, host bytes: this machine's when not given)."""
     out = []
     for ref in plan.datasets:
-        made = shape(plan, ref)
-        kind, n, m = made.kind, made.n, made.m
         tasks = [t for t in plan.tasks if t.dataset.id == ref.id]
         placed = frozenset(_on_gpu(plan, t.kernel, has_gpu) for t in tasks)
+        made = shape(plan, ref, "gpu" if True in placed else "cpu")
+        kind, n, m = made.kind, made.n, made.m
         task_bytes = max((task_memory(kind, n, m, "gpu" if gpu else "cpu") for gpu in placed), default=0)
         placements, host_bytes = (), 0
         gpu_graph_tasks = [t for t in tasks if kind == "graph" and _on_gpu(plan, t.kernel, has_gpu)]
@@ -207,6 +208,53 @@ def costs(plan, *, has_gpu: bool, memory: tuple | None = None) -> list[DatasetCo
 SOURCES = ("history", "ceilings", "rough")
 
 
+@dataclass(frozen=True)
+class Rough:
+    """What a task of one problem costs where no earlier run says (the rough source), per element
+    (list node, graph edge, vertex pair: what the problem counts) on a reference device: a timed
+    run's nanoseconds and its byte model's bytes read and written and random accesses (which scale
+    it to another device's ceilings), and the rest of the task's nanoseconds (input checks, graph
+    builds, statistics, verification)."""
+    run_ns: float
+    bytes: float
+    random: float
+    rest_ns: float
+
+
+# Per backend and problem ("*": any other), from the published runs (docs/results: the medians of
+# 7,100 GPU rows on H100 and H200, those of list ranking and CC on a 16-core host) and a local CPU
+# sweep of every other problem (docs/results/estimates); a run's time, its bytes' floor scaled.
+ROUGH = {
+    "gpu": {"listrank": Rough(0.25, 44, 4.3, 0.3), "cc": Rough(0.4, 44, 4.0, 4.0), "bfs": Rough(0.1, 12, 1.3, 6.0),
+            "sssp": Rough(0.35, 72, 3.5, 8.0), "pagerank": Rough(0.4, 145, 16.5, 1.0),
+            "tc": Rough(1.2, 413, 864, 2.5), "bc": Rough(0.15, 68, 7.8, 8.0), "apsp": Rough(2.0, 1053, 0.08, 16.0),
+            "*": Rough(0.4, 44, 4.0, 4.0)},
+    "cpu": {"listrank": Rough(10, 28, 2.5, 30), "cc": Rough(80, 24, 2.0, 360), "bfs": Rough(15, 8, 1.2, 750),
+            "sssp": Rough(120, 54, 3.3, 450), "pagerank": Rough(100, 137, 15, 180),
+            "tc": Rough(3000, 216, 346, 25000), "bc": Rough(65, 86, 0.5, 1070), "*": Rough(80, 24, 2.0, 360)},
+}
+# The ceilings of the devices the rough figures ran on (copy GB/s, random gather G/s): a device that
+# measured its own scales them by the ratio of the floors.
+REFERENCE_CEILINGS = {"gpu": {"copy_gbps": 3000.0, "gather_gelems": 35.0},
+                      "cpu": {"copy_gbps": 15.0, "gather_gelems": 0.16}}
+# What a task pays whatever its size (the harness's bookkeeping; GPU: the published runs' smallest
+# tasks, 1-20 ms; CPU: 10-50 ms on test runs), and a kernel's compilation on a worker that never
+# ran it on this device (NVRTC's modules, CuPy's disk cache warm: 20-100 ms; the CPU twins' Numba
+# functions: 3-50 s a kernel on the 2-core test host, 1-4 s loaded from Numba's disk cache).
+ROUGH_TASK_SECONDS = {"gpu": 0.02, "cpu": 0.05}
+ROUGH_COMPILE_SECONDS = {"gpu": 0.1, "cpu": 2.0}
+# A run's seconds outside its tasks, without earlier runs to learn them from: a fresh CPU worker
+# measures its ceilings after its first task (0.6-4 s; a GPU worker as it starts, before the run);
+# each task waits for the scheduler and stores its rows (10-50 ms, measured on CPU test runs); and
+# the run estimates, sends its tasks and gathers the last result (0.1-0.3 s on CPU test runs, 70 ms
+# on an H100: docs/results/fixed-costs).
+ROUGH_START_SECONDS = {"gpu": 0.0, "cpu": 2.0}
+ROUGH_PER_TASK_SECONDS = {"gpu": 0.02, "cpu": 0.05}
+ROUGH_RUN_SECONDS = {"gpu": 0.1, "cpu": 0.2}
+# A run whose workers spent longer than this measuring their ceilings started them fresh.
+FRESH_START = 0.01
+
+
 def makespan(seconds, workers: int, start: float = 0.0) -> float:
     """Seconds until ``workers``, each free after ``start``, running the tasks of ``seconds``,
     longest first, each on the worker free first, are done (LPT list scheduling)."""
@@ -218,24 +266,40 @@ def makespan(seconds, workers: int, start: float = 0.0) -> float:
 
 @dataclass
 class TimeEstimate:
-    seconds: dict          # task hash -> seconds its worker will spend on it
+    seconds: dict          # task hash -> its worker's seconds on it, less what a worker pays once (loads, warms)
     sources: dict          # task hash -> where that came from: one of SOURCES
     learned: dict          # task hash -> the earlier runs (ids) its history source learned from
     start: float           # seconds each worker spends before its first task (a fresh one's ceilings)
     generate: float        # seconds generating its new datasets
     devices: dict          # backend -> the device its tasks were estimated for
-    loads: dict            # dataset id -> seconds a worker takes to load it (or generate it, in memory)
+    loads: dict            # dataset id -> seconds a worker takes to load it and build its representations
+    overhead: float = 0.0  # seconds of the run outside its tasks: estimating, sending, the last result
+    warms: dict = field(default_factory=dict)   # kernel -> seconds a worker's first task of it compiles and warms up
+    groups: dict = field(default_factory=dict)  # task hash -> (its dataset id, its kernel)
+
+    def shared(self) -> dict:
+        """task hash -> its seconds with its share of its dataset's loading and its kernel's warm-up,
+        each paid once (on one worker): what the run's tasks cost one after another."""
+        datasets = Counter(d for d, _ in self.groups.values())
+        kernels = Counter(k for _, k in self.groups.values())
+        out = {}
+        for h, seconds in self.seconds.items():
+            dataset, kernel = self.groups.get(h, (None, None))
+            out[h] = (seconds + (self.loads.get(dataset, 0.0) / datasets[dataset] if dataset in datasets else 0.0)
+                      + (self.warms.get(kernel, 0.0) / kernels[kernel] if kernel in kernels else 0.0))
+        return out
 
     def wall(self, workers: int | None = None) -> float:
         """The run's seconds on ``workers`` (None: one task at a time)."""
-        return self.generate + makespan(self.seconds.values(), workers or 1, self.start)
+        return self.overhead + self.generate + makespan(self.shared().values(), workers or 1, self.start)
 
     def part(self, hashes) -> "TimeEstimate":
         """The estimate of the tasks of ``hashes`` alone."""
         keep = [h for h in self.seconds if h in hashes]
         return TimeEstimate({h: self.seconds[h] for h in keep}, {h: self.sources[h] for h in keep},
                             {h: self.learned[h] for h in keep}, self.start, self.generate, self.devices,
-                            self.loads)
+                            self.loads, self.overhead, self.warms,
+                            {h: self.groups[h] for h in keep if h in self.groups})
 
     def says(self) -> str:
         """Which sources the estimate used ("from 12 earlier runs on NVIDIA H100", "from the device's
@@ -263,12 +327,22 @@ def local_devices(has_gpu: bool) -> dict:
     return devices
 
 
-def _scaled(record, elements: int, runs: int) -> float:
-    """``record``'s task seconds for ``elements`` and ``runs`` timed runs: its timed runs and the
-    rest of its task (loading, checks, warm-up, verification) scaled by elements, the runs by count."""
+def _floor(rough: Rough, copy: float, gather: float) -> float:
+    """Seconds per element of a run of ``rough``'s byte model at the ceilings ``copy`` (GB/s) and
+    ``gather`` (G/s): its bytes over the one or its random accesses over the other, the longer."""
+    return max(rough.bytes / (copy * 1e9), rough.random / (gather * 1e9))
+
+
+def _scaled(record, elements: int, runs: int, backend: str, speed: float = 1.0) -> float:
+    """``record``'s own seconds (``TaskRecord.own_s``) for ``elements`` and ``runs`` timed runs, each
+    run ``speed`` times as long: its runs scaled by elements and count, the rest of its task by
+    elements beyond what any task pays (``ROUGH_TASK_SECONDS``: a tiny task's bookkeeping does not
+    grow with a large dataset)."""
     timed = 0.0 if math.isnan(record.timed_s) else record.timed_s
     per_run = timed / record.runs if record.runs else 0.0
-    return (max(0.0, record.task_s - timed) + per_run * runs) * elements / max(1, record.elements)
+    ratio = elements / max(1, record.elements)
+    fixed = min(ROUGH_TASK_SECONDS[backend], record.own_s - timed)
+    return fixed + (record.own_s - timed - fixed + per_run * runs * speed) * ratio
 
 
 def _nearest(records, elements: int) -> list:
@@ -278,73 +352,144 @@ def _nearest(records, elements: int) -> list:
     return [r for r in records if gap[r] == least]
 
 
-def _rough(backend: str, elements: int, runs: int, load: float) -> float:
-    return (ROUGH_TASK_SECONDS[backend] + load
-            + elements * (ROUGH_TASK_NS_PER_ELEMENT[backend] + runs * ROUGH_NS_PER_ELEMENT_RUN[backend]) * 1e-9)
+def _slower(record, ceilings: dict | None) -> float | None:
+    """How many times longer ``record``'s timed runs take on a device of ``ceilings`` (copy GB/s,
+    gather G/s) than on its own: the ratio of their floors by its byte model, else of the gather
+    rates; None where neither is known."""
+    if not ceilings:
+        return None
+    there, here = record.floor(), record.floor(ceilings.get("copy_gbps"), ceilings.get("gather_gelems"))
+    if there and here:
+        return here / there
+    if record.gather and ceilings.get("gather_gelems"):
+        return record.gather / ceilings["gather_gelems"]
+    return None
 
 
-def _task_time(task, backend: str, device: str, elements: int, load: float, same: list,
-               gather: float | None) -> tuple[float, str, list]:
-    """(seconds, source, the records it learned from) of one task on ``device``, from ``same``, the
-    records of its kernel on ``backend`` (see the module doc)."""
+def _rough_runs(problem: str, backend: str, elements: int, runs: int, ceilings: dict | None) -> float:
+    """The rough source's seconds for ``runs`` runs of a kernel of ``problem`` (see ``ROUGH``), at
+    ``ceilings`` where known."""
+    rough = ROUGH[backend].get(problem, ROUGH[backend]["*"])
+    reference = REFERENCE_CEILINGS[backend]
+    speed = 1.0
+    if ceilings and ceilings.get("copy_gbps") and ceilings.get("gather_gelems"):
+        speed = (_floor(rough, ceilings["copy_gbps"], ceilings["gather_gelems"])
+                 / _floor(rough, reference["copy_gbps"], reference["gather_gelems"]))
+    return elements * runs * rough.run_ns * speed * 1e-9
+
+
+def _rough(problem: str, backend: str, elements: int, runs: int, ceilings: dict | None) -> float:
+    """The rough source's seconds for a task of ``runs`` timed runs (see ``ROUGH``)."""
+    rough = ROUGH[backend].get(problem, ROUGH[backend]["*"])
+    return (ROUGH_TASK_SECONDS[backend] + elements * rough.rest_ns * 1e-9
+            + _rough_runs(problem, backend, elements, runs, ceilings))
+
+
+def _task_time(task, problem: str, backend: str, device: str, elements: int, same: list,
+               ceilings: dict | None) -> tuple[float, str, list]:
+    """(seconds, source, the records it learned from) of one task's own work on ``device`` (whose
+    measured ``ceilings`` are known, or None), from ``same``, the records of its kernel on
+    ``backend`` (see the module doc); loading and compiling are the caller's."""
     runs = task.reps * (task.roots or 1)
     here = [r for r in same if r.device == device]
     exact = [r for r in here if r.task == task.hash]
     if exact:
-        return statistics.median(r.task_s for r in exact), "history", exact
+        return statistics.median(r.own_s for r in exact), "history", exact
     params = json.dumps(task.params, sort_keys=True)
     if here:
         near = _nearest([r for r in here if r.params == params] or here, elements)
-        return statistics.median(_scaled(r, elements, runs) for r in near), "history", near
-    rough = _rough(backend, elements, (task.warmup + task.reps) * (task.roots or 1), load)
-    if not gather:
-        return rough, "rough", []
-    elsewhere = [r for r in same if r.gather]
+        return statistics.median(_scaled(r, elements, runs, backend) for r in near), "history", near
+    if not ceilings:
+        return _rough(problem, backend, elements, runs, None), "rough", []
+    elsewhere = [r for r in same if _slower(r, ceilings) is not None]
     if not elsewhere:
-        return rough * ROUGH_GATHER_GELEMS[backend] / gather, "ceilings", []
+        return _rough(problem, backend, elements, runs, ceilings), "ceilings", []
     near = _nearest([r for r in elsewhere if r.params == params] or elsewhere, elements)
-    return statistics.median(_scaled(r, elements, runs) * r.gather / gather for r in near), "ceilings", near
+    return (statistics.median(_scaled(r, elements, runs, backend, _slower(r, ceilings)) for r in near),
+            "ceilings", near)
+
+
+def _elements(kernel_name: str, made) -> tuple[str, int]:
+    """(the kernel's problem, what it counts on a dataset of ``made``'s shape: nodes, edges, pairs)."""
+    from types import SimpleNamespace
+    try:
+        problem = registry.get(kernel_name).problem
+    except GraphsweepError:
+        return "*", made.elements
+    return problem.name, int(problem.elements(SimpleNamespace(n=made.n, m=made.m)))
+
+
+def _learned(records: list, devices: dict, key, cost) -> dict:
+    """``key(record)`` -> the seconds a worker spent on ``cost(record)`` (what a worker pays once:
+    loading a dataset, warming up a kernel) in earlier runs on the same device: per run the worker
+    that spent most, the median of the runs."""
+    per_worker: dict = {}
+    for r in records:
+        if devices.get(r.backend) == r.device and key(r):
+            at = (key(r), r.run_id, r.worker)
+            per_worker[at] = per_worker.get(at, 0.0) + cost(r)
+    per_run: dict = {}
+    for (what, run_id, _), seconds in per_worker.items():
+        runs = per_run.setdefault(what, {})
+        runs[run_id] = max(runs.get(run_id, 0.0), seconds)
+    return {what: statistics.median(runs.values()) for what, runs in per_run.items()}
 
 
 def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | None = None,
-          ceilings: dict | None = None) -> TimeEstimate:
+          ceilings: dict | None = None, held=frozenset(), warmed=frozenset()) -> TimeEstimate:
     """How long ``tasks`` (the plan's, by default) take on ``devices`` (backend -> device name:
     this host's when not given), learned from the results folders beside the plan's (see the
     module doc).  ``ceilings``: backend -> the ceilings the cluster's workers have measured, where
-    rows have none; workers that have measured them are not fresh and pay no start."""
+    rows have none; workers that have measured them are not fresh and pay no start.  ``held``: the
+    paths of datasets a worker holds loaded (not loaded again), ``warmed``: kernels every worker
+    has warmed up (not again)."""
     tasks = plan.tasks if tasks is None else tasks
     devices = devices or local_devices(has_gpu)
     ceilings = ceilings or {}
     records, run_records = history.earlier(plan.results.parent)
-    by_id = {ref.id: shape(plan, ref) for ref in {t.dataset.id: t.dataset for t in tasks}.values()}
-    counts = Counter(t.dataset.id for t in tasks)
-    backends = Counter("gpu" if _on_gpu(plan, t.kernel, has_gpu) else "cpu" for t in tasks)
+    backend_of = {t.hash: "gpu" if _on_gpu(plan, t.kernel, has_gpu) else "cpu" for t in tasks}
+    refs, on = {}, {}
+    for t in tasks:
+        refs[t.dataset.id] = t.dataset
+        on[t.dataset.id] = "gpu" if on.get(t.dataset.id) == "gpu" else backend_of[t.hash]
+    by_id = {d: shape(plan, ref, on[d]) for d, ref in refs.items()}
+    backends = Counter(backend_of.values())
     main = backends.most_common(1)[0][0] if backends else ("gpu" if has_gpu else "cpu")
     runs_here = [r for r in run_records if r.device == devices.get(main, main) and r.backend == main]
     per_task = statistics.median(r.per_task for r in runs_here) if runs_here else ROUGH_PER_TASK_SECONDS[main]
-    fresh = [r.start for r in runs_here if r.start > 0]
+    overhead = statistics.median(r.outside for r in runs_here) if runs_here else ROUGH_RUN_SECONDS[main]
+    fresh = [r.start for r in runs_here if r.start > FRESH_START]
     start = 0.0 if main in ceilings else statistics.median(fresh) if fresh else ROUGH_START_SECONDS[main]
     of_kernel, measured = {}, {}
     for r in records:
         of_kernel.setdefault((r.backend, r.kernel), []).append(r)
-        if r.gather:
-            measured.setdefault((r.backend, r.device), []).append(r.gather)
-    seconds, sources, learned = {}, {}, {}
+        mine = measured.setdefault((r.backend, r.device), {"copy_gbps": [], "gather_gelems": []})
+        mine["copy_gbps"] += [r.copy] if r.copy else []
+        mine["gather_gelems"] += [r.gather] if r.gather else []
+    learned = _learned(records, devices, lambda r: r.dataset, lambda r: r.once_s)
+    loads = {d: 0.0 if str(refs[d].path) in held else learned.get(d, made.load_seconds) for d, made in by_id.items()}
+    warm_ups = _learned(records, devices, lambda r: r.kernel, lambda r: r.kernel_once_s)
+    seconds, sources, used_runs, warms = {}, {}, {}, {}
     for task in tasks:
-        backend = "gpu" if _on_gpu(plan, task.kernel, has_gpu) else "cpu"
+        backend = backend_of[task.hash]
         device = devices.get(backend, backend)
-        here = measured.get((backend, device))
-        gather = statistics.median(here) if here else ceilings.get(backend, {}).get("gather_gelems")
+        rows = {k: statistics.median(v) for k, v in measured.get((backend, device), {}).items() if v}
+        here = {**ceilings.get(backend, {}), **rows} or None
         made = by_id[task.dataset.id]
-        load = made.load_seconds / counts[task.dataset.id]    # loaded once per worker, shared by its tasks
-        took, sources[task.hash], used = _task_time(task, backend, device, made.elements, load,
-                                                    of_kernel.get((backend, task.kernel), []), gather)
+        problem, elements = _elements(task.kernel, made)
+        same = of_kernel.get((backend, task.kernel), [])
+        took, sources[task.hash], used = _task_time(task, problem, backend, device, elements, same, here)
+        if task.kernel in warmed:
+            warms[task.kernel] = 0.0
+        elif task.kernel not in warms:   # its first task here: learned, or a kernel never run on this device
+            warms[task.kernel] = warm_ups.get(task.kernel, 0.0) if any(r.device == device for r in same) else (
+                ROUGH_COMPILE_SECONDS[backend] + _rough_runs(problem, backend, elements, task.warmup, here))
         seconds[task.hash] = took + per_task
-        learned[task.hash] = frozenset(r.run_id for r in used) if sources[task.hash] == "history" else frozenset()
+        used_runs[task.hash] = frozenset(r.run_id for r in used) if sources[task.hash] == "history" else frozenset()
     generate = sum(made.generate_seconds for made in by_id.values() if not made.exists)
-    used = {b: d for b, d in devices.items() if b in backends}
-    return TimeEstimate(seconds, sources, learned, start, generate, used or devices,
-                        {d: made.load_seconds for d, made in by_id.items()})
+    used_devices = {b: d for b, d in devices.items() if b in backends}
+    return TimeEstimate(seconds, sources, used_runs, start, generate, used_devices or devices, loads, overhead, warms,
+                        {t.hash: (t.dataset.id, t.kernel) for t in tasks})
 
 
 def _duration(seconds: float) -> str:
@@ -371,9 +516,9 @@ def describe(plan, *, has_gpu: bool | None = None, workers: int | None = None) -
         mine = estimated.part({t.hash for t in plan.tasks if t.dataset.id == c.id})
         lines.append(f"  {c.id:<{width}}  {format_bytes(c.disk_bytes):>10} on disk ({made}); "
                      f"{c.tasks} tasks, {format_bytes(c.task_bytes)} each{where}, "
-                     f"~{_duration(sum(mine.seconds.values()))} ({mine.says()})")
+                     f"~{_duration(sum(mine.shared().values()))} ({mine.says()})")
     new = sum(c.disk_bytes for c in items if not c.exists)
-    on = f"on {workers} workers" if workers else "one task at a time"
+    on = f"on {workers} worker{'s' * (workers != 1)}" if workers else "one task at a time"
     total = (f"estimate: {format_bytes(sum(c.disk_bytes for c in items))} of datasets "
              f"({format_bytes(new)} new, {format_bytes(capacity.free_disk(plan.data))} free under "
              f"{capacity.nearest_existing(plan.data)}), {len(plan.tasks)} tasks, "

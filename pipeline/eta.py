@@ -1,7 +1,8 @@
 """How long a run has left: each task's estimate, corrected as tasks finish.
 
 ``forecast`` estimates the tasks (``estimate.times``: from earlier runs of the same kernels on the
-same device kind, from the device's ceilings, or rough) on the devices of the cluster's workers.
+same device kind, from the device's ceilings, or rough) on the devices of the cluster's workers,
+knowing what they hold from earlier runs (a dataset loaded, kernels warmed up).
 Before any task finishes, the time left is the workers' start (a fresh worker's ceilings) and
 the tasks laid out on them, longest first.  Once some have finished, the estimate of the rest is
 scaled by what they really took: elapsed seconds over the estimated seconds of the finished
@@ -15,14 +16,19 @@ from . import estimate, worker
 
 def forecast(plan, tasks: list, *, has_gpu: bool, client=None) -> estimate.TimeEstimate:
     """``estimate.times`` of ``tasks`` on the devices (and with the ceilings) of ``client``'s
-    workers, or of this host without a client."""
+    workers, or of this host without a client: a dataset a worker holds is not loaded again, a
+    kernel every worker has warmed up is not warmed up again."""
     devices = ceilings = None
+    held, warmed = frozenset(), frozenset()
     if client is not None:
         offers = client.run(worker.worker_devices)
         if offers:
             first = offers[min(offers)]
             devices, ceilings = first["devices"], first["ceilings"]
-    return estimate.times(plan, tasks, has_gpu=has_gpu, devices=devices, ceilings=ceilings)
+            held = frozenset(o["held"] for o in offers.values() if o["held"])
+            warmed = frozenset.intersection(*(frozenset(o["warmed"]) for o in offers.values()))
+    return estimate.times(plan, tasks, has_gpu=has_gpu, devices=devices, ceilings=ceilings, held=held,
+                          warmed=warmed)
 
 
 class Eta:

@@ -9,11 +9,14 @@ or speed up; compare runs of the same sweep).  ``page(root)`` writes ``root/hist
 that table, and for each kernel its median time per (dataset, params) across the runs.
 
 ``earlier(root)`` is what estimates learn from (``pipeline.estimate``): per task of the newest
-results folders there, what it ran on and the seconds its worker spent on it; per run, its wall
-time (its log's closing line) and the seconds it spent outside its tasks.
+results folders there, what it ran on, the seconds its worker spent on it and what of them a later
+task or run may not pay again (loading and checking the dataset, the worker's first warm-up of the
+kernel, Numba's compilations), and its runs' byte model; per run, its wall time (its log's closing
+line, with the seconds it spent generating) and the seconds it spent outside its tasks.
 """
 
 import html
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -101,21 +104,27 @@ def runs(root, *, depth: int = 1, times: bool = True) -> list[Run]:
     return sorted((read_run(p, times=times) for p in folders(root, depth)), key=lambda r: (r.when, str(r.path)))
 
 
-# The closing line of a run's log (runner.execute): "run ID finished in 4.6 s: {..., 'seconds': 4.5720...}".
-FINISHED = re.compile(r"run (\S+) finished in ([0-9.]+) s(?:.*'seconds': ([0-9.]+))?")
+# The closing line of a run's log (runner.execute):
+# "run ID finished in 4.6 s: {..., 'generate_s': 0.01..., 'seconds': 4.5720...}".
+FINISHED = re.compile(r"run (\S+) finished in ([0-9.]+) s"
+                      r"(?:.*'generate_s': ([-+0-9.e]+))?(?:.*'seconds': ([-+0-9.e]+))?")
 # What a task's rows say of its cost (columns a task file may lack are read as missing).
-RECORD_COLUMNS = ("task", "run_id", "kernel", "params", "backend", "device", "worker", "n", "m", "stage", "phase",
-                  "step", "ms", "task_s", "timed_s", "ceilings_s", "started_at", "ceiling_gather_gelems")
+RECORD_COLUMNS = ("task", "run_id", "dataset", "kernel", "params", "backend", "device", "worker", "n", "m", "elements",
+                  "stage", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "task_s", "timed_s",
+                  "load_s", "prepare_s", "warmup_s", "first_warmup", "compile_s", "ceilings_s", "started_at",
+                  "ceiling_gather_gelems", "ceiling_copy_gbps")
 # Results folders read for an estimate: the newest this many (a nightly root holds years of them).
 EARLIER_FOLDERS = 20
 
 
-def run_walls(results) -> dict:
-    """run id -> the wall time of each finished run into ``results``, as its log recorded it."""
+def run_walls(results, *, generation: bool = False) -> dict:
+    """run id -> the wall time of each finished run into ``results``, as its log recorded it (with
+    ``generation``: (wall, the seconds of it spent generating datasets, 0 where the log does not say))."""
     walls = {}
     for log in sorted((Path(results) / store.LOGS).glob("*.log")):
-        for run_id, rounded, exact in FINISHED.findall(log.read_text(errors="replace")):
-            walls[run_id] = float(exact or rounded)
+        for run_id, rounded, generating, exact in FINISHED.findall(log.read_text(errors="replace")):
+            wall = float(exact or rounded)
+            walls[run_id] = (wall, float(generating or 0.0)) if generation else wall
     return walls
 
 
@@ -129,13 +138,49 @@ class TaskRecord:
     backend: str
     device: str
     worker: str
-    elements: int           # list nodes or graph edges
+    elements: int           # what its problem counts (list nodes, graph edges, vertex pairs)
     runs: int               # timed runs (reps x instances)
     task_s: float           # its worker's seconds on it, loading and warm-up included
     timed_s: float          # of which the timed runs
     gather: float | None    # the device's random-gather ceiling (G/s), as its worker measured it
     ceilings_s: float = 0.0  # its worker's seconds measuring its ceilings after it (a worker's first task)
     started_at: float | None = None  # when it started (epoch seconds)
+    dataset: str = ""
+    prepared_s: float = 0.0  # of task_s, loading the dataset, checking it and building its representations
+    compile_s: float = 0.0  # of task_s, Numba's compilations (written to its disk cache: later runs load them)
+    first_warmup_s: float = 0.0  # of task_s, its worker's first warm-up of the kernel (later tasks had none)
+    moved: float = 0.0      # bytes a timed run reads and writes, by its byte model
+    random: float = 0.0     # random accesses of a timed run, by its byte model
+    copy: float | None = None  # the device's copy ceiling (GB/s)
+
+    @property
+    def once_s(self) -> float:
+        """Its seconds loading, checking and building the dataset's input, which the first task of a
+        dataset on a worker pays for all of them, less compilations (counted there first: the
+        input's checks and builds are the first Numba code a task runs)."""
+        return max(0.0, self.prepared_s - self.compile_s)
+
+    @property
+    def kernel_once_s(self) -> float:
+        """Its seconds of its worker's first warm-up of its kernel, which a later task of the kernel
+        there does not pay, less the compilations in it (those beyond the input's)."""
+        return max(0.0, self.first_warmup_s - max(0.0, self.compile_s - self.prepared_s))
+
+    @property
+    def own_s(self) -> float:
+        """Its seconds that are its own: less ``once_s``, ``kernel_once_s`` and compilations."""
+        timed = self.timed_s if not math.isnan(self.timed_s) else 0.0
+        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.compile_s)
+
+    def floor(self, copy: float | None = None, gather: float | None = None) -> float | None:
+        """Seconds a timed run takes at the ceilings (its device's, or the ``copy`` GB/s and ``gather``
+        G/s given): its byte model's bytes over the copy rate or its random accesses over the gather
+        rate, whichever is longer; None where a term it needs is unknown."""
+        copy, gather = copy or self.copy, gather or self.gather
+        if not (self.moved and copy) and not (self.random and gather):
+            return None
+        return max(self.moved / (copy * 1e9) if self.moved and copy else 0.0,
+                   self.random / (gather * 1e9) if self.random and gather else 0.0)
 
 
 @dataclass(frozen=True)
@@ -147,10 +192,19 @@ class RunRecord:
     wall: float             # as its log recorded it
     start: float            # seconds a fresh worker spent before its tasks could run (its ceilings)
     per_task: float         # seconds of scheduling and storing per task, outside the tasks' own
+    outside: float = 0.0    # seconds before its first task and after its last, less generation: sending, estimating
 
 
 def _number(value) -> float | None:
     return float(value) if pd.notna(value) else None
+
+
+def _seconds(value) -> float:
+    return float(value) if pd.notna(value) else 0.0
+
+
+def _flag(value) -> bool:
+    return bool(value) if pd.notna(value) else False
 
 
 def _task_records(path: Path) -> list[TaskRecord]:
@@ -167,19 +221,24 @@ def _task_records(path: Path) -> list[TaskRecord]:
     out = []
     for task, mine in timed.groupby("task", sort=False):
         first = mine.iloc[0]
+        elements = next((v for v in (first["elements"], first["m"], first["n"]) if pd.notna(v) and v), 0)
         out.append(TaskRecord(task, str(first["run_id"]), first["kernel"], str(first["params"]), first["backend"],
-                              first["device"], str(first["worker"]),
-                              int(first["m"] if pd.notna(first["m"]) else first["n"]), len(mine),
+                              first["device"], str(first["worker"]), int(elements), len(mine),
                               float(first["task_s"]), float(first["timed_s"]), _number(first["ceiling_gather_gelems"]),
-                              _number(first["ceilings_s"]) or 0.0, _number(first["started_at"])))
+                              _seconds(first["ceilings_s"]), _number(first["started_at"]), str(first["dataset"]),
+                              _seconds(first["load_s"]) + _seconds(first["prepare_s"]), _seconds(first["compile_s"]),
+                              _seconds(first["warmup_s"]) if _flag(first["first_warmup"]) else 0.0,
+                              float(mine["bytes_read"].fillna(0).mean() + mine["bytes_written"].fillna(0).mean()),
+                              float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"])))
     return out
 
 
-def _run_record(run_id: str, wall: float, tasks: list[TaskRecord]) -> RunRecord:
-    """What of ``wall`` the run's ``tasks`` do not explain: the fresh workers' start (their ceilings),
-    and the gaps between tasks — the span from the first task's start to the last one's end, less
-    the busiest worker's seconds, per task of its (the whole wall time, generation included, for
-    results that do not say when their tasks started)."""
+def _run_record(run_id: str, wall: float, generating: float, tasks: list[TaskRecord]) -> RunRecord:
+    """What of ``wall`` the run's ``tasks`` do not explain: the fresh workers' start (their ceilings);
+    the gaps between tasks — the span from the first task's start to the last one's end, less the
+    busiest worker's seconds, per task of its; and the rest of the wall, less ``generating``
+    (results that do not say when their tasks started: the whole wall time, generation included,
+    counts as gaps)."""
     per_worker: dict = {}
     for t in tasks:
         per_worker.setdefault(t.worker, []).append(t)
@@ -189,7 +248,7 @@ def _run_record(run_id: str, wall: float, tasks: list[TaskRecord]) -> RunRecord:
     if all(t.started_at is not None for t in tasks):
         span = max(t.started_at + t.task_s + t.ceilings_s for t in tasks) - min(t.started_at for t in tasks)
     return RunRecord(run_id, tasks[0].device, tasks[0].backend, wall, max(t.ceilings_s for t in tasks),
-                     max(0.0, span - busy) / len(busiest))
+                     max(0.0, span - busy) / len(busiest), max(0.0, wall - span - generating))
 
 
 _read: dict = {}     # folder -> (the mtimes of its tasks, logs and reduced results, its records)
@@ -210,10 +269,10 @@ def _folder_records(folder: Path) -> tuple[list[TaskRecord], list[RunRecord]]:
     files = [reduced] if stamp[2] > stamp[0] else list(store.finished(folder).values())
     tasks = [r for f in files for r in _task_records(f)]
     runs = []
-    for run_id, wall in run_walls(folder).items():
+    for run_id, (wall, generating) in run_walls(folder, generation=True).items():
         mine = [t for t in tasks if t.run_id == run_id]
         if mine:
-            runs.append(_run_record(run_id, wall, mine))
+            runs.append(_run_record(run_id, wall, generating, mine))
     _read[folder] = (stamp, (tasks, runs))
     return tasks, runs
 

@@ -191,31 +191,38 @@ def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
     return [g if isinstance(g, dict) else g.result() for g in generated]
 
 
-def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, held: dict | None = None) -> dict:
+def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, held: dict | None = None,
+           warm: dict | None = None) -> dict:
     """Task hash -> the worker it is restricted to (loosely: ``allow_other_workers``).
 
     First whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
     (LPT), so that a dataset is loaded, checked and warmed up on one worker; a worker that holds a
     dataset from an earlier run (``held``: worker -> dataset id) takes it first.  Then, while moving
     one of the busiest worker's tasks to the least busy one ends the run sooner — that worker paying
-    the dataset's loading (``load``: dataset id -> seconds) unless it has it — the task moves: a
-    dataset too long for one worker is split rather than left to idle the others.  The rest is
-    Dask's: a worker that runs out of work steals from a busy one, and a task whose worker left runs
-    elsewhere."""
+    the dataset's loading (``load``: dataset id -> seconds) unless it has it, and the kernel's
+    warm-up (``warm``: kernel -> seconds) unless it runs it already — the task moves: a dataset too
+    long for one worker is split rather than left to idle the others, its kernels kept together
+    where that costs nothing.  The rest is Dask's: a worker that runs out of work steals from a busy
+    one, and a task whose worker left runs elsewhere."""
     if not workers:
         return {}
-    load, held = load or {}, held or {}
+    load, held, warm = load or {}, held or {}, warm or {}
     per_dataset: dict = {}
     for t in todo:
         per_dataset.setdefault(t.dataset.id, []).append(t)
     busy = dict.fromkeys(sorted(workers), 0.0)
     has = {w: {held[w]} if held.get(w) else set() for w in busy}
+    runs: dict = {w: set() for w in busy}   # the kernels each worker has warmed up
     owner = {}
 
+    def extra(task, worker) -> float:      # what ``worker`` pays once to run ``task``
+        return ((0.0 if task.dataset.id in has[worker] else load.get(task.dataset.id, 0.0))
+                + (0.0 if task.kernel in runs[worker] else warm.get(task.kernel, 0.0)))
+
     def give(task, worker):
-        busy[worker] += seconds.get(task.hash, 0.0) + (0.0 if task.dataset.id in has[worker] else
-                                                        load.get(task.dataset.id, 0.0))
+        busy[worker] += seconds.get(task.hash, 0.0) + extra(task, worker)
         has[worker].add(task.dataset.id)
+        runs[worker].add(task.kernel)
         owner[task.hash] = worker
 
     total = {d: sum(seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
@@ -228,13 +235,13 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
         most, least = max(busy, key=busy.get), min(busy, key=busy.get)
         mine = [t for t in todo if owner[t.hash] == most]
 
-        def after(task):   # the two workers' later finish, were ``task`` to move
+        def after(task):   # the two workers' later finish, were ``task`` to move (then the receiver's)
             cost = seconds.get(task.hash, 0.0)
-            extra = 0.0 if task.dataset.id in has[least] else load.get(task.dataset.id, 0.0)
-            return max(busy[most] - cost, busy[least] + cost + extra)
+            received = busy[least] + cost + extra(task, least)
+            return max(busy[most] - cost, received), received
 
         best = min(mine, key=after, default=None)
-        if best is None or after(best) >= busy[most]:
+        if best is None or after(best)[0] >= busy[most]:
             return owner
         busy[most] -= seconds.get(best.hash, 0.0)
         give(best, least)
@@ -249,7 +256,7 @@ def _held(client, todo: list) -> dict:
 def _send_all(client, todo: list, send, estimated) -> list:
     """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker (``owners``)."""
     workers = list(client.scheduler_info(n_workers=-1)["workers"])
-    owner = owners(todo, workers, estimated.seconds, estimated.loads, _held(client, todo))
+    owner = owners(todo, workers, estimated.seconds, estimated.loads, _held(client, todo), estimated.warms)
     return [send(task, owner.get(task.hash)) for task in todo]
 
 
@@ -293,7 +300,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     started = time.perf_counter()
     members = _Membership()
     estimated = eta.forecast(plan, todo, has_gpu="GPU" in resources, client=client)
-    clock = eta.Eta(estimated.seconds, workers=len(client.scheduler_info(n_workers=-1)["workers"]),
+    clock = eta.Eta(estimated.shared(), workers=len(client.scheduler_info(n_workers=-1)["workers"]),
                     start=estimated.start)
 
     def left() -> str:
@@ -302,8 +309,11 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     def after_count() -> str:
         return (f", {counts['failed']} failed" if counts["failed"] else "") + left()
 
-    ordered, send = _sender(plan, client, run_id, todo, estimated.seconds, wait=True, resources=resources,
+    generating = time.perf_counter()
+    ordered, send = _sender(plan, client, run_id, todo, estimated.shared(), wait=True, resources=resources,
                             progress=progress)
+    # logged with the wall time: an estimate learns a run's seconds outside its tasks less this (history)
+    counts["generate_s"] = time.perf_counter() - generating
     by_key = {_dask_key(t, run_id): t for t in todo}
     members.update(client.scheduler_info(n_workers=-1)["workers"])
     running = as_completed(_send_all(client, ordered, send, estimated))
@@ -390,6 +400,18 @@ def check_before_connecting(plan: SweepPlan, profile, cluster_file, *, resume: b
     check_room(plan, profile, cluster_file)
 
 
+def _described(plan: SweepPlan, profile, cluster_file) -> tuple[list[str], str]:
+    """``estimate.describe`` of the sweep on the cluster ``profile`` names: on the workers a local
+    profile starts (one task at a time where only the cluster knows how many)."""
+    name, chosen = cluster.resolve(profile, cluster_file, plan.backend)
+    try:
+        workers = cluster.local_workers(name, chosen)
+    except GraphsweepError:   # local-gpu without a GPU: check_before_connecting refuses it in its words
+        workers = None
+    has_gpu = gpu.available() and uses_gpu(plan, profile, cluster_file)
+    return estimate.describe(plan, has_gpu=has_gpu, workers=workers)
+
+
 def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, claim: bool = True,
             echo=click.echo) -> int:
     """``run --dry-run``: print the plan (with ``resume``, only its unfinished tasks) with its costs
@@ -397,7 +419,7 @@ def dry_run(plan: SweepPlan, profile=None, cluster_file=None, *, resume: bool, c
     and a datasets pattern that names nothing; 0 when none."""
     done = store.finished(plan.results).keys() & {t.hash for t in plan.tasks} if resume else set()
     left = dataclasses.replace(plan, tasks=[t for t in plan.tasks if t.hash not in done])
-    echo(left.describe(estimate.describe(left)))
+    echo(left.describe(_described(left, profile, cluster_file)))
     if done:
         echo(f"resuming: {len(done)} of {len(plan.tasks)} tasks already finished (not estimated above)")
     echo(estimate.needs(plan, has_gpu=uses_gpu(plan, profile, cluster_file)))
@@ -475,7 +497,7 @@ def _claimed(plan: SweepPlan, how: str, *, profile, cluster_file, resume: bool, 
     run's log: the order the module doc gives, for ``run`` and ``submit`` alike.  An interrupt is
     logged into the run's log (with the tasks this run stored) before the log is let go."""
     check_before_connecting(plan, profile, cluster_file, resume=resume)
-    echo(estimate.describe(plan)[1])
+    echo(_described(plan, profile, cluster_file)[1])
     held = logs.attach()  # records from here on wait in memory for the run's log file
     session = None
     try:
@@ -549,7 +571,7 @@ def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = Non
     resources = resources or _placement(client, plan)
     todo = _pending(plan, client, run_id)
     estimated = eta.forecast(plan, todo, has_gpu="GPU" in resources, client=client)
-    ordered, send = _sender(plan, client, run_id, todo, estimated.seconds, wait=False, resources=resources)
+    ordered, send = _sender(plan, client, run_id, todo, estimated.shared(), wait=False, resources=resources)
     store.record_submission(plan.results, run_id, client.scheduler.address,
                             {t.hash: _dask_key(t, run_id) for t in ordered})
     futures = _send_all(client, ordered, send, estimated)

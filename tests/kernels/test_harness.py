@@ -150,3 +150,25 @@ def test_first_timed_rep_that_paid_first_run_costs_is_run_again(dataset, monkeyp
     result = harness.run("listrank.growing", dataset, backend="gpu", reps=2, warmup=0, verify=False)
     assert len(runs) == 3 and {r["rep"] for r in result.rows} == {0, 1}      # rep 0 once more, rep 1
     assert result.seconds["warmup"] > 0
+
+
+def test_first_cpu_rep_that_compiled_a_numba_function_is_run_again(dataset, monkeypatch):
+    import numba
+
+    @numba.njit
+    def shifted(rank):                     # a function this process has not compiled yet: fresh per test
+        return rank + 0
+    runs = []
+
+    def compiling(inp, params, timer):
+        runs.append(harness.numba_compiles()[0])
+        return shifted(sequential.run_cpu(inp, params, timer))
+    kernel = Kernel(name="listrank.compiling", problem=LISTRANK, summary="test", cpu=compiling)
+    monkeypatch.setattr(registry, "get", lambda name: kernel)
+    result = harness.run("listrank.compiling", dataset, backend="cpu", reps=2, warmup=0)
+    assert len(runs) == 3 and runs[1] == runs[2] > runs[0]       # rep 0 compiled: run once more, then rep 1
+    assert {r["rep"] for r in result.rows} == {0, 1} and result.verified
+    assert result.seconds["warmup"] > 0
+    runs.clear()
+    harness.run("listrank.compiling", dataset, backend="cpu", reps=2, warmup=0)
+    assert len(runs) == 2                                           # compiled: nothing to run again

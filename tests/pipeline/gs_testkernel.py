@@ -14,17 +14,19 @@ from graphsweep.kernels.contract import Kernel, Param
 from graphsweep.kernels.listrank import LISTRANK
 
 
-# How many runs of this process are inside their walk now, and the most at once: a test with an
-# in-process cluster reads MOST to see whether tasks that should hold the host alone overlapped.
+# How many runs of this process are inside their walk now, the most at once, and how many there
+# were: a test with an in-process cluster reads MOST to see whether tasks that should hold the host
+# alone overlapped, RUNS to count warm-ups.
 _held = threading.Lock()
-RUNNING = MOST = 0
+RUNNING = MOST = RUNS = 0
 
 
 def _enter(step: int) -> None:
-    global RUNNING, MOST
+    global RUNNING, MOST, RUNS
     with _held:
         RUNNING += step
         MOST = max(MOST, RUNNING)
+        RUNS += step > 0
 
 
 def run_cpu(inp, params, timer):

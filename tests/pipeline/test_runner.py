@@ -4,6 +4,7 @@ whole unless splitting it ends sooner); a worker's memory pool grown for a datas
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from graphsweep.datasets.writer import write_arrays
@@ -38,8 +39,8 @@ def test_longest_first_grouped_by_dataset(tmp_path):
     assert [t.index for t in ranked(dict.fromkeys(slow, 1.0))] == [0, 1, 2, 3]   # ties: plan order
 
 
-def _task(dataset, i):
-    return SimpleNamespace(dataset=SimpleNamespace(id=dataset), hash=f"{dataset}-{i}")
+def _task(dataset, i, kernel="k"):
+    return SimpleNamespace(dataset=SimpleNamespace(id=dataset), hash=f"{dataset}-{i}", kernel=kernel)
 
 
 def _finish(owner, todo, seconds, load):
@@ -95,24 +96,67 @@ def test_owners_split_a_dataset_rather_than_idle_workers():
         assert max(_finish(owner, todo, seconds, load).values()) <= max(whole.values()) + 1e-9
 
 
+def test_owners_keep_a_kernels_tasks_together_where_its_warm_up_costs():
+    # one dataset, two kernels of four 1-second tasks, two workers: each worker's first task of a
+    # kernel pays its warm-up (0.6 s), so the split keeps each kernel on one worker
+    todo = [_task("d", f"{k}{i}", kernel=k) for i in range(4) for k in ("a", "b")]      # a0 b0 a1 b1 ...
+    seconds = dict.fromkeys((t.hash for t in todo), 1.0)
+    owner = runner.owners(todo, ["w0", "w1"], seconds, {"d": 0.0}, warm={"a": 0.6, "b": 0.6})
+    assert {k: {owner[t.hash] for t in todo if t.kernel == k} for k in "ab"} in (
+        {"a": {"w0"}, "b": {"w1"}}, {"a": {"w1"}, "b": {"w0"}})
+    # without warm-ups to pay, the split ignores kernels: the first tasks move, whichever kernel
+    free = runner.owners(todo, ["w0", "w1"], seconds, {"d": 0.0})
+    assert list(free.values()).count("w1") == 4 and {free[t.hash] for t in todo if t.kernel == "a"} == {"w0", "w1"}
+
+
 def test_one_warm_up_per_worker_for_a_kernel_whatever_its_parameters(monkeypatch):
     from graphsweep.pipeline import worker
     monkeypatch.setattr(worker.cuda, "l2_bytes", lambda: 50 << 20)
+    monkeypatch.setattr(worker.os, "sysconf", lambda name: 32 << 20)
     state = worker.WorkerState()
     pull_warp, spmv = SimpleNamespace(name="pagerank.pull-warp"), SimpleNamespace(name="pagerank.spmv")
     data = SimpleNamespace(columns={"src": None}, nbytes=1 << 30, kind="graph", index_dtype=np.dtype(np.int32))
 
     def task(**params):
         return SimpleNamespace(params=params, warmup=2, roots=None)
-    assert state.warmup(task(lanes=4), pull_warp, data, "gpu") == (2, True)      # on the problem's sample
+    assert state.warmup(task(lanes=4), pull_warp, data, "gpu") == (2, True, True)      # on the problem's sample
     # a sweep over lanes warmed up once per lanes and worker; another module it compiles is the
     # harness's first-run check's to catch
-    assert state.warmup(task(lanes=8), pull_warp, data, "gpu") == (0, False)
-    assert state.warmup(task(lanes=8), spmv, data, "gpu") == (2, True)           # another kernel
-    assert state.warmup(task(lanes=8), pull_warp, data, "gpu", "host") == (2, True)   # another placement
-    assert state.warmup(task(lanes=8), pull_warp, data, "cpu") == (2, False)     # CPU tasks: on their input
+    assert state.warmup(task(lanes=8), pull_warp, data, "gpu") == (0, False, False)
+    assert state.warmup(task(lanes=8), spmv, data, "gpu") == (2, True, True)           # another kernel
+    assert state.warmup(task(lanes=8), pull_warp, data, "gpu", "host") == (2, True, True)   # another placement
+    # the CPU twins too (they warmed up on every task): once, on the input; a Numba function that
+    # other parameters compile is the first-run check's
+    assert state.warmup(task(lanes=8), pull_warp, data, "cpu") == (2, False, True)
+    assert state.warmup(task(lanes=4), pull_warp, data, "cpu") == (0, False, False)
     cached = SimpleNamespace(**{**vars(data), "nbytes": 1 << 20})
-    assert state.warmup(task(lanes=8), pull_warp, cached, "gpu") == (2, False)   # cache-sized: per task
+    assert state.warmup(task(lanes=8), pull_warp, cached, "gpu") == (2, False, False)   # cache-sized: per task
+    assert state.warmup(task(lanes=8), pull_warp, cached, "cpu") == (2, False, False)
+    assert worker.cache_bytes("cpu") == 32 << 20 and worker.cache_bytes("gpu") == 50 << 20
+
+
+def test_a_workers_second_task_of_a_kernel_does_not_warm_up_again(tmp_path, write_spec, test_kernels,
+                                                                  monkeypatch):
+    import gs_testkernel   # the module the in-process worker runs (the registry imports it by name)
+    from distributed import Client, LocalCluster
+
+    from graphsweep.pipeline import store, worker
+    monkeypatch.setattr(worker, "cache_bytes", lambda backend: 0)   # no input fits in a cache
+    spec = write_spec(tmp_path, "warm", reps=2, warmup=1,
+                      kernels=[{"name": "test.flaky", "params": {"blocks": [1, 2], "sleep_ms": 50}}])
+    plan = sweep.load(spec)
+    store.init(plan, resume=False)
+    gs_testkernel.RUNS = 0
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                      resources={"HOST": 1}) as one, Client(one) as client:
+        counts = runner.execute(plan, client, run_id="warm", progress=False, echo=lambda *_: None)
+    # four tasks (two lists, two parameter sets) of two timed runs each, and one warm-up in all
+    # (one per task before: 12 runs)
+    assert counts["ok"] == 4 and gs_testkernel.RUNS == 4 * 2 + 1
+    rows = pd.concat(pd.read_parquet(path) for path in store.finished(plan.results).values())
+    kernel = rows[(rows["phase"] == "total") & (rows["stage"] == "kernel")]
+    assert len(kernel) == 4 * 2 and kernel["verified"].all()             # every task timed and verified as before
+    assert (rows.groupby("task")["warmup_s"].first() > 0.04).sum() == 1    # one 50 ms warm-up run
 
 
 def test_worker_state_is_a_plugin_of_each_worker():
@@ -197,3 +241,42 @@ def test_grown_pool_serves_a_tasks_allocations_without_growing():
     assert pool.total_bytes() == held and arrays[1].size == 25 << 20
     worker.grow_pool(held // 2)                     # it holds that already: nothing more
     assert pool.total_bytes() == held
+
+
+def test_tasks_reach_the_scheduler_longest_estimate_first_each_loosely_on_one_worker(tmp_path, cluster,
+                                                                                     cluster_file, gs, write_spec):
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    class Seen(SchedulerPlugin):
+        """Each task's priority and worker restrictions as the scheduler first holds it."""
+
+        def __init__(self, scheduler):
+            self.scheduler, self.tasks = scheduler, {}
+
+        def transition(self, key, start, finish, *args, **kwargs):
+            ts = self.scheduler.tasks.get(key)
+            if start == "released" and ts is not None and key not in self.tasks:
+                self.tasks[key] = (ts.priority, set(ts.worker_restrictions or ()), ts.loose_restrictions)
+
+    # the slow kernel only on the smaller list: by size (and without history) it would come last
+    kernels = ["listrank.sequential", {"name": "test.flaky", "params": {"sleep_ms": 300}, "datasets": ["*n=1024*"]}]
+    first = write_spec(tmp_path, "first", reps=1, kernels=kernels)
+    assert gs("run", first, "--cluster", "test", "--cluster-file", cluster_file, "--no-report")[0] == 0
+    second = write_spec(tmp_path, "second", reps=1, kernels=kernels)
+    seen = Seen(cluster.scheduler)
+    cluster.scheduler.add_plugin(seen, name="seen")
+    try:
+        assert gs("run", second, "--cluster", "test", "--cluster-file", cluster_file, "--no-report")[0] == 0
+    finally:
+        cluster.scheduler.remove_plugin(name="seen")
+    plan = sweep.load(second)
+    by_hash = {t.hash: t for t in plan.tasks}
+    sent = {next(h for h in by_hash if key.startswith(by_hash[h].key)): seen.tasks[key] for key in seen.tasks
+            if any(key.startswith(t.key) for t in plan.tasks)}
+    assert set(sent) == set(by_hash)
+    order = [by_hash[h] for h in sorted(sent, key=lambda h: sent[h][0])]       # Dask runs the lowest first
+    # the slow task's dataset first (its estimated seconds, learned from the first run), the slow task first
+    assert [(t.kernel, t.dataset.params["n"]) for t in order] == [
+        ("test.flaky", 1024), ("listrank.sequential", 1024), ("listrank.sequential", 2048)]
+    # each on one worker (runner.owners), loosely: an idle worker may steal it, a lost one's runs elsewhere
+    assert all(len(workers) == 1 and loose for _, workers, loose in sent.values())
