@@ -465,7 +465,8 @@ def test_the_params_column_is_compact():
 
 def test_phase_bars_keep_their_labels_whole():
     summary = pd.DataFrame([{"phase": phase, "n": 1 << 20, "median_ms": 1.0, "kernel": "listrank.random-splitter",
-                             "params": json.dumps(params), "generator": "list", "dataset": "list_n=1048576"}
+                             "params": json.dumps(params), **{f"param_{k}": v for k, v in params.items()},
+                             "generator": "list", "dataset": "list_n=1048576"}
                             for params in ({"packing": 48, "splitters": "even"}, {"packing": 64, "splitters": "random"})
                             for phase in [f"RS{i}" for i in range(12)] + ["total"]])
     fig = overview.fig_phases(summary)
