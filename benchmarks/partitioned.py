@@ -44,7 +44,8 @@ from graphsweep.kernels import harness
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
 # Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
 # at K = 2 and 4, and at K = 1 at most 1.25x its time (a speed-up of at least 0.8).
-STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),   # printed beside the phases
+# printed beside the phases
+STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),
          "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
 # Variants run beside the default at K > 1: BFS's levels queued launch by launch, which times every
 # collective (the default captures them as CUDA graphs, untimed inside)

@@ -13,8 +13,7 @@ sampled (average degree 4 and up), every rank in skip mode:
   local     the final pass skipping the tree its sample found (any edge leaving it is linked from
             its other end's row, on whichever rank holds it: every rank is in skip mode; a rank
             whose sample found none skips nothing, so nothing is left to ECL mode's one end),
-            compress: parent[v] = v's
-            root over this slice's edges.
+            compress: parent[v] = v's root over this slice's edges.
   encode    the forest in two parts: a bitmap of the vertices whose root is the rank's giant (the
             skipped tree's root now: on R-MAT most vertices, 1 bit each; its words of rank j's
             range go to rank j, an all-to-all) and (vertex, root) pairs for every other vertex that
@@ -32,9 +31,9 @@ The merged forest joins every edge except those between two skipped vertices of 
 they are joined through the giants when all the giants end in one tree, read on the host after the
 merge (R-MAT's giants overlap in most of their vertices).  When they do not, the ranks' ranges are
 all-gathered into the merged forest every rank then holds; that, or when the graph is not sampled
-(average degree below 4), the exact rounds follow from a
-forest every rank holds alike (the merged one, or the element-wise minimum of the local forests by
-an all-reduce: every hook put a larger root under a smaller one, so it is again such a forest):
+(average degree below 4), the exact rounds follow from a forest every rank holds alike (the merged
+one, or the element-wise minimum of the local forests by an all-reduce: every hook put a larger
+root under a smaller one, so it is again such a forest):
 the ranks agree on its largest tree (sampled, an all-reduce of the keys) and skip its rows; per
 round each rank links every other slot of its rows from slot 0 (a merge may have undone a link)
 and compresses; the vertices whose root moved are merged — as (vertex, parent) pairs all-gathered
@@ -47,14 +46,15 @@ compress, the encode) and the merge's over its range (first layer, compress) and
 exchange n / 8 / K bytes from each other rank plus 8 bytes a slot of each rank's block of pairs,
 and 4 bytes a slot in the all-reduce, in two NCCL groups, and one host read (the merge's outcome).
 The rounds' merges cost an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each
-rank) or 8 bytes per moved parent.  Rows: ``total`` (the slowest rank, barrier to end), ``dispatch``, the phases ``link``,
-``compress``, ``encode`` (with the bitmaps' exchange) and ``merge`` (the slowest rank's),
-statistics ``merge_pairs`` (pairs all-gathered), ``merge_retries`` (merges run again for room:
-their time is in the run's), ``merge_rounds`` (the exact rounds; 0 when the
-one-step merge answered), ``sparse_merges`` and the ledger's (bytes exchanged, time in
+rank) or 8 bytes per moved parent.  Rows: ``total`` (the slowest rank, barrier to end),
+``dispatch``, the phases ``link``, ``compress``, ``encode`` (with the bitmaps' exchange) and
+``merge`` (the slowest rank's), statistics ``merge_pairs`` (pairs all-gathered),
+``merge_retries`` (merges run again for room: their time is in the run's), ``merge_rounds`` (the
+exact rounds; 0 when the one-step merge answered), ``sparse_merges`` and the ledger's (bytes exchanged, time in
 collectives, rounds).
 """
 
+import itertools
 from functools import partial
 
 import numba
@@ -76,7 +76,22 @@ ROOT_BITS = 32
 NO_TREE = 1 << 62      # the skipped tree of a rank in skip mode that found none: no vertex's root
 
 
-class _GpuPasses:
+class _MergeBuffers:
+    """What both passes keep for the one-step merge: its buffers (``_MergeSpace``) and its room for
+    pairs (``cap``, set by ``_merge``); a bitmap word of ``WORD``."""
+
+    WORD = np.uint32
+    space, cap = None, None
+
+    def merge_space(self, s, cap: int) -> "_MergeSpace":
+        """The buffers for room ``cap``, made again when the room changes (the old ones freed first)."""
+        if self.space is None or self.space.cap != cap:
+            self.space = None
+            self.space = _MergeSpace(self.xp, s, cap, self.WORD, label_dtype(s.n))
+        return self.space
+
+
+class _GpuPasses(_MergeBuffers):
     """cc.sampled-union-find's kernels over one slice's rows (the forest: every vertex's), and the
     merge's (distributed.cu)."""
 
@@ -109,7 +124,6 @@ class _GpuPasses:
         self.flatten_on = params["flatten"]
         self.both = len(s.bounds) > 2          # K > 1: link2 links the first two neighbours, whatever their order
         self.resident = min(resident_blocks(self.threads), -(-n // self.threads)) or 1
-        self.space, self.cap = None, None     # the merge's buffers and its room for pairs (``_merge``)
 
     def local(self, parent) -> None:
         """init, probe (the hook-or-find choice), flatten, and link2 when sampling."""
@@ -168,12 +182,6 @@ class _GpuPasses:
         launch(self.fn["compress"], self.n, self.threads, self.resident, parent, np.int64(self.n), self.state,
                np.int32(1))
 
-    def merge_space(self, s, cap: int) -> "_MergeSpace":
-        if self.space is None or self.space.cap != cap:
-            self.space = None
-            self.space = _MergeSpace(self.xp, s, cap, np.uint32, label_dtype(self.n))
-        return self.space
-
     def encode(self, parent, m) -> None:
         """This rank's part of the merge: its row of ``m.table``, its giant's bitmap ``m.row`` and
         its other non-root vertices with their roots in its block of ``m.pairs``."""
@@ -224,8 +232,10 @@ class _GpuPasses:
         return out
 
 
-class _CpuPasses:
-    """The CPU twins of the same passes (Numba, a real CAS)."""
+class _CpuPasses(_MergeBuffers):
+    """The CPU twins of the same passes (Numba, a real CAS); bitmaps in bytes."""
+
+    WORD = np.uint8
 
     def __init__(self, s, params, edges_total: int):
         self.xp = np
@@ -233,7 +243,6 @@ class _CpuPasses:
         self.params, self.edges_total = params, edges_total
         self.big, self.use_hook = -1, False
         self.both = len(s.bounds) > 2
-        self.space, self.cap = None, None
 
     def local(self, parent) -> None:
         suf.init(self.off, self.idx, parent, self.lo)
@@ -264,11 +273,6 @@ class _CpuPasses:
     def compress_largest(self, parent) -> None:
         if self.big >= 0:
             suf.compress(parent)
-
-    def merge_space(self, s, cap: int) -> "_MergeSpace":
-        if self.space is None or self.space.cap != cap:
-            self.space = _MergeSpace(np, s, cap, np.uint8, label_dtype(self.n))
-        return self.space
 
     def encode(self, parent, m) -> None:
         _cpu_encode(parent, self.big, m.table, m.r, m.row, m.pairs, m.cap)
@@ -487,9 +491,7 @@ def _merge(rank, passes, parent, least: int) -> tuple:
     k, r, lo, hi = comm.size, s.index, s.lo, s.hi
     if passes.cap is None:
         passes.cap = first_capacity(s.n, k)
-    retries = -1
-    while True:
-        retries += 1
+    for retries in itertools.count():
         m = passes.merge_space(s, passes.cap)
         with rank.phase("encode"):
             passes.encode(parent, m)

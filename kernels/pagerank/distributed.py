@@ -124,7 +124,7 @@ def _warp_rows(s):
     name = f"graphsweep_pagerank_slice_sum<{SLICE_LANES}>"
     mod = module("pagerank/pull.cu", name_expressions=(name,))
     short, heavy = mod.get_function(name), mod.get_function("graphsweep_pagerank_slice_heavy")
-    _, chunk_row, chunk_begin = row_chunks(cupy, csr.offsets, csr.offsets[1:] - csr.offsets[:-1], SLICE_SPLIT)
+    _, chunk_row, chunk_begin = row_chunks(cupy, csr.offsets, csr.degree(), SLICE_SPLIT)
     chunks = int(chunk_row.shape[0])
     rows_blocks = min(resident_blocks(WARP_THREADS), blocks_for(SLICE_LANES * max(size, 1), WARP_THREADS))
     chunk_blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * max(chunks, 1), WARP_THREADS))

@@ -163,6 +163,13 @@ __global__ void graphsweep_pagerank_heavy_update(const long long* __restrict__ o
 // contributions, LANES lanes a row; a row longer than `split` is left at 0 for slice_heavy, a warp
 // a chunk of `split` entries of it adding its sum (a group walking a hub's row alone would finish
 // long after the rest: R-MAT 27's slices ran 7x slower than cuSPARSE so).
+// Whether entry e of a sorted row starting at row_begin names a neighbour not named just before it.
+__device__ __forceinline__ bool graphsweep_pagerank_distinct(const int* __restrict__ indices, long long row_begin,
+                                                             long long e)
+{
+    return e == row_begin || __ldg(indices + e) != __ldg(indices + e - 1);
+}
+
 extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __restrict__ offsets,
                                                             const int* __restrict__ indices, long long rows,
                                                             float* __restrict__ inverse,
@@ -175,7 +182,7 @@ extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __r
         const long long begin = offsets[v], end = offsets[v + 1];
         unsigned long long count = 0;
         for (long long e = begin + lane; e < end; e += 32)
-            count += e == begin || indices[e] != indices[e - 1];
+            count += graphsweep_pagerank_distinct(indices, begin, e);
         for (int offset = 16; offset > 0; offset >>= 1)
             count += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, count, offset);
         if (lane == 0) {
@@ -194,8 +201,7 @@ __device__ __forceinline__ float graphsweep_pagerank_distinct_sum(const int* __r
     float sum = 0.0f;
 #pragma unroll 4
     for (long long e = from + lane; e < to; e += lanes) {
-        const int u = __ldg(indices + e);
-        if (e == row_begin || u != __ldg(indices + e - 1)) sum += __ldg(contrib + u);
+        if (graphsweep_pagerank_distinct(indices, row_begin, e)) sum += __ldg(contrib + __ldg(indices + e));
     }
     return sum;
 }
