@@ -38,6 +38,7 @@ from distributed import as_completed, fire_and_forget, span
 
 from graphsweep.core import capacity, gpu
 from graphsweep.core.errors import GraphsweepError
+from graphsweep.core.workers import live_workers
 from graphsweep.generators.progress import Progress
 
 from . import cluster, config, estimate, eta, launched, logs, paths, store, worker
@@ -72,7 +73,7 @@ def _placement(client, plan: SweepPlan) -> dict:
     check_served(plan, has_gpu=has_gpu, workers=len(offers), where="the cluster")
     use_gpu = has_gpu and plan.backend != "cpu"
     need = dict(config.get("worker.gpu-resources" if use_gpu else "worker.cpu-resources"))
-    offered = [w.get("resources", {}) for w in client.scheduler_info(n_workers=-1)["workers"].values()]
+    offered = [w.get("resources", {}) for w in live_workers(client).values()]
     if not any(all(r.get(k, 0) >= v for k, v in need.items()) for r in offered):
         flag = f"--resources {','.join(f'{k}={v}' for k, v in need.items())}"
         raise GraphsweepError(f"no worker offers the resources {need} that kernel tasks hold: start "
@@ -255,7 +256,7 @@ def _held(client, todo: list) -> dict:
 
 def _send_all(client, todo: list, send, estimated) -> list:
     """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker (``owners``)."""
-    workers = list(client.scheduler_info(n_workers=-1)["workers"])
+    workers = list(live_workers(client))
     owner = owners(todo, workers, estimated.seconds, estimated.loads, _held(client, todo), estimated.warms)
     return [send(task, owner.get(task.hash)) for task in todo]
 
@@ -300,7 +301,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     started = time.perf_counter()
     members = _Membership()
     estimated = eta.forecast(plan, todo, has_gpu="GPU" in resources, client=client)
-    clock = eta.Eta(estimated.shared(), workers=len(client.scheduler_info(n_workers=-1)["workers"]),
+    clock = eta.Eta(estimated.shared(), workers=len(live_workers(client)),
                     start=estimated.start)
 
     def left() -> str:
@@ -315,12 +316,12 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     # logged with the wall time: an estimate learns a run's seconds outside its tasks less this (history)
     counts["generate_s"] = time.perf_counter() - generating
     by_key = {_dask_key(t, run_id): t for t in todo}
-    members.update(client.scheduler_info(n_workers=-1)["workers"])
+    members.update(live_workers(client))
     running = as_completed(_send_all(client, ordered, send, estimated))
     bar = _progress(plan.name, len(todo), "tasks", progress, extra=left())
     for future in _completed(running, lambda: bar.step(0, extra=after_count())):
         task = by_key[future.key]
-        members.update(client.scheduler_info(n_workers=-1)["workers"])
+        members.update(live_workers(client))
         try:
             outcome = future.result()
         except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)

@@ -33,6 +33,7 @@ import numpy as np
 from graphsweep.datasets import format as dataset_format
 from graphsweep.core.errors import GraphsweepError, ParameterError
 from graphsweep.core.gpu import to_host
+from graphsweep.core.workers import live_workers
 
 from .. import registry
 from ..contract import Param
@@ -309,7 +310,7 @@ class Partition:
         """Tell the ranks still alive to stop waiting; the partition is broken for good."""
         self.broken = True
         try:
-            alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+            alive = set(live_workers(self.client))
             self.client.run(plugin.cancel, self.key, workers=[w for w in self.workers if w in alive])
         except Exception:   # the cluster itself is going: nothing left to cancel
             pass
@@ -318,7 +319,7 @@ class Partition:
                 f.release()
 
     def _check_alive(self, phase: str) -> None:
-        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        alive = set(live_workers(self.client))
         for i, worker in enumerate(self.workers):
             if worker not in alive:
                 raise PartitionError(f"worker {worker} holding {self.slice_range(i)} was lost during {phase}; "
@@ -383,7 +384,7 @@ def partitioned(inp, params: dict, backend: str) -> Partition:
     if inp.directed:
         raise ParameterError(f"{inp.where}: partitioned kernels take undirected graphs")
     client, where = _client(params, k, backend)
-    workers = held or sorted(client.scheduler_info(n_workers=-1)["workers"])
+    workers = held or sorted(live_workers(client))
     if k > len(workers):
         raise ParameterError(f"parameter 'partitions': {k} slices, but {where} has {len(workers)} worker"
                              f"{'s' if len(workers) != 1 else ''}")

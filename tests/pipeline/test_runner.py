@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graphsweep.core.workers import live_workers
 from graphsweep.datasets.writer import write_arrays
 from graphsweep.pipeline import estimate, runner, sweep
 
@@ -181,7 +182,7 @@ def test_worker_state_is_a_plugin_of_each_worker():
             return str(exc)
 
     with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
-        addresses = list(client.scheduler_info()["workers"])
+        addresses = list(live_workers(client))
         assert all("has no graphsweep-worker-state plugin" in client.submit(without_plugin, workers=[a],
                                                                              pure=False).result()
                    for a in addresses)

@@ -24,6 +24,7 @@ from distributed import Client, LocalCluster
 
 from graphsweep.core import capacity
 from graphsweep.core.errors import GraphsweepError
+from graphsweep.core.workers import live_workers
 from graphsweep.generators.progress import Progress
 from graphsweep.pipeline import cli, cluster, figures, launched, logs, paths, reduce, report, runner, store, sweep, worker
 from graphsweep.pipeline.figures import overview
@@ -70,7 +71,7 @@ def test_the_dashboard_of_a_gpu_cluster_has_its_gpu_panels(tmp_path, wait_for):
         assert 'id="gpu-utilization"' in page and 'id="gpu-memory"' in page  # distributed's gpu.html panels
         # The panels plot what pynvml reports in each worker's heartbeat.
         wait_for(lambda: all("gpu_memory_used" in w["metrics"]
-                             for w in client.scheduler_info(n_workers=-1)["workers"].values()),
+                             for w in live_workers(client).values()),
                  timeout=30, what="GPU metrics from every worker")
 
 
@@ -153,7 +154,7 @@ def test_status_tells_running_queued_and_lost_tasks_apart(tmp_path, write_spec, 
 
 def test_the_local_cpu_profile_is_one_worker_owning_every_core():
     with cluster.connect("local-cpu") as client:
-        [worker] = client.scheduler_info(n_workers=-1)["workers"].values()
+        [worker] = live_workers(client).values()
         assert worker["nthreads"] == os.cpu_count() and worker["resources"] == {"HOST": 1}
         assert client.submit(numba.get_num_threads, pure=False).result() == numba.config.NUMBA_NUM_THREADS
 

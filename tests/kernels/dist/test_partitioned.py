@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 from graphsweep.core.errors import ParameterError
+from graphsweep.core.workers import live_workers
 from graphsweep.generators import driver as generator_driver
 from graphsweep.generators import memory
 from graphsweep.kernels import harness
@@ -419,7 +420,7 @@ def _until_gone(client, worker, timeout=30.0):
     """Wait until the scheduler has seen ``worker`` go (a run started before that may still see it)."""
     import time
     deadline = time.monotonic() + timeout
-    while worker in client.scheduler_info(n_workers=-1)["workers"]:
+    while worker in live_workers(client):
         assert time.monotonic() < deadline, f"{worker} still listed after {timeout} s"
         time.sleep(0.1)
 
@@ -438,7 +439,7 @@ def test_a_lost_worker_fails_the_run_in_one_line_and_the_next_run_works(name):
             del params["root"]
         run(name, data, "cpu", **params)              # slices built on both workers
         client = driver._CLIENTS[cluster.scheduler_address]
-        victim = sorted(client.scheduler_info(n_workers=-1)["workers"])[1]
+        victim = sorted(live_workers(client))[1]
         with pytest.raises(Exception):                                # the worker process dies under the call
             client.run(lambda: __import__("os")._exit(1), workers=[victim])
         _until_gone(client, victim)
@@ -603,7 +604,7 @@ def test_a_sweep_task_holds_the_workers_it_slices_over():
     from distributed import Client, Event, LocalCluster
     with LocalCluster(n_workers=3, threads_per_worker=1, processes=False, resources={"GPU": 1},
                       dashboard_address=":0") as cluster, Client(cluster) as client:
-        workers = sorted(client.scheduler_info()["workers"])
+        workers = sorted(live_workers(client))
         task = client.submit(_slices_over_two, "a", pure=False)
         assert Event("a-in", client=client).wait(timeout=30)
         other = client.submit(time.time, resources={"GPU": 1}, workers=[workers[0]], allow_other_workers=False,
