@@ -158,6 +158,11 @@ def _phases(res) -> str:
                      for name in names)
 
 
+def _steps(graph: str, label: str, k: int, res) -> list:
+    """The run's step rows of its last rep (K = 0: the one-GPU kernel), for ``--steps``."""
+    return [{"graph": graph, "kernel": label, "partitions": k, **r} for r in res.step_rows]
+
+
 def _dispatch_ms(res) -> float:
     rows = [r for r in res.rows if r["phase"] in ("dispatch", "total")]
     dispatch = statistics.median(r["ms"] for r in rows if r["phase"] == "dispatch")
@@ -185,6 +190,8 @@ def main(argv=None) -> int:
                     help="a parameter of the partitioned runs of kernels that take it (named in their rows), e.g. "
                          "outbox=1048576")
     ap.add_argument("--json", help="write the rows here as JSON lines")
+    ap.add_argument("--steps", help="write every run's step rows (a BFS level, a CC pass: time, collectives' time and "
+                                    "bytes) here as JSON lines, labelled with kernel and K")
     args = ap.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.ERROR)
 
@@ -195,7 +202,7 @@ def main(argv=None) -> int:
         cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
         params["scheduler"] = cluster.scheduler_address
         _say(f"dask-cuda cluster: {len(cluster.workers)} workers, one per GPU")
-    rows = []
+    rows, steps = [], []
     header = (f"{'graph':<14} {'kernel':<30} {'K':>2} {'ms':>8} {'1-GPU':>8} {'speed-up':>8} {'dispatch':>8} "
               f"{'rounds':>6} {'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10} {'target':>12}")
     for scale in args.scale:
@@ -210,6 +217,8 @@ def main(argv=None) -> int:
             done = args.single and _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], data,
                                              args.backend, {}, args.reps, args.roots)
             single[name] = done[0] if done else math.nan
+            if done:
+                steps.extend(_steps(graph, PAIRS[name], 0, done[1]))
         data.cache.pop(("input", "cc", data.cache.get("placement")), None)
         for k in args.partitions:
             measured = {}
@@ -223,6 +232,7 @@ def main(argv=None) -> int:
                                      args.roots)
                     if done:
                         measured[label] = done
+                        steps.extend(_steps(graph, label, k, done[1]))
             if not measured:
                 continue
             part = _partition_of(data)
@@ -272,6 +282,9 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             f.writelines(json.dumps(row, default=float) + "\n" for row in rows)
+    if args.steps:
+        with open(args.steps, "w") as f:
+            f.writelines(json.dumps(row, default=float) + "\n" for row in steps)
     return 0
 
 
