@@ -47,9 +47,11 @@ PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.d
 # printed beside the phases
 STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),
          "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
-# Variants run beside the default at K > 1: BFS's levels queued launch by launch, which times every
-# collective (the default captures them as CUDA graphs, untimed inside)
-VARIANTS = {"bfs.distributed": [{"graphs": "off"}]}
+WORDS = {"bfs.distributed": ("exchange", "level_graphs")}     # statistics that are words, printed as they are
+# Variants run beside the default at K > 1: BFS over NCCL's collectives instead of peer memory, and
+# its levels queued launch by launch, which times every collective (the default captures them as
+# CUDA graphs, untimed inside)
+VARIANTS = {"bfs.distributed": [{"exchange": "collectives"}, {"exchange": "collectives", "graphs": "off"}]}
 TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
            2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
            4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}
@@ -272,8 +274,7 @@ def main(argv=None) -> int:
                 if len(stats) > 1:
                     each = _per_instance(res)
                     facts += f"; roots {min(each):.2f}..{statistics.median(each):.2f}..{max(each):.2f} ms"
-                if "level_graphs" in stats[0]:
-                    facts += f"; levels as CUDA graphs: {stats[0]['level_graphs']}"
+                facts += "".join(f"; {key} {stats[0][key]}" for key in WORDS.get(name, ()) if key in stats[0])
                 _say(f"{'':<14} {'':<30}    phases (slowest rank, ms): {_phases(res)}{facts}")
         del data
     _say()

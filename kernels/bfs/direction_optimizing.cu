@@ -872,7 +872,8 @@ extern "C" __global__ void graphsweep_bfs_slice_bottom_up(const long long* __res
 // The (vertex, parent) pairs other ranks sent (pairs: K outboxes of cap + 1 entries, the count in
 // the first's .x, row `row` this rank's own and skipped), all this slice's vertices: claimed as a
 // top-down level claims its own, into the next queue and bitmap.  Whole warps, GS_BFS_UNROLL pairs
-// a lane.
+// a lane, over the pairs there are (the boxes' counts end to end), not the boxes' room: with peer
+// memory a box holds a whole slice's worth.
 extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ pairs, int k, int row, int cap,
                                                       const long long* __restrict__ offsets, const int* indices,
                                                       unsigned* visited, int2* lp, longlong2* qout, gs_u64* sctl,
@@ -887,7 +888,9 @@ extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ p
     const int next_depth = (int)dctl[SLICECTL_DEPTH] + 1;
     long long scout = 0;
     int fill = 0;
-    const long long total = (long long)k * cap;
+    long long total = 0;
+    for (int j = 0; j < k; ++j)
+        if (j != row) total += min(__ldg(&pairs[(long long)j * (cap + 1)].x), cap);
     const long long step = (long long)gridDim.x * blockDim.x * GS_BFS_UNROLL;
     for (long long base = ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) * GS_BFS_UNROLL; base < total;
          base += step) {
@@ -895,11 +898,15 @@ extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ p
         bool valid[GS_BFS_UNROLL];
 #pragma unroll
         for (int q = 0; q < GS_BFS_UNROLL; ++q) {
-            const long long t = base + 32 * q + lane;
-            const int j = (int)(t / cap), i = (int)(t % cap);
-            const int2* box = pairs + (long long)j * (cap + 1);
-            valid[q] = t < total && j != row && i < min(__ldg(&box->x), cap);
-            const int2 p = valid[q] ? __ldg(box + 1 + i) : make_int2(0, 0);
+            long long i = base + 32 * q + lane;
+            valid[q] = i < total;
+            int j = 0;          // the box holding pair i of the boxes laid end to end
+            for (; valid[q] && j < k; ++j) {
+                const long long c = j == row ? 0 : min(__ldg(&pairs[(long long)j * (cap + 1)].x), cap);
+                if (i < c) break;
+                i -= c;
+            }
+            const int2 p = valid[q] ? __ldg(pairs + (long long)j * (cap + 1) + 1 + i) : make_int2(0, 0);
             w[q] = p.x;
             u[q] = p.y;
         }

@@ -26,6 +26,14 @@ level without reading anything back:
              next level's direction from the sums by GAPBS's rule (alpha, beta; the same test as
              ``bfs.direction-optimizing``'s), on every rank alike; kernels with nothing to do at a
              level return at once.
+Over peer memory (``exchange``: auto where every rank maps the others' GPU memory — NCCL workers
+of one host; ``kernels/dist/comm/peer``) a level has no collective at all: each outbox goes
+straight into its owner's memory, its count and that many pairs (a box holds the largest slice, so
+none overflows and no claims bitmap goes anywhere), then a device-side barrier, the claims, the
+counts and this rank's words of the next frontier stored into every rank's copy, a second barrier.
+A top-down level of a few vertices so moves a few bytes where the collectives moved a fixed
+outbox, a claims bitmap of every vertex and the frontier's (14 MB a rank a level at R-MAT 26 on 4
+GPUs).
 The host reads each level's control block back a level behind (queued as an asynchronous copy),
 only to learn that the frontier is empty; it has already queued one level more, which does nothing.
 Over NCCL a level's launches and collectives are captured once as a CUDA graph (one per level
@@ -50,6 +58,7 @@ from functools import partial
 
 import numba
 import numpy as np
+from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
 from ..cuda import blocks_for, launch_cooperative, persistent_blocks, resident_blocks
@@ -73,6 +82,11 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
                                                 "level (a fixed 8 (outbox + 1) bytes; default 65,536, or n / (256 K) "
                                                 "rounded down to a power of two where more); claims past it go as bits "
                                                    "whose owner finds the parent"),
+          "exchange": Param("auto", str, choices=("auto", "peer", "collectives"),
+                            help="peer: the level's pairs, counts and frontier words stored straight into the other "
+                                 "GPUs' memory (CUDA IPC, one host), only as many pairs as there are, with two "
+                                 "device-side barriers a level; collectives: NCCL's all-to-alls and all-gathers of "
+                                 "fixed sizes; auto: peer where every rank maps the others' memory"),
           "graphs": Param("auto", str, choices=("auto", "off"),
                           help="auto: each level's launches and collectives captured once as a CUDA graph and "
                                "replayed (NCCL; their time inside collectives is then not measured); off: queued "
@@ -127,15 +141,21 @@ class _GpuSearch:
         self.s, self.xp, self.comm, self.rank = s, cupy, rank.comm, rank
         self.capture = params["graphs"] == "auto" and rank.comm.capturable
         self.launched = "none"      # how this search's levels were captured (``_graphs``)
-        key = ("bfs", params["threads"], params["outbox"])
+        self.peers = None
+        if params["exchange"] != "collectives" and rank.comm.size > 1:
+            self.peers = rank.comm.peers()        # every rank asks at the same point: it is collective
+            if self.peers is None and params["exchange"] == "peer":
+                raise ParameterError("parameter 'exchange': peer needs every rank to map the others' GPU memory "
+                                     "(NCCL workers of one host with peer access)")
+        key = ("bfs", params["threads"], params["outbox"], self.peers is not None)
         ws = s.scratch.get(key)
         if ws is None:
-            ws = s.scratch[key] = self._workspace(s, params)
+            ws = s.scratch[key] = self._workspace(s, params, self.peers)
         self.ws = ws
         self.threads = ws["threads"]
 
     @staticmethod
-    def _workspace(s, params) -> dict:
+    def _workspace(s, params, peers) -> dict:
         import cupy
         import cupyx
         csr, n, size = s.csr, s.n, s.size
@@ -152,13 +172,25 @@ class _GpuSearch:
         first = int(word_bounds[s.index])
         lp = cupy.empty((max(size, 1), 2), dtype=np.int32)
         visited = cupy.empty(words, dtype=np.uint32)
-        fronts = [cupy.zeros(words, dtype=np.uint32) for _ in range(2)]
         claims = cupy.zeros(words, dtype=np.uint32)
-        inbox = cupy.zeros((k, max(local_words, 1)), dtype=np.uint32)
-        cap = params["outbox"]
+        peer = {}
+        if peers is None:
+            cap = params["outbox"]
+            fronts = [cupy.zeros(words, dtype=np.uint32) for _ in range(2)]
+            inbox = cupy.zeros((k, max(local_words, 1)), dtype=np.uint32)
+            pairs = cupy.zeros((k, cap + 1, 2), dtype=np.int32)
+            table = cupy.zeros(2 * k, dtype=np.int64)
+        else:
+            # a rank names another slice's vertex once a search (its visited bit), so a box of the
+            # largest slice's size never fills: no claims bitmap to send
+            cap = max(int(np.diff(s.bounds).max()), 1)
+            fronts, peer["fronts"] = (list(x) for x in zip(*(peers.buffer((words,), np.uint32) for _ in range(2))))
+            pairs, peer["pairs"] = peers.buffer((k, cap + 1, 2), np.int32)
+            table, peer["table"] = peers.buffer((2 * k,), np.int64)
+            inbox = cupy.zeros((k, 1), dtype=np.uint32)
         outbox = cupy.zeros((k, cap + 1, 2), dtype=np.int32)        # per rank: its count, then its pairs
-        pairs = cupy.zeros((k, cap + 1, 2), dtype=np.int32)
-        ws = {"mod": mod, "fn": fn, "threads": threads, "smem": smem, "k": k,
+        ws = {"mod": mod, "fn": fn, "threads": threads, "smem": smem, "k": k, "peer": peer,
+              "outbox_counts": outbox[:, 0, 0],
               "blocks": persistent_blocks(fn["top_down"], threads, smem, None), "words": words,
               "local_words": local_words,
               # bottom-up: a grid-stride wave of resident blocks, as the one-GPU kernel runs it (a warp a
@@ -172,20 +204,21 @@ class _GpuSearch:
               "claim_pieces": [claims[int(word_bounds[j]):int(word_bounds[j + 1])] for j in range(k)],
               "inbox_rows": [inbox[j, :local_words] for j in range(k)],
               "cap": cap, "outbox": outbox, "pairs": pairs, "bounds": cupy.asarray(s.bounds.astype(np.int64)),
-              "claim_blocks": blocks_for(k * cap, threads * UNROLL),
+              "claim_blocks": min(blocks_for(k * cap, threads * UNROLL), resident_blocks(threads)),
+              "box_blocks": min(blocks_for(cap + 1, threads), 64),
               "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
               "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
               "sctl": cupy.zeros(SCTL, dtype=np.uint64),
               "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
               "dctl": cupy.zeros(C.SIZE, dtype=np.int64),
               "snapshots": cupyx.empty_pinned((SNAPSHOTS, C.SIZE), dtype=np.int64),
-              "table": cupy.zeros(2 * k, dtype=np.int64), "table_bounds": np.arange(0, 2 * k + 1, 2),
+              "table": table, "table_bounds": np.arange(0, 2 * k + 1, 2),
               "dead": do.empty_rows(cupy, csr.offsets, size)[0], "word_bounds": word_bounds,
               # the slice's arrays indexed by global vertex id (rows moved back by lo), and its own
               # words of the visited and frontier bitmaps
               "offsets_global": shifted(csr.offsets, s.lo), "lp_global": shifted(lp, s.lo),
               "visited_here": visited[first:first + local_words],
-              "bitmaps_here": [b[first:first + local_words] for b in fronts]}
+              "bitmaps_here": [b[first:first + local_words] for b in fronts], "first_word": first}
         if k == 1:
             # K = 1: the whole search is the one-GPU kernel's single persistent launch
             levels = mod.get_function("graphsweep_bfs_levels")
@@ -241,8 +274,17 @@ class _GpuSearch:
                           (ws["visited"], ws["bitmaps"][0], ws["claims"], np.int32(ws["words"]), ws["lp_global"],
                            ws["queues"][0], ws["offsets_global"], np.int32(root), np.int32(mine), ws["table"],
                            np.int32(s.index), ws["dctl"], ws["sctl"], np.int64(edges_to_check)))
-        comm.allgatherv(ws["table"], ws["table_bounds"])
+        if self.peers:
+            self.peers.put(ws["table"], ws["peer"]["table"], 2 * s.index, 2)
+            self._barrier()
+        else:
+            comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
+
+    def _barrier(self) -> None:
+        """A peer barrier whose failure also ends the search (its DONE slot set)."""
+        dctl = self.ws["dctl"]
+        self.peers.barrier(done=np.uint64(dctl.data.ptr + C.DONE * dctl.itemsize))
 
     def _queue_level(self, depth: int, mode: int, alpha: float, beta: float, cooperative: bool = True) -> None:
         """Queue level ``depth``'s launches and collectives (see the module doc); nothing here waits
@@ -266,6 +308,9 @@ class _GpuSearch:
         if lw:
             fn["bottom_up"]((ws["bu_blocks"],), (t,), (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["dead"],
                                                        front, here_next, ws["lp"], np.int32(s.size), lw, sctl, dctl))
+        if self.peers:
+            self._peer_exchange(depth, mode, alpha, beta)
+            return
         with comm.group():
             comm.alltoallv_into(list(ws["outbox"]), list(ws["pairs"]))
             comm.alltoallv_into(ws["claim_pieces"], ws["inbox_rows"])
@@ -287,9 +332,37 @@ class _GpuSearch:
             comm.allgatherv(front_next, ws["word_bounds"])
             comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
-        # the runtime's copy, not ndarray.get: CuPy refuses a device-to-host copy while capturing,
-        # which CUDA captures as a copy node into this pinned buffer
-        snapshot = ws["snapshots"][depth % SNAPSHOTS]
+        self._snapshot(depth)
+
+    def _peer_exchange(self, depth: int, mode: int, alpha: float, beta: float) -> None:
+        """The rest of level ``depth`` over peer memory: each box of pairs into its owner's memory
+        (its count, no more), a barrier, the pairs claimed, this rank's counts and its words of the
+        next frontier into every rank's copy, a barrier, the next level decided."""
+        ws, s, t, fn, peers = self.ws, self.s, self.threads, self.ws["fn"], self.peers
+        nxt = 1 - (depth & 1)
+        sctl, dctl = ws["sctl"], ws["dctl"]
+        peers.put_boxes(ws["outbox"], ws["peer"]["pairs"], ws["cap"], ws["box_blocks"], t)
+        ws["outbox_counts"].fill(0)
+        self._barrier()
+        fn["claim"]((ws["claim_blocks"],), (t,), (
+            ws["pairs"], np.int32(ws["k"]), np.int32(s.index), np.int32(ws["cap"]), ws["offsets_global"],
+            s.csr.indices, ws["visited"], ws["lp_global"], ws["queues"][nxt], sctl, dctl, np.int64(s.lo),
+            np.int64(s.hi), ws["bitmaps"][nxt]), shared_mem=(t // 32) * do.WARP_BUFFER * 16)
+        fn["counts"]((1,), (32,), (sctl, ws["table"], np.int32(s.index), dctl))
+        peers.put(ws["table"], ws["peer"]["table"], 2 * s.index, 2)
+        peers.put(ws["bitmaps"][nxt], ws["peer"]["fronts"][nxt], ws["first_word"], ws["local_words"], t)
+        # what reached this rank: the other slices' words of the frontier and their counts (the
+        # pairs' number is the device's)
+        self.comm.received += 4 * (ws["words"] - ws["local_words"]) + 16 * (ws["k"] - 1)
+        self._barrier()
+        self._decide(mode, alpha, beta)
+        self._snapshot(depth)
+
+    def _snapshot(self, depth: int) -> None:
+        """The control block into the host's snapshot slot of level ``depth``.  The runtime's copy,
+        not ndarray.get: CuPy refuses a device-to-host copy while capturing, which CUDA captures as
+        a copy node into this pinned buffer."""
+        snapshot, dctl = self.ws["snapshots"][depth % SNAPSHOTS], self.ws["dctl"]
         self.xp.cuda.runtime.memcpyAsync(snapshot.ctypes.data, dctl.data.ptr, snapshot.nbytes, DEVICE_TO_HOST,
                                          self.xp.cuda.get_current_stream().ptr)
 
@@ -374,6 +447,8 @@ class _GpuSearch:
                                     (ws["visited_here"], ws["lp"], level, parent, np.int32(s.size)))
         rank.done()          # the error flag and the levels' times are read after timing
         rank.keep(level=level, parent=parent)
+        if self.peers:
+            self.peers.check("bfs.distributed")
         if comm.host(ws["ctl"])[do.Ctl.ERROR]:
             raise RuntimeError("bfs.distributed: a top-down level's grid barrier timed out (blocks not co-resident?)")
         steps, last = [], began
@@ -387,7 +462,7 @@ class _GpuSearch:
                           "bytes": after[1] - before[1], "rounds": after[0] - before[0], "step": depth,
                           "direction": direction, "frontier": int(snap[C.LAST_COUNT])})
         return {"steps": steps, "levels": len(seen), "bottom_up_levels": int(seen[-1][C.BOTTOM_UP_LEVELS]),
-                "graphs": self.launched}
+                "graphs": self.launched, "exchange": "peer" if self.peers else "collectives"}
 
 
 # --- CPU twin: the same levels with Numba, the same exchanges
@@ -555,7 +630,8 @@ def _cpu_search(rank, root: int, mode: str, alpha: float, beta: float, edges_to_
         if depth > n:
             raise RuntimeError(f"bfs.distributed: level {depth} on {n} vertices (a rank lost count)")
     rank.keep(level=level, parent=parent)
-    return {"steps": steps, "levels": depth, "bottom_up_levels": switch.bottom_levels}
+    return {"steps": steps, "levels": depth, "bottom_up_levels": switch.bottom_levels,
+            "exchange": "collectives" if k > 1 else "none"}
 
 
 def _search(rank, root: int, mode: str, alpha: float, beta: float, edges_total: int, params: dict) -> dict:
@@ -583,13 +659,15 @@ def _run(inp, params, timer, backend: str):
     outbox = params["outbox"] or outbox_pairs(part.n, part.k)
     records = ledger.run(_search, params["root"], params["direction"], params["alpha"], params["beta"],
                          part.facts["slice_edges_total"],
-                         {"threads": params["threads"], "outbox": outbox, "graphs": params["graphs"]},
+                         {"threads": params["threads"], "outbox": outbox, "graphs": params["graphs"],
+                          "exchange": params["exchange"]},
                          name="bfs.distributed")
     timer.stat("outbox", outbox)
     ledger.steps("level", ("direction", "frontier"))
     timer.stat("levels", records[0]["levels"])
     timer.stat("bottom_up_levels", records[0]["bottom_up_levels"])
     timer.stat("level_graphs", records[0].get("graphs", "none"))
+    timer.stat("exchange", records[0].get("exchange", "none"))
     return Remote(part, ("level", "parent"), backend)
 
 

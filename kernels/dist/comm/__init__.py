@@ -64,6 +64,11 @@ class Communicator:
         read once they are done."""
         return 0.0
 
+    def peers(self):
+        """The ranks' peer memory (``peer.PeerMemory``: stores straight into other GPUs' buffers),
+        opened on first call — collectively — where the transport has one; else None."""
+        return None
+
     def group(self):
         """The collectives made inside as one; here, one after the other."""
         return nullcontext()

@@ -92,6 +92,7 @@ class NcclComm(Communicator):
         self._untimed = 0          # depth of capturing(): rounds counted, not bracketed
         self._cancelled = False
         self._aborted = False
+        self._peers = False        # not opened yet (``peers``)
 
     @property
     def _stream(self) -> int:
@@ -266,9 +267,20 @@ class NcclComm(Communicator):
                 if waited > SPIN_S:
                     time.sleep(1e-4)
 
+    def peers(self):
+        """Peer memory (``peer.PeerMemory``) where every rank maps the others' (one host), else None;
+        opened by the first call, which every rank makes at the same point of a run."""
+        if self._peers is False:
+            from .peer import PeerMemory
+            self._peers = PeerMemory.open(self)
+        return self._peers
+
     def cancel(self) -> None:
-        """Called from another thread (the driver's cancel): the waiting rank aborts."""
+        """Called from another thread (the driver's cancel): the waiting rank aborts, and a peer
+        barrier spinning on the device ends."""
         self._cancelled = True
+        if self._peers:
+            self._peers.cancel()
 
     def abort(self) -> None:
         if not self._aborted:
@@ -276,6 +288,9 @@ class NcclComm(Communicator):
             self._comm.abort()
 
     def close(self) -> None:
+        if self._peers:
+            self._peers.close()
+            self._peers = None
         if not self._aborted:
             self._comm.destroy()
             self._aborted = True

@@ -558,7 +558,7 @@ def test_bfs_over_nccl_takes_the_cpu_twins_directions_in_two_rounds_a_level(cuda
     data = generated("rmat", 5, scale=12, edge_factor=16)
     cpu = run("bfs.distributed", dataset(data), "cpu", partitions=2, root=_hub(data))
     gpu = run("bfs.distributed", dataset(data), "gpu", partitions=2, root=_hub(data), scheduler=cuda_workers,
-              comms="nccl")
+              comms="nccl", exchange="collectives")
     assert _directions(gpu) == _directions(cpu)
     assert 0 < gpu.stats["bottom_up_levels"] < gpu.stats["levels"]
     # the claims' all-to-all, then the frontier's and the counts' all-gathers in one group
@@ -572,7 +572,8 @@ def test_bfs_levels_captured_as_cuda_graphs_are_the_levels_queued_one_by_one(cud
     import math
     data = generated("rmat", 6, scale=12, edge_factor=16)
     results = {mode: run("bfs.distributed", dataset(data), "gpu", partitions=2, root=_hub(data), instances=3,
-                         scheduler=cuda_workers, comms="nccl", graphs=mode) for mode in ("auto", "off")}
+                         scheduler=cuda_workers, comms="nccl", graphs=mode, exchange="collectives")
+               for mode in ("auto", "off")}
     graphs, eager = results["auto"], results["off"]
     assert graphs.stats["level_graphs"] in ("cooperative", "plain") and eager.stats["level_graphs"] == "none"
     assert _directions(graphs) == _directions(eager)
@@ -582,6 +583,27 @@ def test_bfs_levels_captured_as_cuda_graphs_are_the_levels_queued_one_by_one(cud
         assert all(r["step_rounds"] == 2 for r in res.step_rows if r["phase"] == "level")
     assert graphs.stats["bytes_exchanged"] == eager.stats["bytes_exchanged"]
     assert math.isnan(graphs.stats["comm_ms"]) and eager.stats["comm_ms"] > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+@pytest.mark.parametrize("graphs", ["auto", "off"])
+def test_bfs_over_peer_memory_takes_the_collectives_levels_without_a_collective(cuda_workers, graphs):
+    """Pairs, counts and frontier words stored into the other GPUs' memory: the same directions
+    and levels as the collectives' exchange, every rank of the machine, no NCCL round a level."""
+    import cupy
+    k = cupy.cuda.runtime.getDeviceCount()
+    for seed, shape in ((7, {"scale": 12, "edge_factor": 16}), (8, {"scale": 11, "edge_factor": 2})):
+        data = generated("rmat", seed, **shape)
+        results = {exchange: run("bfs.distributed", dataset(data), "gpu", partitions=k, root=_hub(data),
+                                 instances=3, scheduler=cuda_workers, comms="nccl", graphs=graphs, exchange=exchange)
+                   for exchange in ("peer", "collectives")}
+        peer, collectives = results["peer"], results["collectives"]
+        assert peer.stats["exchange"] == "peer" and collectives.stats["exchange"] == "collectives"
+        assert _directions(peer) == _directions(collectives)
+        assert all(r["step_rounds"] == 0 for r in peer.step_rows if r["phase"] == "level")
+        for res in results.values():
+            np.testing.assert_array_equal(res.output["level"], levels(data, res.instances[-1]["root"]))
 
 
 def _slices_over_two(name: str, hold_s: float = 0.0):
