@@ -1032,6 +1032,8 @@ extern "C" __global__ void graphsweep_bfs_slice_decide(const long long* __restri
     dctl[SLICECTL_CHECK] = check;
     dctl[SLICECTL_TO_QUEUE] = to_queue;
     dctl[SLICECTL_DONE] = count == 0;
+    dctl[SLICECTL_LIVE] = count != 0;
+    dctl[SLICECTL_SEND_FRONT] = count != 0 && bottom;
     dctl[SLICECTL_DEPTH] += 1;
     for (int s = 0; s < GS_SCTL_SIZE; ++s) sctl[s] = 0;
 }

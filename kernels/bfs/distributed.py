@@ -30,7 +30,8 @@ Over peer memory (``exchange``: auto where every rank maps the others' GPU memor
 of one host; ``kernels/dist/comm/peer``) a level has no collective at all: each outbox goes
 straight into its owner's memory, its count and that many pairs (a box holds the largest slice, so
 none overflows and no claims bitmap goes anywhere), then a device-side barrier, the claims, the
-counts and this rank's words of the next frontier stored into every rank's copy, a second barrier.
+counts stored into every rank's table, a second barrier, and only before a bottom-up level this
+rank's words of the frontier into every rank's copy and a third.
 A top-down level of a few vertices so moves a few bytes where the collectives moved a fixed
 outbox, a claims bitmap of every vertex and the frontier's (14 MB a rank a level at R-MAT 26 on 4
 GPUs).
@@ -281,10 +282,15 @@ class _GpuSearch:
             comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
 
-    def _barrier(self) -> None:
-        """A peer barrier whose failure also ends the search (its DONE slot set)."""
+    def _slot(self, slot) -> int:
+        """The device address of the control block's ``slot``."""
         dctl = self.ws["dctl"]
-        self.peers.barrier(done=np.uint64(dctl.data.ptr + C.DONE * dctl.itemsize))
+        return dctl.data.ptr + int(slot) * dctl.itemsize
+
+    def _barrier(self, when=None) -> None:
+        """A peer barrier whose failure also ends the search (its DONE slot set); ``when``: the
+        control block's slot it runs on (None: always)."""
+        self.peers.barrier(done=self._slot(C.DONE), when=None if when is None else self._slot(when))
 
     def _queue_level(self, depth: int, mode: int, alpha: float, beta: float, cooperative: bool = True) -> None:
         """Queue level ``depth``'s launches and collectives (see the module doc); nothing here waits
@@ -336,26 +342,30 @@ class _GpuSearch:
 
     def _peer_exchange(self, depth: int, mode: int, alpha: float, beta: float) -> None:
         """The rest of level ``depth`` over peer memory: each box of pairs into its owner's memory
-        (its count, no more), a barrier, the pairs claimed, this rank's counts and its words of the
-        next frontier into every rank's copy, a barrier, the next level decided."""
+        (its count, no more), a barrier, the pairs claimed, this rank's counts into every rank's
+        table, a barrier, the next level decided; only when that level is bottom-up, this rank's
+        words of its frontier into every rank's copy and a third barrier.  A level queued past the
+        search's end skips them all (LIVE), on every rank alike."""
         ws, s, t, fn, peers = self.ws, self.s, self.threads, self.ws["fn"], self.peers
         nxt = 1 - (depth & 1)
-        sctl, dctl = ws["sctl"], ws["dctl"]
-        peers.put_boxes(ws["outbox"], ws["peer"]["pairs"], ws["cap"], ws["box_blocks"], t)
+        sctl, dctl, live = ws["sctl"], ws["dctl"], self._slot(C.LIVE)
+        peers.put_boxes(ws["outbox"], ws["peer"]["pairs"], ws["cap"], ws["box_blocks"], t, when=live)
         ws["outbox_counts"].fill(0)
-        self._barrier()
+        self._barrier(C.LIVE)
         fn["claim"]((ws["claim_blocks"],), (t,), (
             ws["pairs"], np.int32(ws["k"]), np.int32(s.index), np.int32(ws["cap"]), ws["offsets_global"],
             s.csr.indices, ws["visited"], ws["lp_global"], ws["queues"][nxt], sctl, dctl, np.int64(s.lo),
             np.int64(s.hi), ws["bitmaps"][nxt]), shared_mem=(t // 32) * do.WARP_BUFFER * 16)
         fn["counts"]((1,), (32,), (sctl, ws["table"], np.int32(s.index), dctl))
-        peers.put(ws["table"], ws["peer"]["table"], 2 * s.index, 2)
-        peers.put(ws["bitmaps"][nxt], ws["peer"]["fronts"][nxt], ws["first_word"], ws["local_words"], t)
-        # what reached this rank: the other slices' words of the frontier and their counts (the
-        # pairs' number is the device's)
-        self.comm.received += 4 * (ws["words"] - ws["local_words"]) + 16 * (ws["k"] - 1)
-        self._barrier()
+        peers.put(ws["table"], ws["peer"]["table"], 2 * s.index, 2, when=live)
+        self._barrier(C.LIVE)
         self._decide(mode, alpha, beta)
+        peers.put(ws["bitmaps"][nxt], ws["peer"]["fronts"][nxt], ws["first_word"], ws["local_words"], t,
+                  when=self._slot(C.SEND_FRONT))
+        self._barrier(C.SEND_FRONT)
+        # what reached this rank for certain: the other ranks' counts (the pairs' number and whether
+        # the frontier went are the device's)
+        self.comm.received += 16 * (ws["k"] - 1)
         self._snapshot(depth)
 
     def _snapshot(self, depth: int) -> None:

@@ -5,7 +5,8 @@ Before ``fn`` the ranks meet at a barrier; the run's time on a rank is from ther
 its work, so a run's time — the slowest rank's — counts the work and the exchanges, not Dask's
 dispatch of the tasks (the driver's wall time of the call is a phase of its own, ``dispatch``).
 On the GPU it is timed as a one-GPU kernel's total is, by CUDA events on the rank's stream: from
-the first work queued after the barrier to the last work of the run (``Rank.done``: where ``fn``
+the first work queued after the barrier (and, over NCCL, after a meeting of the GPUs queued on the
+device, so every rank's clock starts together) to the last work of the run (``Rank.done``: where ``fn``
 says its device work is all queued, else when it returns), host gaps inside included, the
 reads after it that only inspect the run (a control block, level records) not.  On the CPU, by
 the clock from the barrier to ``fn``'s return.  Each rank returns its record:
@@ -115,6 +116,10 @@ def _run_rank(key, store, fn, *args) -> dict:
         from .slices import set_threads
         set_threads(rank.slice.threads)
     rank.comm.barrier()
+    # the GPUs meet on the device before the first event: each rank's clock then starts when the
+    # last GPU got there, not when its own host left the barrier (hosts leave it up to a few
+    # hundred microseconds apart, which a rank's first exchange would count as its own time)
+    rank.comm.align()
     start = rank.mark()
     rank.begin()
     out = fn(rank, *args) or {}

@@ -64,6 +64,11 @@ class Communicator:
         read once they are done."""
         return 0.0
 
+    def align(self) -> None:
+        """Queue a meeting of the ranks on the device (nothing on the host waits for it), so that
+        work queued after it starts on every rank at once; a transport without device queues has
+        none (its barrier is the meeting).  Outside the ledger."""
+
     def peers(self):
         """The ranks' peer memory (``peer.PeerMemory``: stores straight into other GPUs' buffers),
         opened on first call — collectively — where the transport has one; else None."""

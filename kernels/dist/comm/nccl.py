@@ -267,6 +267,11 @@ class NcclComm(Communicator):
                 if waited > SPIN_S:
                     time.sleep(1e-4)
 
+    def align(self) -> None:
+        self._check()
+        word = self.xp.zeros(1, dtype=np.int64)
+        self._comm.allReduce(word.data.ptr, word.data.ptr, 1, _dtype(word.dtype), _op("sum"), self._stream)
+
     def peers(self):
         """Peer memory (``peer.PeerMemory``) where every rank maps the others' (one host), else None;
         opened by the first call, which every rank makes at the same point of a run."""

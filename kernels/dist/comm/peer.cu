@@ -4,6 +4,8 @@
 //
 // A put is followed by __threadfence_system() in every thread that stored, so what it wrote is
 // visible to the peers before the barrier's release store says so (NVSHMEM's put, quiet, signal).
+// Each kernel runs only while `when` (a word the device holds, the same on every rank; null:
+// always) is non-zero, so a step the device decides to skip is skipped by every rank alike.
 
 typedef unsigned long long gs_u64;
 
@@ -29,8 +31,10 @@ __device__ __forceinline__ long long gs_peer_now()
 // words [offset, offset + count) of `src` (this rank's buffer) into the same words of every other
 // rank's copy (dst: the K ranks' buffers).
 extern "C" __global__ void graphsweep_peer_put(const unsigned* __restrict__ src, unsigned* const* dst,
-                                               long long offset, long long count, int k, int me)
+                                               long long offset, long long count, int k, int me,
+                                               const long long* when)
 {
+    if (when && !*when) return;
     const long long stride = (long long)gridDim.x * blockDim.x;
     bool stored = false;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
@@ -45,10 +49,10 @@ extern "C" __global__ void graphsweep_peer_put(const unsigned* __restrict__ src,
 // Count-prefixed boxes: box j of this rank's `boxes` (cap + 1 int2, its count in the first's .x)
 // into box `me` of rank j's `inbox` — the count and that many entries, no more.  blockIdx.y = j.
 extern "C" __global__ void graphsweep_peer_put_boxes(const int2* __restrict__ boxes, int2* const* inbox, int cap,
-                                                     int me)
+                                                     int me, const long long* when)
 {
     const int j = blockIdx.y;
-    if (j == me) return;
+    if (j == me || (when && !*when)) return;
     const int2* box = boxes + (long long)j * (cap + 1);
     const long long count = 1 + min(__ldg(&box->x), cap);
     int2* to = inbox[j] + (long long)me * (cap + 1);
@@ -68,9 +72,9 @@ extern "C" __global__ void graphsweep_peer_put_boxes(const int2* __restrict__ bo
 // a host loop waiting for the search's end stops.  One thread.
 extern "C" __global__ void graphsweep_peer_barrier(gs_u64* const* flags, int k, int me, gs_u64* epoch,
                                                    const volatile int* abort_word, long long timeout_ns,
-                                                   long long* error, long long* done)
+                                                   long long* error, long long* done, const long long* when)
 {
-    if (blockIdx.x != 0 || threadIdx.x != 0 || *(volatile long long*)error) return;
+    if (blockIdx.x != 0 || threadIdx.x != 0 || *(volatile long long*)error || (when && !*when)) return;
     __threadfence_system();
     const gs_u64 e = *epoch + 1;
     for (int j = 0; j < k; ++j)

@@ -28,6 +28,11 @@ IPC_LAZY_PEER_ACCESS = 1    # cudaIpcMemLazyEnablePeerAccess
 HOST_ALLOC_MAPPED = 2       # cudaHostAllocMapped (portable to every device with unified addressing)
 
 
+def _pointer(where) -> np.uint64:
+    """A kernel's pointer argument: a device address (an int), or null for None."""
+    return np.uint64(0 if where is None else where)
+
+
 def _module():
     from ...cuda import module
     return module("dist/comm/peer.cu")
@@ -89,28 +94,31 @@ class PeerMemory:
                 pointers.append(pointer)
         return array, cupy.asarray(np.array(pointers, dtype=np.uint64))
 
-    def put(self, array, ptrs, offset: int, count: int, threads: int = 256) -> None:
-        """Words [offset, offset + count) of ``array`` (4-byte items) into every peer's copy."""
+    def put(self, array, ptrs, offset: int, count: int, threads: int = 256, when=None) -> None:
+        """Items [offset, offset + count) of ``array`` into every peer's copy; ``when``: a device
+        pointer to a word the kernel runs only while non-zero (None: always)."""
         if count <= 0 or self.k == 1:
             return
         from ...cuda import blocks_for
         words, scale = array.view(np.uint32), array.dtype.itemsize // 4
         self.fn["put"]((min(blocks_for(count * scale, threads), 1024),), (threads,),
                        (words, ptrs, np.int64(offset * scale), np.int64(count * scale), np.int32(self.k),
-                        np.int32(self.me)))
+                        np.int32(self.me), _pointer(when)))
 
-    def put_boxes(self, boxes, ptrs, cap: int, blocks: int, threads: int = 256) -> None:
+    def put_boxes(self, boxes, ptrs, cap: int, blocks: int, threads: int = 256, when=None) -> None:
         """Box j of ``boxes`` (K boxes of cap + 1 int2, the count first) into box ``me`` of rank j's."""
         if self.k > 1:
-            self.fn["put_boxes"]((blocks, self.k), (threads,), (boxes, ptrs, np.int32(cap), np.int32(self.me)))
+            self.fn["put_boxes"]((blocks, self.k), (threads,), (boxes, ptrs, np.int32(cap), np.int32(self.me),
+                                                                 _pointer(when)))
 
-    def barrier(self, done=None) -> None:
-        """Every rank's puts before this landed everywhere once it ends (a kernel; see the module doc)."""
+    def barrier(self, done=None, when=None) -> None:
+        """Every rank's puts before this landed everywhere once it ends (a kernel; see the module
+        doc); ``done``: a device pointer to a word set on failure; ``when`` as in ``put``."""
         if self.k == 1:
             return
         self.fn["barrier"]((1,), (32,), (self.flags[1], np.int32(self.k), np.int32(self.me), self.epoch,
                                          np.uint64(self._abort), np.int64(TIMEOUT_S * 1e9), self.error,
-                                         np.uint64(0) if done is None else done))
+                                         _pointer(done), _pointer(when)))
 
     def cancel(self) -> None:
         """From another thread: every barrier waiting here ends (with ``error`` set)."""
