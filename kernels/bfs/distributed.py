@@ -434,6 +434,7 @@ class _GpuSearch:
         """Every level queued one ahead of the host's read of the last (see the module doc)."""
         rank, s, comm, ws = self.rank, self.s, self.comm, self.ws
         mode_ = int(do.Mode.of(mode))
+        rank.restart()
         with rank.phase("init"):
             self.start(root, mode_, alpha, beta, edges_to_check)
         began = self.xp.cuda.Event()
