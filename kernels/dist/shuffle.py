@@ -33,9 +33,12 @@ from graphsweep.core.errors import DatasetError
 
 from ..graph import sliced
 
-CHUNK_ROWS = 1 << 25          # edges generated (or handed over) at a time: 2^26 keys of 8 B
-EXCHANGE_ENTRIES = 1 << 24    # keys sent to one peer in one round: a receive buffer of 128 MiB a peer
-SORT_ENTRIES = 1 << 27        # CSR entries sorted at a time at the end (about 32 B each while sorted)
+# The fixed working space beside the slice, within placement.SLICE_BYTES (2 GiB) at K = 4: a
+# chunk's edges, its keys, their halves and the sort's buffer (~1 GiB); K receive buffers (256 MiB)
+# and a piece's placement temporaries (~45 B a key); or one sort piece (~28 B an entry).
+CHUNK_ROWS = 1 << 24          # edges generated (or handed over) at a time: 2^25 keys of 8 B
+EXCHANGE_ENTRIES = 1 << 23    # keys sent to one peer in one round: a receive buffer of 64 MiB a peer
+SORT_ENTRIES = 1 << 26        # CSR entries sorted at a time at the end
 LOW = 0xFFFFFFFF              # a key's column bits
 
 
@@ -52,15 +55,16 @@ def sizes() -> Sizes:
 
 
 def count_into(xp, counts, values) -> None:
-    """counts[v] += 1 for every v of ``values`` (NumPy: a bincount; CuPy: an atomic scatter-add,
-    no n-sized temporary per chunk)."""
+    """counts[v] += 1 for every v of ``values`` (int64 ``counts``; NumPy: a bincount; CuPy: an
+    atomic scatter-add, no n-sized temporary per chunk — on the counts seen as uint64, the
+    64-bit integer type CuPy's scatter_add takes: the same bits while the counts are positive)."""
     if not values.shape[0]:
         return
     if xp is np:
         counts += np.bincount(values, minlength=counts.shape[0])
     else:
         import cupyx
-        cupyx.scatter_add(counts, values, 1)
+        cupyx.scatter_add(counts.view(np.uint64), values, np.uint64(1))
 
 
 def share_degrees(xp, chunks, n: int, where: str):
