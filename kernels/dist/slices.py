@@ -33,7 +33,7 @@ from graphsweep.core.gpu import backend_module
 from graphsweep.datasets import format as dataset_format
 from graphsweep.datasets.reader import read_chunks
 
-from ..graph import PACK_LIMIT, CSR
+from ..graph import CSR
 from . import shuffle
 
 BUCKETS = 1 << 16         # degree histogram buckets (all-reduced: the bounds' input)
@@ -109,8 +109,9 @@ def edge_chunks(source, share: int, shares: int, xp=np, rows: int = shuffle.CHUN
 def where(source) -> str:
     """The source named in a message: its dataset, its generator, or the edge list handed over."""
     kind, what = source
-    return {"parts": lambda: str(what), "generated": lambda: f"generator {what.name}"}.get(
-        kind, lambda: "the edge list")()
+    if kind == "parts":
+        return str(what)
+    return f"generator {what.name}" if kind == "generated" else "the edge list"
 
 
 def bucket_width(n: int) -> int:
@@ -144,7 +145,10 @@ def build(comm, source, share: int, shares: int, n: int, backend: str, threads: 
     xp = backend_module(backend)
     pool = xp.get_default_memory_pool() if backend == "gpu" else None
     peak = _Peak(pool)
-    chunks = lambda: edge_chunks(source, share, shares, xp, sizes.chunk)   # noqa: E731  (a pass over the share)
+
+    def chunks():       # a pass over the share
+        return edge_chunks(source, share, shares, xp, sizes.chunk)
+
     counts = shuffle.share_degrees(xp, chunks(), n, where(source))
     bucket = bucket_width(n)
     hist = comm.host(comm.allreduce(shuffle.bucket_sums(xp, counts, bucket, BUCKETS)))
@@ -157,7 +161,7 @@ def build(comm, source, share: int, shares: int, n: int, backend: str, threads: 
     del degree
     peak.step()
     host_offsets = comm.host(offsets)
-    indices = xp.empty(int(host_offsets[-1]), dtype=np.int32 if n < PACK_LIMIT else np.int64)
+    indices = xp.empty(int(host_offsets[-1]), dtype=np.int32)     # n < 2^31: the driver refuses more
     rounds = shuffle.scatter(comm, chunks(), bounds, offsets, indices, sizes.exchange)
     peak.step()
     shuffle.sort_rows(xp, offsets, host_offsets, indices, sizes.sort)
