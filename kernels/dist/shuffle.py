@@ -17,8 +17,8 @@ The steps (``slices.build`` runs them on each worker, every rank making the same
    owner places each piece it gets (``place``): a piece's keys are sorted, so an entry's place is
    its row's cursor plus its rank within its row's run in the piece, and the cursor moves by the
    run's length — no atomics, the same on NumPy and CuPy.
-3. ``sort_rows``: each row's neighbours sorted, a piece of rows of at most ``sort`` entries at a
-   time (the same packed keys, local rows).
+3. ``sort_rows``: each row's neighbours sorted, a piece of rows of about ``sort`` entries at a
+   time (the same packed keys, rows local to the piece).
 
 The result is the whole graph's CSR rows [lo, hi) exactly, whatever K, chunk, buffer or
 transport.  A worker holds, besides its slice (indices, offsets) and a cursor per row, one
@@ -30,8 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from graphsweep.core.errors import DatasetError
-
-from ..graph import sliced
 
 # The fixed working space beside the slice, within placement.SLICE_BYTES (2 GiB) at K = 4: a
 # chunk's edges, its keys, their halves and the sort's buffer (~1 GiB); K receive buffers (256 MiB)
@@ -179,11 +177,18 @@ def scatter(comm, chunks, bounds: np.ndarray, offsets, indices, exchange: int) -
     return rounds
 
 
-def sort_rows(xp, offsets, host_offsets: np.ndarray, indices, piece: int) -> None:
-    """Sort each row's neighbours in place, rows of at most ``piece`` entries at a time (a longer
-    row alone)."""
-    for r0, r1 in sliced.slice_bounds(host_offsets, piece):
-        a, b = int(host_offsets[r0]), int(host_offsets[r1])
+def sort_rows(comm, offsets, indices, piece: int) -> None:
+    """Sort each row's neighbours in place, a piece of whole rows at a time: pieces cut at the
+    last row start at or before each multiple of ``piece`` entries (so at most ``piece`` entries
+    and the rest of one row; only the cuts are read on the host)."""
+    xp = comm.xp
+    nnz = int(indices.shape[0])
+    rows = offsets.shape[0] - 1
+    cuts = xp.searchsorted(offsets, xp.arange(piece, nnz, piece, dtype=np.int64), side="right") - 1
+    cuts = np.unique(np.concatenate([[0], comm.host(cuts), [rows]]))
+    starts = comm.host(offsets[xp.asarray(cuts)])
+    for r0, r1, a, b in zip(cuts[:-1], cuts[1:], starts[:-1], starts[1:]):
+        a, b = int(a), int(b)
         if b - a < 2:
             continue
         marks = xp.zeros(b - a, dtype=np.int64)    # 1 where a row starts inside the piece, after its first

@@ -160,11 +160,10 @@ def build(comm, source, share: int, shares: int, n: int, backend: str, threads: 
     xp.cumsum(degree, out=offsets[1:])
     del degree
     peak.step()
-    host_offsets = comm.host(offsets)
-    indices = xp.empty(int(host_offsets[-1]), dtype=np.int32)     # n < 2^31: the driver refuses more
+    indices = xp.empty(int(comm.host(offsets[-1:])[0]), dtype=np.int32)     # n < 2^31: the driver refuses more
     rounds = shuffle.scatter(comm, chunks(), bounds, offsets, indices, sizes.exchange)
     peak.step()
-    shuffle.sort_rows(xp, offsets, host_offsets, indices, sizes.sort)
+    shuffle.sort_rows(comm, offsets, indices, sizes.sort)
     csr = CSR(offsets, indices, None, hi - lo)
     cut = 0
     for start in range(0, csr.nnz, CUT_CHUNK):
