@@ -48,7 +48,7 @@ class Sizes:
 
 
 def sizes() -> Sizes:
-    """The sizes the driver hands its workers (module constants read now: tests make them small)."""
+    """The sizes the driver hands its workers (the constants above; tests hand smaller ones)."""
     return Sizes(CHUNK_ROWS, EXCHANGE_ENTRIES, SORT_ENTRIES)
 
 
