@@ -243,9 +243,11 @@ def main(argv=None) -> int:
                  f"{net['latency_ms'] * 1e3:.1f} us; slices of {part.facts['slice_edges_min']:,}.."
                  f"{part.facts['slice_edges_max']:,} entries and {part.facts['slice_rows_min']:,}.."
                  f"{part.facts['slice_rows_max']:,} rows, {part.facts['cut_entries']:,} cut, built in "
-                 f"{part.facts['partition_s']:.1f} s in {part.facts['partition_passes']} passes; largest slice "
-                 f"{part.facts['slice_bytes_max'] / 1e9:.2f} GB, a worker's memory pool after its build "
-                 f"{part.facts.get('build_peak_bytes_max', math.nan) / 1e9:.2f} GB")
+                 f"{part.facts['partition_s']:.1f} s by the shuffle ({part.facts['partition_passes']} passes over "
+                 f"each worker's share, all-to-all rounds: {part.facts['partition_rounds']}); largest slice "
+                 f"{part.facts['slice_bytes_max'] / 1e9:.2f} GB, a worker's build peak (memory pool high water) "
+                 f"{part.facts.get('build_peak_bytes_max', math.nan) / 1e9:.2f} GB = "
+                 f"{part.facts.get('build_peak_bytes_max', math.nan) / part.facts['slice_bytes_max']:.2f}x")
             _say(header)
             for label, (ms, res) in measured.items():
                 name = label.split()[0]

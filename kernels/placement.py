@@ -36,8 +36,8 @@ STREAM_BYTES = 2 << 30
 # A graph sliced over K workers (``partitions=K``, kernels/dist): each holds its rows of the CSR
 # (an edge-balanced share, planned at up to SLICE_SKEW x 1/K) with their offsets and per-row
 # arrays (GRAPH_BYTES_PER_VERTEX), the partitioned kernels' arrays over every vertex (a forest,
-# bitmaps, a score vector: SLICED_BYTES_PER_VERTEX), and a build pass's working space
-# (slices.build works in passes within SLICE_BYTES).
+# bitmaps, a score vector: SLICED_BYTES_PER_VERTEX), and its build's working space (the
+# shuffle's fixed buffers, kernels/dist/shuffle.py, within SLICE_BYTES).
 SLICE_SKEW = 1.1
 SLICED_BYTES_PER_VERTEX = 16
 # Of the device's and the host's memory, the part a placement may plan on (the CUDA context, the

@@ -9,10 +9,11 @@ sharing the device).  K larger than the workers there are — or, for local work
 cores that could run them — is refused in one line before any work.
 
 Partition (``partitioned``, cached on the graph input; built in the kernel's untimed setup).
-Each worker counts degrees of its share of the edges; the driver cuts the summed histogram into
-K edge-balanced slices (``slices``); each worker builds its slice and keeps it in its
-``plugin.SliceStore``; then the communicator is made (``comms``: ``auto`` takes NCCL when every
-worker owns a distinct GPU and NCCL loads there, else the Dask transport; K = 1 needs none).
+First the communicator is made (``comms``: ``auto`` takes NCCL when every worker owns a distinct
+GPU and NCCL loads there, else the Dask transport; K = 1 needs none); then each worker builds its
+slice from its share of the edges, the entries shuffled to their owners through the
+communicator (``slices``, ``shuffle``), and keeps it in its ``plugin.SliceStore``; the driver
+receives the bounds and the facts only.
 
 Runs.  ``Partition.spmd(fn, *args)`` runs ``fn`` as one task per worker (``spmd.run``), tasks
 bound to their slice's worker (no stealing), named on the dashboard.  The driver polls while it
@@ -32,13 +33,13 @@ from pathlib import Path
 import numpy as np
 from graphsweep.datasets import format as dataset_format
 from graphsweep.core.errors import GraphsweepError, ParameterError
-from graphsweep.core.gpu import to_host
+from graphsweep.core.gpu import backend_module, to_host
 from graphsweep.core.workers import live_workers
 
 from .. import registry
 from ..contract import Param
 from ..graph import PACK_LIMIT, WITH_EDGES
-from . import plugin, slices, spmd
+from . import plugin, shuffle, slices, spmd
 from .comm import TRANSPORTS, CommError, SoloComm
 from .comm import nccl as nccl_transport
 from .comm.dask_tcp import DaskComm
@@ -393,8 +394,8 @@ def partitioned(inp, params: dict, backend: str) -> Partition:
         cached[1].close()
     plugin.ensure(client)
     part = Partition(client, workers[:k], backend, inp.n, max(1, (os.cpu_count() or 1) // k))
+    _connect(part, params["comms"])       # first: the build shuffles the edges through it
     _build(inp, part)
-    _connect(part, params["comms"])
     inp.cache["partition"] = (want, part)
     inp.cache[WITH_EDGES] = part
     return part
@@ -421,57 +422,44 @@ def _source(inp):
 
 
 def _build(inp, part: Partition) -> None:
+    """Every worker's slice, built by the shuffle (``slices.build``) through the communicator."""
     t0 = time.perf_counter()
     k, n, backend = part.k, inp.n, part.backend
-    bucket = slices.bucket_width(n)
     source = _source(inp)
     if source is not None and source[0] == "generated" and backend == "cpu":
-        # each worker generates the graph again: its generator's Numba twins are compiled here
-        # first, as compile_cpu_twins compiles the kernels'
+        # each worker generates its share: its generator's Numba twins are compiled here first, as
+        # compile_cpu_twins compiles the kernels'
         source[1].chunk(0, min(1, source[1].m), np)
-    if source is None:       # in memory only: each worker gets a share to count, then its slice's edges
+    if source is None:       # in memory only: each worker is handed its share
         src, dst = to_host(inp.src), to_host(inp.dst)
-        shares = [("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
-                              dst[i * len(dst) // k:(i + 1) * len(dst) // k])) for i in range(k)]
-        hists = part.gather([part.submit(slices.degree_histogram, i, shares[i], 0, 1, bucket, backend,
-                                         name="partition-degrees") for i in range(k)], "partition")
+        shares = [(("arrays", (src[i * len(src) // k:(i + 1) * len(src) // k],
+                               dst[i * len(dst) // k:(i + 1) * len(dst) // k])), 0, 1) for i in range(k)]
     else:
-        hists = part.gather([part.submit(slices.degree_histogram, i, source, i, k, bucket, backend,
-                                         name="partition-degrees") for i in range(k)], "partition")
-    part.bounds = slices.edge_balanced_bounds(np.sum(hists, axis=0), bucket, n, k)
-    # a GPU shared by several workers is shared by their builds too (each its share of the memory)
-    sharing = [1] * k
-    if backend == "gpu" and k > 1:       # K = 1 needs no transport, and one worker shares nothing
-        part.identities = part.each(_identity, name="partition-identity")
-        devices = [(host, bus) for host, bus, _ in part.identities]
-        sharing = [devices.count(d) for d in devices]
-    sources = [source] * k
-    if source is None:
-        sources = []
-        for i in range(k):
-            lo, hi = part.bounds[i], part.bounds[i + 1]
-            mine = ((src >= lo) & (src < hi)) | ((dst >= lo) & (dst < hi))
-            sources.append(("arrays", (src[mine], dst[mine])))
-    built = part.gather([part.submit(_build_slice, i, part.key, sources[i], i, part.bounds, n, inp.m, backend,
-                                     part.threads, sharing[i], name="partition-build") for i in range(k)],
-                        "partition")
+        shares = [(source, i, k) for i in range(k)]
+    sizes = shuffle.sizes()
+    built = part.gather([part.submit(_build_slice, i, part.key, *shares[i], n, backend, part.threads, sizes,
+                                     name="partition-build") for i in range(k)], "partition")
+    part.bounds = built[0]["bounds"]
     edges = [b["edges"] for b in built]
     rows = np.diff(part.bounds)
-    part.facts = {"partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
-                  "slice_edges_min": min(edges), "slice_rows_max": int(rows.max()), "slice_rows_min": int(rows.min()),
-                  "cut_entries": sum(b["cut"] for b in built),
-                  "partition_passes": max(b["passes"] for b in built), "partition_s": time.perf_counter() - t0,
-                  "slice_bytes_max": max(b["bytes"] for b in built)}
+    part.facts.update({
+        "partitions": k, "slice_edges_total": sum(edges), "slice_edges_max": max(edges),
+        "slice_edges_min": min(edges), "slice_rows_max": int(rows.max()), "slice_rows_min": int(rows.min()),
+        "cut_entries": sum(b["cut"] for b in built), "partition_passes": max(b["passes"] for b in built),
+        "partition_rounds": max(b["rounds"] for b in built), "partition_s": time.perf_counter() - t0,
+        "slice_bytes_max": max(b["bytes"] for b in built)})
     if backend == "gpu":
         part.facts["build_peak_bytes_max"] = max(b["peak_bytes"] for b in built)
     part.with_edges_counts = [b["with_edges"] for b in built]
 
 
-def _build_slice(key, source, index: int, bounds, n: int, m: int, backend: str, threads: int,
-                 sharing: int) -> dict:
-    piece, facts = slices.build(source, index, bounds, n, m, backend, threads, sharing)
-    plugin.here().slices[key] = piece
-    return {**facts, "with_edges": int(piece.xp.count_nonzero(piece.csr.degree()))}
+def _build_slice(key, source, share: int, shares: int, n: int, backend: str, threads: int, sizes) -> dict:
+    from distributed import secede
+    secede()        # waits for its peers at every exchange: leave the thread pool to the others' tasks
+    store = plugin.here()
+    piece, facts = slices.build(store.comms[key], source, share, shares, n, backend, threads, sizes)
+    store.slices[key] = piece
+    return {**facts, "bounds": piece.bounds, "with_edges": int(piece.xp.count_nonzero(piece.csr.degree()))}
 
 
 def _with_edges(key, positions) -> np.ndarray:
@@ -514,21 +502,23 @@ def _transport(part: Partition, comms: str) -> str:
 
 def _connect(part: Partition, comms: str) -> None:
     """Every worker's rank of the partition's communicator (see ``_transport``)."""
+    if part.backend == "gpu" and part.k > 1:       # K = 1 needs no transport
+        part.identities = part.each(_identity, name="partition-identity")
     part.transport = _transport(part, comms)
     if part.transport == "nccl":
         uid = part.gather([part.submit(nccl_transport.unique_id, 0, name="nccl-id")], "communicator")[0]
         part.gather([part.submit(_join_nccl, i, part.key, uid, i, part.k, name="nccl-join") for i in range(part.k)],
                     "communicator")
     else:
-        part.gather([part.submit(_join, i, part.key, part.transport, i, part.workers, name="comm-join")
-                     for i in range(part.k)], "communicator")
+        part.gather([part.submit(_join, i, part.key, part.transport, i, part.workers, part.backend,
+                                 name="comm-join") for i in range(part.k)], "communicator")
     part.facts["transport"] = part.transport
 
 
-def _join(key, transport: str, rank: int, addresses: list) -> None:
+def _join(key, transport: str, rank: int, addresses: list, backend: str) -> None:
     from distributed import get_worker
     store = plugin.here()
-    xp = store.slices[key].xp
+    xp = backend_module(backend)
     store.comms[key] = SoloComm(xp) if transport == "none" else DaskComm(key, rank, addresses, get_worker(),
                                                                          store.mailbox, xp)
 

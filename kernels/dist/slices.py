@@ -1,18 +1,23 @@
-"""A graph's 1-D slices, worker side: the rows each worker holds and how it finds them.
+"""A graph's 1-D slices, worker side: the rows each worker holds and how it builds them.
 
 Worker i holds the rows [bounds[i], bounds[i+1]) of the graph's CSR (both directions of an
 undirected edge, self-loops dropped, duplicates kept, neighbours sorted, neighbour ids global:
-``kernels/graph``'s CSR build run on the slice's rows).  Bounds balance edges, not vertices, and
-fall on multiples of 32 vertices, so a slice's vertices are whole words of a vertex bitmap (a
-BFS frontier is all-gathered word for word).  Every worker first counts the degrees of its share
-of the edges in buckets of vertices (a K x 2^16 histogram is all the driver receives); the bounds
-cut the summed histogram into K equal shares.  Then each worker builds its rows' CSR by
-``kernels/graph/sliced.py``'s sliced build restricted to its range: a pass counting every row's
-entries, then a pass per piece of rows of at most a memory budget, each reading the dataset's
-parts again (``datasets.reader.read_chunks``) — no worker holds more than its slice and one piece,
-and no edge passes through the driver.  A graph generated in memory (``store: memory``) is
-generated again by each worker, on its device, from the generator's plan.  Edge lists held only
-in memory (tests) are handed over by the driver, each worker its rows' edges.
+the whole graph's CSR rows, cut).  Bounds balance edges, not vertices, and fall on multiples of
+32 vertices, so a slice's vertices are whole words of a vertex bitmap (a BFS frontier is
+all-gathered word for word).
+
+The build never holds the graph in one place (``build``, through the partition's communicator,
+made before it): each worker reads or generates only its share of the edges (``edge_chunks``:
+every K-th Parquet part, every K-th chunk of a generated edge list — generation is a pure
+function of seed and chunk — or a share handed over by the driver for edge lists held only in
+memory) and makes two passes over it.  The first counts its share's entries per vertex; summed
+per bucket of 2^16 and all-reduced, they give every rank the same edge-balanced bounds, and each
+owner's range of them, all-reduced, its rows' degrees (the offsets).  The second sends every
+entry to the worker that owns its row, an all-to-all in rounds of fixed buffers, each owner
+placing what it receives at its rows' cursors; then each row's neighbours are sorted
+(``shuffle``'s module doc).  A worker holds its slice, O(n) counts and fixed chunk, exchange and
+sort buffers: on R-MAT 30 ef 24 over 4 GPUs, a few GB beside a 52 GB slice.  No edge passes
+through the driver, which receives the bounds and the facts.
 
 A kernel's per-slice work sees global vertex ids: ``shifted(array, lo)`` hands a kernel the
 slice's row-indexed arrays as if indexed by global id (the pointer moved back by lo elements).
@@ -24,15 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from graphsweep.core.gpu import backend_module
 from graphsweep.datasets import format as dataset_format
-from graphsweep.core.gpu import backend_module, to_host
 from graphsweep.datasets.reader import read_chunks
 
-from ..graph import PACK_LIMIT, _slice_budget, sliced
+from ..graph import CSR
+from . import shuffle
 
-BUCKETS = 1 << 16         # degree histogram buckets: the driver receives K x BUCKETS counts
+BUCKETS = 1 << 16         # degree histogram buckets (all-reduced: the bounds' input)
 ALIGN = 32                # slice bounds are multiples of this many vertices (one bitmap word)
-GENERATED_ROWS = 1 << 25  # edges a worker generates again at a time (a few arrays of 8 B per edge)
 CUT_CHUNK = 1 << 28       # CSR entries tested for the cut at a time
 
 
@@ -78,35 +83,35 @@ def set_threads(threads: int) -> None:
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
-def edge_chunks(source, share: int, shares: int, xp=np):
-    """(src, dst) arrays on ``xp``'s device of a share of the edges: parts share, share + shares,
-    ... of a dataset on disk; chunks share, share + shares, ... of a generated edge list (made
-    again here, on the GPU where the generator can); or rows [share/shares, (share+1)/shares) of
-    arrays handed over in memory."""
+def edge_chunks(source, share: int, shares: int, xp=np, rows: int = shuffle.CHUNK_ROWS):
+    """(src, dst) arrays on ``xp``'s device of a share of the edges, ``rows`` edges at a time
+    where the source allows: parts share, share + shares, ... of a dataset on disk (row group by
+    row group); chunks share, share + shares, ... of a generated edge list (made here, on the GPU
+    where the generator can); or rows [share/shares, (share+1)/shares) of arrays handed over in
+    memory."""
     kind, what = source
     if kind == "parts":
         count = len(dataset_format.read_manifest(Path(what))["parts"])
         for chunk in read_chunks(what, range(share, count, shares), columns=["src", "dst"]):
             yield xp.asarray(chunk["src"]), xp.asarray(chunk["dst"])
     elif kind == "generated":
-        for start in range(share * GENERATED_ROWS, what.m, shares * GENERATED_ROWS):
-            chunk = what.chunk(start, min(start + GENERATED_ROWS, what.m), xp)
+        for start in range(share * rows, what.m, shares * rows):
+            chunk = what.chunk(start, min(start + rows, what.m), xp)
             yield chunk["src"], chunk["dst"]
     else:
         src, dst = what
         a, b = share * len(src) // shares, (share + 1) * len(src) // shares
-        yield xp.asarray(src[a:b]), xp.asarray(dst[a:b])
+        for start in range(a, b, rows):
+            stop = min(start + rows, b)
+            yield xp.asarray(src[start:stop]), xp.asarray(dst[start:stop])
 
 
-def degree_histogram(source, share: int, shares: int, bucket: int, backend: str) -> np.ndarray:
-    """Degrees (both ends of every non-loop edge) of a share of the edges, in buckets of vertices."""
-    xp = backend_module(backend)
-    hist = xp.zeros(BUCKETS, dtype=np.int64)
-    for src, dst in edge_chunks(source, share, shares, xp):
-        keep = src != dst
-        hist += xp.bincount(src[keep] // bucket, minlength=BUCKETS)
-        hist += xp.bincount(dst[keep] // bucket, minlength=BUCKETS)
-    return to_host(hist)
+def where(source) -> str:
+    """The source named in a message: its dataset, its generator, or the edge list handed over."""
+    kind, what = source
+    if kind == "parts":
+        return str(what)
+    return f"generator {what.name}" if kind == "generated" else "the edge list"
 
 
 def bucket_width(n: int) -> int:
@@ -127,46 +132,64 @@ def edge_balanced_bounds(hist: np.ndarray, bucket: int, n: int, k: int) -> np.nd
     return np.maximum.accumulate(bounds)
 
 
-class SliceEdges:
-    """The edges a worker finds for its slice (``edge_chunks`` of ``source``), as an edge source
-    for ``sliced.build``: read or generated again on each of its passes."""
-
-    def __init__(self, source, m: int):
-        self.source, self.m, self.weighted = source, m, False
-
-    def chunks(self, xp, rows: int = 0):
-        start = 0
-        for src, dst in edge_chunks(self.source, 0, 1, xp):
-            yield start, {"src": src, "dst": dst}
-            start += int(src.shape[0])
-
-
-def build(source, index: int, bounds: np.ndarray, n: int, m: int, backend: str, threads: int,
-          sharing: int = 1) -> tuple:
-    """This slice's CSR on the worker's device from the edges of ``source`` (read or generated
-    again): a sliced build of its rows, no step holding more than a budget's share of its
-    entries — the device's budget over the ``sharing`` workers building on it at once (on the
-    CPU, the K workers of the host).  Returns (the slice, facts: entries, cut entries, passes,
-    seconds, the slice's bytes and, on the GPU, the most bytes the build held: the memory pool's
-    high water, which keeps freed blocks; the CPU's is not measured)."""
+def build(comm, source, share: int, shares: int, n: int, backend: str, threads: int,
+          sizes: shuffle.Sizes) -> tuple:
+    """This rank's slice of the graph whose edges are ``source``'s (this worker's share: ``share``
+    of ``shares``), built by the shuffle (``shuffle``'s module doc) through ``comm``, whose rank
+    is the slice's index.  Returns (the slice, facts: entries, cut entries, passes over the share,
+    rounds of all-to-all, seconds, the slice's bytes and, on the GPU, the most bytes the build
+    held beyond what the worker held before: the memory pool's size at the end of each step,
+    which keeps freed blocks, its unused blocks freed between steps; the CPU's is not measured)."""
     t0 = time.perf_counter()
     set_threads(threads)
     xp = backend_module(backend)
-    lo, hi = int(bounds[index]), int(bounds[index + 1])
-    k = len(bounds) - 1
-    budget = _slice_budget(xp) // (sharing if backend == "gpu" else k)
-    dtype = np.int32 if n < PACK_LIMIT else np.int64
-    csr, pieces = sliced.build(xp, SliceEdges(source, m), n, directed=False, index_dtype=dtype,
-                               destination="device", budget=budget, rows=(lo, hi))
+    pool = xp.get_default_memory_pool() if backend == "gpu" else None
+    peak = _Peak(pool)
+
+    def chunks():       # a pass over the share
+        return edge_chunks(source, share, shares, xp, sizes.chunk)
+
+    counts = shuffle.share_degrees(xp, chunks(), n, where(source))
+    bucket = bucket_width(n)
+    hist = comm.host(comm.allreduce(shuffle.bucket_sums(xp, counts, bucket, BUCKETS)))
+    bounds = edge_balanced_bounds(hist, bucket, n, comm.size)
+    lo, hi = int(bounds[comm.rank]), int(bounds[comm.rank + 1])
+    degree = shuffle.owner_degrees(comm, counts, bounds)
+    del counts
+    offsets = xp.zeros(hi - lo + 1, dtype=np.int64)
+    xp.cumsum(degree, out=offsets[1:])
+    del degree
+    peak.step()
+    indices = xp.empty(int(comm.host(offsets[-1:])[0]), dtype=np.int32)     # n < 2^31: the driver refuses more
+    rounds = shuffle.scatter(comm, chunks(), bounds, offsets, indices, sizes.exchange)
+    peak.step()
+    shuffle.sort_rows(comm, offsets, indices, sizes.sort)
+    csr = CSR(offsets, indices, None, hi - lo)
     cut = 0
     for start in range(0, csr.nnz, CUT_CHUNK):
         part = csr.indices[start:start + CUT_CHUNK]
         cut += int(xp.count_nonzero((part < lo) | (part >= hi)))
-    if backend == "gpu":
-        xp.cuda.get_current_stream().synchronize()
-    piece = Slice(index, lo, hi, n, bounds, csr, backend, threads)
-    facts = {"edges": csr.nnz, "cut": cut, "passes": pieces + 1, "seconds": time.perf_counter() - t0,
+    peak.step()
+    piece = Slice(comm.rank, lo, hi, n, bounds, csr, backend, threads)
+    facts = {"edges": csr.nnz, "cut": cut, "passes": 2, "rounds": rounds, "seconds": time.perf_counter() - t0,
              "bytes": csr.offsets.nbytes + csr.indices.nbytes}
-    if backend == "gpu":
-        facts["peak_bytes"] = xp.get_default_memory_pool().total_bytes()
+    if pool is not None:
+        facts["peak_bytes"] = peak.most
     return piece, facts
+
+
+class _Peak:
+    """The most bytes a GPU build held beyond what its worker held before it: the pool's size at
+    the end of each step (the pool keeps what a step freed, so its size then is at least the
+    step's high water), its unused blocks then freed for the next step."""
+
+    def __init__(self, pool):
+        self.pool, self.most = pool, 0
+        if pool is not None:
+            pool.free_all_blocks()
+            self.before = pool.used_bytes()
+
+    def step(self) -> None:
+        if self.pool is not None:
+            self.most = max(self.most, self.pool.total_bytes() - self.before)
+            self.pool.free_all_blocks()

@@ -143,16 +143,13 @@ def _sorted_slice(xp, entries, *, packed: bool):
     return keys, weights
 
 
-def build(xp, edges, n: int, *, directed: bool, index_dtype, destination: str, budget: int,
-          rows: tuple[int, int] | None = None) -> tuple[CSR, int]:
+def build(xp, edges, n: int, *, directed: bool, index_dtype, destination: str, budget: int) -> tuple[CSR, int]:
     """(the CSR of ``edges``, how many slices it took; see the module doc), with offsets on
     ``xp``'s device and indices and weights in ``destination`` ('device' or 'host');
-    ``budget``: device bytes a slice may use; ``rows``: only rows [lo, hi) of the n (row i of the
-    result is row lo + i; columns stay global ids: a partitioned graph's slice)."""
+    ``budget``: device bytes a slice may use."""
     both = not directed
-    first, last = rows or (0, n)
-    offsets = xp.zeros(last - first + 1, dtype=np.int64)
-    xp.cumsum(degrees(xp, edges, n, both=both)[first:last], out=offsets[1:])
+    offsets = xp.zeros(n + 1, dtype=np.int64)
+    xp.cumsum(degrees(xp, edges, n, both=both), out=offsets[1:])
     host_offsets = offsets.get() if hasattr(offsets, "get") else offsets
     nnz = int(host_offsets[-1])
     indices, weights, host = _destination(xp, nnz, index_dtype, edges.weighted, destination)
@@ -161,18 +158,18 @@ def build(xp, edges, n: int, *, directed: bool, index_dtype, destination: str, b
     packed = n < layout.PACK_LIMIT  # else lexsort of (row, column[, weight])
     for i, (r0, r1) in enumerate(bounds):
         lo, hi = int(host_offsets[r0]), int(host_offsets[r1])
-        entries = _slice_entries(xp, edges, first + r0, first + r1, hi - lo, both=both, packed=packed)
+        entries = _slice_entries(xp, edges, r0, r1, hi - lo, both=both, packed=packed)
         cols, w = _sorted_slice(xp, entries, packed=packed)
         del entries
         _put(indices, host and host[0], lo, hi, cols.astype(index_dtype, copy=False))
         if weights is not None:
             _put(weights, host and host[1], lo, hi, w)
         del cols, w
-        log.info("csr slice %d/%d: rows %d-%d, %d entries", i + 1, len(bounds), first + r0, first + r1, hi - lo)
+        log.info("csr slice %d/%d: rows %d-%d, %d entries", i + 1, len(bounds), r0, r1, hi - lo)
     host_csr = None
     if host:
-        host_csr = CSR(host_offsets, host[0], host[1], last - first)
-    csr = CSR(offsets, indices, weights, last - first, placement=destination if xp is not np else "host", host=host_csr)
+        host_csr = CSR(host_offsets, host[0], host[1], n)
+    csr = CSR(offsets, indices, weights, n, placement=destination if xp is not np else "host", host=host_csr)
     return csr, len(bounds)
 
 
