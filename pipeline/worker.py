@@ -54,7 +54,7 @@ ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "datas
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
        "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
-       "task_s", "compile_s", "first_warmup", "ceilings_s", "started_at", "finished")
+       "task_s", "compile_s", "first_warmup", "first_run_s", "ceilings_s", "started_at", "finished")
 
 
 class WorkerState(WorkerPlugin):
@@ -418,8 +418,10 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
     # started_at (epoch seconds) and ceilings_s (measuring the worker's ceilings, which its first
     # task pays) let estimates tell a run's tasks from its start-up and gaps (history.earlier);
     # compile_s (Numba's compilations and cache loads: once per worker process, and once per machine
-    # in all while the cache lasts) and first_warmup (its warm-up was the worker's first of the
-    # kernel) the task's own seconds from what only a worker's first task of a kernel pays
+    # in all while the cache lasts), first_warmup (its warm-up was the worker's first of the
+    # kernel) and first_run_s (first timed reps run again: a GPU module compiled, which CuPy's
+    # disk cache makes a load for later processes) the task's own seconds from what only a
+    # worker's first task of a kernel or of a module pays
     timing = {"load_s": 0.0, "kernel_s": 0.0, "ceilings_s": 0.0, "started_at": time.time()}
     compiled = harness.numba_compiles()[1]
     failure = next((g["error"] for g in generated if g["id"] == task.dataset.id and g["error"]), None)
@@ -441,6 +443,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
                                  **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
+        timing["first_run_s"] = result.first_run_s
         timing["task_s"] = time.perf_counter() - t0
         timing["compile_s"] = harness.numba_compiles()[1] - compiled
         ceilings = state.device_ceilings(backend)  # once per worker, after the run: a failing task fails fast

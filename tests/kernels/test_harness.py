@@ -86,6 +86,26 @@ def test_warmup_on_the_problems_sample(dataset, monkeypatch):
     assert seen == [5000, 5000]
 
 
+def test_a_first_rep_that_compiled_is_run_again_and_its_seconds_recorded(dataset, monkeypatch):
+    # the first timed rep "compiles a module" (what first_run_marks watches changes, 0.2 s): run
+    # again, and its seconds recorded apart (first_run_s) so that an estimate does not learn them
+    import time
+    modules = [0]
+
+    def ranked(inp, params, timer):
+        if modules[0] == 0:
+            time.sleep(0.2)
+            modules[0] += 1
+        return sequential.run_cpu(inp, params, timer)
+    kernel = Kernel(name="listrank.compiles", problem=LISTRANK, summary="test", cpu=ranked)
+    monkeypatch.setattr(registry, "get", lambda name: kernel)
+    monkeypatch.setattr(harness, "first_run_marks", lambda backend: modules[0])
+    result = harness.run("listrank.compiles", dataset, backend="cpu", reps=2, warmup=0)
+    assert 0.2 <= result.first_run_s <= result.seconds["warmup"]
+    assert len([r for r in result.rows if r["phase"] == "total"]) == 2
+    assert harness.run("listrank.compiles", dataset, backend="cpu", reps=2, warmup=0).first_run_s == 0.0
+
+
 def traced_peak(fn) -> int:
     """Bytes ``fn()`` allocated at its peak through NumPy (tracemalloc sees NumPy's buffers)."""
     tracemalloc.start()
