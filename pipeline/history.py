@@ -32,6 +32,7 @@ from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
 from . import compare, store
+from .reduce import rows_of
 from .figures import phase_colours
 from .report import STYLE, _png, _table, compact_params
 
@@ -126,6 +127,48 @@ def run_walls(results, *, generation: bool = False) -> dict:
             wall = float(exact or rounded)
             walls[run_id] = (wall, float(generating or 0.0)) if generation else wall
     return walls
+
+
+ENDED = re.compile(r"run (\S+) finished in .*'ended_at': ([-+0-9.e]+)")
+# Where a run's worker-seconds went (``wall_shares``), in the order they are printed.
+SHARES = ("timed reps", "harness outside reps", "start", "load", "task outside harness", "gaps", "end")
+
+
+def wall_shares(results) -> dict:
+    """Where the last run into ``results`` spent its wall time on each of its workers (those that
+    ran a task), summed over them: seconds per ``SHARES`` item, adding up to the wall times the
+    workers.  Timed reps: the reps' own time (CUDA events on a GPU); harness outside reps: the rest
+    of the harness (warm-ups, checks and builds, statistics, verification); outside the harness:
+    start (the run's start to the worker's first task), load (datasets), task outside harness (the
+    rest of its tasks: the worker's ceilings, the rows), gaps (between its tasks: scheduling,
+    storing), end (its last task to the run's end).  A GraphsweepError where the log does not say
+    when the run ended (runs before ``ended_at`` was logged)."""
+    results = Path(results)
+    ended = {}
+    for log in sorted((results / store.LOGS).glob("*.log")):
+        ended.update(dict(ENDED.findall(log.read_text(errors="replace"))))
+    walls = run_walls(results)
+    run_id = max((r for r in walls if r in ended), default=None)
+    if run_id is None:
+        raise GraphsweepError(f"{results}: no run's log says when it ended (its closing line's 'ended_at')")
+    rows = rows_of(results)
+    rows = rows[rows["run_id"] == run_id]
+    tasks = rows.drop_duplicates("task").fillna({"load_s": 0.0, "ceilings_s": 0.0, "kernel_s": 0.0})
+    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    end = float(ended[run_id])
+    start = end - walls[run_id]
+    out = dict.fromkeys(SHARES, 0.0)
+    out["timed reps"] = timed["ms"].sum() / 1e3
+    out["harness outside reps"] = tasks["kernel_s"].sum() - out["timed reps"]
+    out["load"] = tasks["load_s"].sum()
+    out["task outside harness"] = (tasks["task_s"] - tasks["kernel_s"] - tasks["load_s"] + tasks["ceilings_s"]).sum()
+    for _, mine in tasks.groupby("worker"):
+        first, last = mine["started_at"].min(), (mine["started_at"] + mine["task_s"] + mine["ceilings_s"]).max()
+        out["start"] += first - start
+        out["gaps"] += (last - first) - (mine["task_s"] + mine["ceilings_s"]).sum()
+        out["end"] += end - last
+    out["wall"], out["workers"] = walls[run_id], tasks["worker"].nunique()
+    return out
 
 
 @dataclass(frozen=True)

@@ -375,7 +375,13 @@ def _held(client, todo: list) -> dict:
 def _send_all(client, todo: list, send, estimated) -> list:
     """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker (``owners``)."""
     workers = list(live_workers(client))
-    owner = owners(todo, workers, estimated.seconds, estimated.loads, _held(client, todo), estimated.warms)
+    held = _held(client, todo)
+    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms)
+    planned = finishes(owner, todo, estimated.seconds, estimated.loads, held, estimated.warms) if owner else {}
+    for worker_address, seconds in sorted(planned.items()):   # in the run's log: what ran where, against the plan
+        mine = [t for t in todo if owner[t.hash] == worker_address]
+        log.info("plan: %s: %d tasks, ~%.2f s with loads and warm-ups, datasets %s", worker_address, len(mine),
+                 seconds, ", ".join(sorted({t.dataset.id for t in mine})))
     return [send(task, owner.get(task.hash)) for task in todo]
 
 
@@ -461,6 +467,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
         clock.done(task.hash)
         bar.step(extra=after_count())
     counts["seconds"] = time.perf_counter() - started
+    counts["ended_at"] = time.time()   # epoch seconds: the run's end beside its tasks' started_at (history.wall_shares)
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
 

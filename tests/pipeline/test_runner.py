@@ -312,3 +312,14 @@ def test_tasks_reach_the_scheduler_longest_estimate_first_each_loosely_on_one_wo
         ("test.flaky", 1024), ("listrank.sequential", 1024), ("listrank.sequential", 2048)]
     # each on one worker (runner.owners), loosely: an idle worker may steal it, a lost one's runs elsewhere
     assert all(len(workers) == 1 and loose for _, workers, loose in sent.values())
+
+
+def test_a_runs_wall_shares_add_up_to_its_wall_on_each_worker(tmp_path, cluster, cluster_file, gs, write_spec):
+    from graphsweep.pipeline import history
+    # 2 lists x 3 reps of a kernel sleeping 100 ms a run: 0.6 s of timed reps at least
+    spec = write_spec(tmp_path, "shares", kernels=[{"name": "test.flaky", "params": {"sleep_ms": 100}}], reps=3)
+    assert gs("run", spec, "--cluster", "test", "--cluster-file", cluster_file, "--no-report")[0] == 0
+    out = history.wall_shares(sweep.load(spec).results)
+    assert sum(out[k] for k in history.SHARES) == pytest.approx(out["wall"] * out["workers"], rel=0.02)
+    assert all(out[k] >= -0.01 for k in history.SHARES), out
+    assert 0.6 <= out["timed reps"] <= out["wall"] * out["workers"]
