@@ -305,6 +305,10 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         timers.append(timer)
         for rep in range(1, reps):
             timers[-1].keep_rows_only()   # memory flat in reps: no earlier rep's arrays outlive it
+            if len(timers) > 1:
+                # and the rep before it settles its byte model, whose callables hold its arrays where
+                # keep_rows_only could not (on the GPU: waiting for that rep, the last one queued)
+                timers[-2].settle()
             output = None  # let the previous rep's output go before the next one allocates
             output, timer = _run_once(impl, inp, run_params, backend)
             timers.append(timer)
