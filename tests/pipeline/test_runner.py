@@ -323,3 +323,23 @@ def test_a_runs_wall_shares_add_up_to_its_wall_on_each_worker(tmp_path, cluster,
     assert sum(out[k] for k in history.SHARES) == pytest.approx(out["wall"] * out["workers"], rel=0.02)
     assert all(out[k] >= -0.01 for k in history.SHARES), out
     assert 0.6 <= out["timed reps"] <= out["wall"] * out["workers"]
+
+
+def test_a_worker_goes_back_to_the_dataset_before_without_loading_it_again(tmp_path, monkeypatch):
+    # a split dataset's tasks on either side of another's, or a task stolen at a run's end: the
+    # worker dropped the dataset it switched from, and loaded and built it again coming back
+    from graphsweep.pipeline import worker
+    first, second = _list(tmp_path, "first", 3000), _list(tmp_path, "second", 2000)
+    plan = sweep.expand({"name": "back", "results": str(tmp_path / "results"), "backend": "cpu",
+                         "datasets": [{"path": first}, {"path": second}], "kernels": ["listrank.sequential"]})
+    a, b = plan.datasets
+    state = worker.WorkerState()
+    loaded_a, _ = state.dataset(a, "cpu")
+    state.dataset(b, "cpu")
+    again, seconds = state.dataset(a, "cpu")
+    assert again is loaded_a and seconds == 0.0
+    assert state.dataset(b, "cpu")[1] == 0.0 and state.kept[0][0] == a.path
+    # where the two do not fit beside each other, the one before is dropped as before
+    monkeypatch.setattr(worker, "KEEP_SHARE", 0.0)
+    state.dataset(a, "cpu")
+    assert state.kept is None and state.dataset(b, "cpu")[0] is not None and state.dataset(a, "cpu")[1] > 0
