@@ -212,16 +212,28 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
       loads and warm-ups paid beyond one each are the fewest;
     - whole datasets to the worker with the fewest seconds so far (LPT).
 
-    Each is then improved while moving one of the busiest worker's tasks to the least busy one
+    Each is then improved (the second only where it ends within ``WHOLE_WITHIN`` of the first) while moving one of the busiest worker's tasks to the least busy one
     ends the run sooner.  The rest is Dask's: a worker that runs out of work steals from a busy
     one, and a task whose worker left runs elsewhere."""
     if not workers:
         return {}
     load, held, warm = load or {}, held or {}, warm or {}
     workers = sorted(workers)
-    plans = [_balanced(make(todo, workers, seconds, load, held, warm), todo, workers, seconds, load, held, warm)
-             for make in (_filled, _whole)]
-    return min(plans, key=lambda owner: max(finishes(owner, todo, seconds, load, held, warm).values()))
+
+    def end(owner: dict) -> float:
+        return max(finishes(owner, todo, seconds, load, held, warm).values())
+
+    filled = _balanced(_filled(todo, workers, seconds, load, held, warm), todo, workers, seconds, load, held, warm)
+    whole = _whole(todo, workers, seconds, load, held, warm)
+    if end(whole) < WHOLE_WITHIN * end(filled):   # near enough to be worth improving (a few moves, not thousands)
+        whole = _balanced(whole, todo, workers, seconds, load, held, warm)
+    return min((filled, whole), key=end)
+
+
+# The plan of whole datasets is improved only where it ends within this factor of the filled one's
+# best: further off, it is a few large datasets the filled plan splits already, and the moves that
+# would even it out take seconds for thousands of tasks.
+WHOLE_WITHIN = 1.25
 
 
 def finishes(owner: dict, todo: list, seconds: dict, load: dict, held: dict | None = None,
@@ -255,25 +267,23 @@ def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, wa
     first = list(dict.fromkeys(holder[t.dataset.id] for t in ordered if t.dataset.id in holder))
     order = first + [w for w in workers if w not in first]
 
-    def pour(limit: float) -> dict:
+    def pour(limit: float) -> tuple[dict, float]:
+        """(the plan poured up to ``limit``, its latest finish)."""
         owner, at = {}, 0
         plan = _Plan(order, seconds, load, held, warm)
         for t in ordered:
-            if at + 1 < len(order) and plan.busy[order[at]] and plan.busy[order[at]] + plan.cost(t, order[at]) > limit:
+            if at + 1 < len(order) and plan.busy[order[at]] and plan.busy[order[at]] + plan.cost([t], order[at]) > limit:
                 at += 1
             plan.give(t, order[at])
             owner[t.hash] = order[at]
-        return owner
+        return owner, max(plan.busy.values())
 
-    def longest(owner: dict) -> float:
-        return max(finishes(owner, todo, seconds, load, held, warm).values())
-
-    best = pour(math.inf)
-    low, high = 0.0, longest(best)
-    for _ in range(40):   # bisect T: the shortest at which the pour ends no later than T
+    best, high = pour(math.inf)
+    low = 0.0
+    for _ in range(24):   # bisect T (to 1e-7 of the serial time): the shortest at which the pour ends by T
         mid = (low + high) / 2
-        owner = pour(mid)
-        if longest(owner) <= mid:
+        owner, end = pour(mid)
+        if end <= mid:
             high, best = mid, owner
         else:
             low = mid
@@ -306,27 +316,28 @@ class _Plan:
         self.datasets = {w: Counter() for w in workers}
         self.kernels = {w: Counter() for w in workers}
 
-    def cost(self, task, worker) -> float:
-        """What giving ``task`` to ``worker`` adds to its seconds."""
-        return (self.seconds.get(task.hash, 0.0)
-                + (self.load.get(task.dataset.id, 0.0) if not self.datasets[worker][task.dataset.id]
-                   and self.held.get(worker) != task.dataset.id else 0.0)
-                + (self.warm.get(task.kernel, 0.0) if not self.kernels[worker][task.kernel] else 0.0))
+    def cost(self, group: list, worker) -> float:
+        """What giving the tasks of ``group`` to ``worker`` adds to its seconds."""
+        return (sum(self.seconds.get(t.hash, 0.0) for t in group)
+                + sum(self.load.get(d, 0.0) for d in {t.dataset.id for t in group}
+                      if not self.datasets[worker][d] and self.held.get(worker) != d)
+                + sum(self.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k]))
 
-    def saving(self, task, worker) -> float:
-        """What taking ``task`` away from ``worker`` saves it."""
-        return (self.seconds.get(task.hash, 0.0)
-                + (self.load.get(task.dataset.id, 0.0) if self.datasets[worker][task.dataset.id] == 1
-                   and self.held.get(worker) != task.dataset.id else 0.0)
-                + (self.warm.get(task.kernel, 0.0) if self.kernels[worker][task.kernel] == 1 else 0.0))
+    def saving(self, group: list, worker) -> float:
+        """What taking the tasks of ``group`` (all ``worker``'s) away from ``worker`` saves it."""
+        datasets, kernels = Counter(t.dataset.id for t in group), Counter(t.kernel for t in group)
+        return (sum(self.seconds.get(t.hash, 0.0) for t in group)
+                + sum(self.load.get(d, 0.0) for d, c in datasets.items()
+                      if self.datasets[worker][d] == c and self.held.get(worker) != d)
+                + sum(self.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c))
 
     def give(self, task, worker) -> None:
-        self.busy[worker] += self.cost(task, worker)
+        self.busy[worker] += self.cost([task], worker)
         self.datasets[worker][task.dataset.id] += 1
         self.kernels[worker][task.kernel] += 1
 
     def take(self, task, worker) -> None:
-        self.busy[worker] -= self.saving(task, worker)
+        self.busy[worker] -= self.saving([task], worker)
         self.datasets[worker][task.dataset.id] -= 1
         self.kernels[worker][task.kernel] -= 1
 
@@ -342,21 +353,14 @@ def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict,
     while True:
         most = max(workers, key=plan.busy.get)
         mine = [t for t in todo if owner[t.hash] == most]
-        groups = [[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in sorted({t.kernel for t in mine})]
+        kernels = sorted({t.kernel for t in mine})
         best, best_end = None, plan.busy[most] - 1e-9
-        for group in groups:
+        for group in [[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in kernels]:
+            left = plan.busy[most] - plan.saving(group, most)
             for to in workers:
-                if to == most:
-                    continue
-                for t in group:
-                    plan.take(t, most)
-                    plan.give(t, to)
-                end = max(plan.busy[most], plan.busy[to])
-                if end < best_end:
+                end = max(left, plan.busy[to] + plan.cost(group, to))
+                if to != most and end < best_end:
                     best, best_end = (group, to), end
-                for t in group:
-                    plan.take(t, to)
-                    plan.give(t, most)
         if best is None:
             return owner
         group, to = best
