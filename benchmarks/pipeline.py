@@ -7,13 +7,17 @@ how sweep throughput scales from one GPU to two — from a run of the shipped sw
 The run is the measurement: its wall time (the run's log: from the first task sent to the last
 stored) and its rows (each task's load, harness and task seconds, each timed rep's CUDA-event
 time).  Prints, against their targets:
-- timed-rep share: the timed kernel reps over the sweep's wall time (target >= 80% at 5 reps:
+- timed-rep share: the timed kernel reps over the sweep's wall time times its workers (target >= 80% at 5 reps:
   warm-up, checks, verification, loading and scheduling all count against it);
 - outside-kernel share: 1 - (time inside the harness, summed over tasks) / (wall time x workers):
   scheduling, loading and result writing (target <= 10%);
 - load GB/s: the largest list's load by its task (target >= 2 GB/s);
 - two-GPU speed-up: the first run's wall time over the second's, the same sweep on a cluster of
   two GPU workers (target >= 1.8x).
+Then where the run's wall time went on its workers (``history.wall_shares``, any sweep's results:
+gap-suite's too): in timed reps, in the harness outside them, and outside the harness — the start
+(to a worker's first task), loading, the rest of its tasks, the gaps between them, the end (from
+its last task) — each in seconds summed over the workers and as a share of the wall times them.
 ``--tasks`` adds one line per task: its seconds per stage and its reps' CUDA-event seconds.
 """
 
@@ -51,9 +55,9 @@ def shares(results) -> dict:
     out["timed reps s (CUDA events)"] = timed["ms"].sum() / 1e3
     # host time in the timed stage around the reps' events: queuing them and the one sync after them
     out["  timed stage less events s"] = out["  harness timed s"] - out["timed reps s (CUDA events)"]
-    out["timed-rep share"] = out["timed reps s (CUDA events)"] / wall
+    out["timed-rep share"] = out["timed reps s (CUDA events)"] / (wall * workers)
     out["outside-kernel share"] = 1 - out["inside harness s"] / (wall * workers)
-    loads = tasks[tasks["load_s"] > 0]
+    loads = tasks[(tasks["load_s"] > 0) & (tasks["m"].fillna(0) == 0)]   # lists: 4 bytes a node
     if not loads.empty:
         largest = loads.loc[loads["n"].idxmax()]
         out["load GB/s"] = 4 * largest["n"] / largest["load_s"] / 1e9      # succ, int32
@@ -69,6 +73,19 @@ def per_task(results):
     stages = [c for c in ("load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s") if c in tasks]
     return tasks.sort_values(["finished", "n"], ascending=[True, False])[["kernel", "n", *stages, "events_s",
                                                                            "task_s"]]
+
+
+def print_wall_shares(results) -> None:
+    """Where the last run into ``results`` spent its wall time, summed over its workers."""
+    out = history.wall_shares(results)
+    whole = out["wall"] * out["workers"]
+    print(f"wall time of {results} on {out['workers']} worker{'s' * (out['workers'] > 1)}: {out['wall']:.2f} s "
+          f"({whole:.2f} worker-seconds)")
+    outside = sum(out[k] for k in history.SHARES[2:])
+    for name in history.SHARES:
+        print(f"  {name:<24} {out[name]:>9.3f} s {out[name] / whole:>7.1%}"
+              + ("   target >= 80%" if name == "timed reps" else ""))
+    print(f"  {'outside the harness':<24} {outside:>9.3f} s {outside / whole:>7.1%}   target <= 10%")
 
 
 def main():
@@ -94,6 +111,9 @@ def main():
             ok = value <= bound if op == "<=" else value >= bound
             verdict = f"target {op} {bound:g}: {'ok' if ok else 'MISSED'}"
         print(f"  {name:<32} {value:>12.4g}   {verdict}")
+    print_wall_shares(args.results)
+    if args.two:
+        print_wall_shares(args.two)
     if args.tasks:
         print(per_task(args.results).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 

@@ -62,6 +62,11 @@ class KernelResult:
     # and the one sync after them: nothing else), stats (the reps' rows and the kernel's
     # statistics, evaluated after timing) and verify — where a run's time goes besides kernels.
     seconds: dict = field(default_factory=dict)
+    # Of warmup's seconds, the first timed reps run again because they compiled a GPU module or
+    # grew the memory pool (less Numba's compilations in them, which ``numba_compiles`` counts):
+    # what the process pays once per module, and a later process loads from CuPy's disk cache —
+    # not the task's own cost, which an estimate learns (pipeline.history).
+    first_run_s: float = 0.0
 
     @property
     def stats(self) -> dict:
@@ -289,16 +294,21 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
         timers = []
         output = None  # let the previous instance's output go before the next one allocates
-        marks = first_run_marks(backend)
+        marks, compiled_before = first_run_marks(backend), numba_compiles()[1]
         output, timer = _run_once(impl, inp, run_params, backend)
         if marks != first_run_marks(backend):   # it grew the pool or compiled: a warm-up after all
             timer.finish()
-            clock = _lap(result, "warmup", clock)
+            since, clock = clock, _lap(result, "warmup", clock)
+            result.first_run_s += max(0.0, clock - since - (numba_compiles()[1] - compiled_before))
             output = None
             output, timer = _run_once(impl, inp, run_params, backend)
         timers.append(timer)
         for rep in range(1, reps):
             timers[-1].keep_rows_only()   # memory flat in reps: no earlier rep's arrays outlive it
+            if len(timers) > 1:
+                # and the rep before it settles its byte model, whose callables hold its arrays where
+                # keep_rows_only could not (on the GPU: waiting for that rep, the last one queued)
+                timers[-2].settle()
             output = None  # let the previous rep's output go before the next one allocates
             output, timer = _run_once(impl, inp, run_params, backend)
             timers.append(timer)

@@ -81,6 +81,16 @@ class Timer:
             for *_, traffic, _, _ in self._marks:
                 traffic.settle()
 
+    def settle(self):
+        """Evaluate the byte model now, so that its callables let go of the run's arrays (bfs.harish's
+        level array, 4n bytes a rep), waiting for the run to finish where it has not (``wait``)."""
+        self.wait()
+        for *_, traffic, _, _ in self._marks:
+            traffic.settle()
+
+    def wait(self):
+        """Wait for this run's last phase to end (nothing where a run has finished at return)."""
+
     @contextmanager
     def phase(self, name, *, read=0, written=0, random=0, link=0, step=None, info=None):
         """Time the enclosed work as phase ``name`` with its byte model (``link``: bytes of it over
@@ -197,6 +207,10 @@ class CudaTimer(Timer):
 
     def finish(self):
         self._cupy.cuda.get_current_stream().synchronize()
+
+    def wait(self):
+        if self._marks:
+            self._marks[-1][-1].synchronize()    # its last phase's end event
 
     def _ms(self, a, b):
         return self._cupy.cuda.get_elapsed_time(a, b)

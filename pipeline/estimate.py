@@ -33,8 +33,9 @@ A task's own seconds leave out what a worker pays once and the tasks after it do
 dataset and building its representations (``loads``, per dataset: learned from the tasks that paid
 it, else the dataset's bytes at ``LOAD_BYTES_PER_SECOND``), a kernel's first warm-up
 (``warms``, per kernel: learned likewise; for a kernel never run on this device its warm-up runs
-and ``ROUGH_COMPILE_SECONDS``), and Numba's compilations, which its disk cache spares later
-runs.  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
+and ``ROUGH_COMPILE_SECONDS``), and compilations: Numba's, which its disk cache spares later
+runs, and the GPU modules a task's first timed reps compiled before running again, which CuPy's
+disk cache spares them (``history.TaskRecord.own_s``).  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
 kernels warmed up, paid for already.  A run takes its tasks with their shares of those
 (``TimeEstimate.shared``) laid out on its workers, longest first (``makespan``), plus what earlier
 runs on the device spent outside their tasks (a fresh worker's ceilings, the gaps between tasks,

@@ -32,6 +32,7 @@ from graphsweep.core.errors import GraphsweepError
 from graphsweep.datasets.writer import write_atomically
 
 from . import compare, store
+from .reduce import rows_of
 from .figures import phase_colours
 from .report import STYLE, _png, _table, compact_params
 
@@ -111,7 +112,7 @@ FINISHED = re.compile(r"run (\S+) finished in ([0-9.]+) s"
 # What a task's rows say of its cost (columns a task file may lack are read as missing).
 RECORD_COLUMNS = ("task", "run_id", "dataset", "kernel", "params", "backend", "device", "worker", "n", "m", "elements",
                   "stage", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "task_s", "timed_s",
-                  "load_s", "prepare_s", "warmup_s", "first_warmup", "compile_s", "ceilings_s", "started_at",
+                  "load_s", "prepare_s", "warmup_s", "first_warmup", "first_run_s", "compile_s", "ceilings_s", "started_at",
                   "ceiling_gather_gelems", "ceiling_copy_gbps")
 # Results folders read for an estimate: the newest this many (a nightly root holds years of them).
 EARLIER_FOLDERS = 20
@@ -126,6 +127,48 @@ def run_walls(results, *, generation: bool = False) -> dict:
             wall = float(exact or rounded)
             walls[run_id] = (wall, float(generating or 0.0)) if generation else wall
     return walls
+
+
+ENDED = re.compile(r"run (\S+) finished in .*'ended_at': ([-+0-9.e]+)")
+# Where a run's worker-seconds went (``wall_shares``), in the order they are printed.
+SHARES = ("timed reps", "harness outside reps", "start", "load", "task outside harness", "gaps", "end")
+
+
+def wall_shares(results) -> dict:
+    """Where the last run into ``results`` spent its wall time on each of its workers (those that
+    ran a task), summed over them: seconds per ``SHARES`` item, adding up to the wall times the
+    workers.  Timed reps: the reps' own time (CUDA events on a GPU); harness outside reps: the rest
+    of the harness (warm-ups, checks and builds, statistics, verification); outside the harness:
+    start (the run's start to the worker's first task), load (datasets), task outside harness (the
+    rest of its tasks: the worker's ceilings, the rows), gaps (between its tasks: scheduling,
+    storing), end (its last task to the run's end).  A GraphsweepError where the log does not say
+    when the run ended (runs before ``ended_at`` was logged)."""
+    results = Path(results)
+    ended = {}
+    for log in sorted((results / store.LOGS).glob("*.log")):
+        ended.update(dict(ENDED.findall(log.read_text(errors="replace"))))
+    walls = run_walls(results)
+    run_id = max((r for r in walls if r in ended), default=None)
+    if run_id is None:
+        raise GraphsweepError(f"{results}: no run's log says when it ended (its closing line's 'ended_at')")
+    rows = rows_of(results)
+    rows = rows[rows["run_id"] == run_id]
+    tasks = rows.drop_duplicates("task").fillna({"load_s": 0.0, "ceilings_s": 0.0, "kernel_s": 0.0})
+    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    end = float(ended[run_id])
+    start = end - walls[run_id]
+    out = dict.fromkeys(SHARES, 0.0)
+    out["timed reps"] = timed["ms"].sum() / 1e3
+    out["harness outside reps"] = tasks["kernel_s"].sum() - out["timed reps"]
+    out["load"] = tasks["load_s"].sum()
+    out["task outside harness"] = (tasks["task_s"] - tasks["kernel_s"] - tasks["load_s"] + tasks["ceilings_s"]).sum()
+    for _, mine in tasks.groupby("worker"):
+        first, last = mine["started_at"].min(), (mine["started_at"] + mine["task_s"] + mine["ceilings_s"]).max()
+        out["start"] += first - start
+        out["gaps"] += (last - first) - (mine["task_s"] + mine["ceilings_s"]).sum()
+        out["end"] += end - last
+    out["wall"], out["workers"] = walls[run_id], tasks["worker"].nunique()
+    return out
 
 
 @dataclass(frozen=True)
@@ -152,6 +195,9 @@ class TaskRecord:
     moved: float = 0.0      # bytes a timed run reads and writes, by its byte model
     random: float = 0.0     # random accesses of a timed run, by its byte model
     copy: float | None = None  # the device's copy ceiling (GB/s)
+    # of its warm-up, first timed reps run again because they compiled a GPU module (less Numba's
+    # compilations): paid once per module and process, loaded from CuPy's disk cache by later ones
+    first_run_s: float = 0.0
 
     @property
     def once_s(self) -> float:
@@ -163,14 +209,19 @@ class TaskRecord:
     @property
     def kernel_once_s(self) -> float:
         """Its seconds of its worker's first warm-up of its kernel, which a later task of the kernel
-        there does not pay, less the compilations in it (those beyond the input's)."""
-        return max(0.0, self.first_warmup_s - max(0.0, self.compile_s - self.prepared_s))
+        there does not pay, less the compilations in it (those beyond the input's, and the modules
+        its first timed reps compiled: ``first_run_s``)."""
+        if not self.first_warmup_s:
+            return 0.0
+        return max(0.0, self.first_warmup_s - self.first_run_s - max(0.0, self.compile_s - self.prepared_s))
 
     @property
     def own_s(self) -> float:
-        """Its seconds that are its own: less ``once_s``, ``kernel_once_s`` and compilations."""
+        """Its seconds that are its own: less ``once_s``, ``kernel_once_s`` and compilations (Numba's,
+        which its disk cache spares later runs, and the GPU modules of ``first_run_s``, which CuPy's
+        does): a later run on the device pays none of them again."""
         timed = self.timed_s if not math.isnan(self.timed_s) else 0.0
-        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.compile_s)
+        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.compile_s - self.first_run_s)
 
     def floor(self, copy: float | None = None, gather: float | None = None) -> float | None:
         """Seconds a timed run takes at the ceilings (its device's, or the ``copy`` GB/s and ``gather``
@@ -229,7 +280,8 @@ def _task_records(path: Path) -> list[TaskRecord]:
                               _seconds(first["load_s"]) + _seconds(first["prepare_s"]), _seconds(first["compile_s"]),
                               _seconds(first["warmup_s"]) if _flag(first["first_warmup"]) else 0.0,
                               float(mine["bytes_read"].fillna(0).mean() + mine["bytes_written"].fillna(0).mean()),
-                              float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"])))
+                              float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"]),
+                              _seconds(first["first_run_s"])))
     return out
 
 

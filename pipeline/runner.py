@@ -8,8 +8,9 @@ GPU with a timed kernel.  Kernel tasks hold
 timed CPU twin per host, with every core), carry readable keys and a Dask span per sweep and
 kernel, and are prioritised by their estimated time (``estimate.times``), longest first, a dataset's
 tasks together.  Placement is Dask's, for ``run`` and ``submit`` alike: each task is restricted,
-loosely, to one worker (``owners``: a dataset's tasks on one worker, so its ``WorkerState`` plugin
-loads it once, unless splitting it over several ends the run sooner, its loading counted); idle
+loosely, to one worker (``owners``: a run of the tasks, datasets longest first, so its
+``WorkerState`` plugin loads each dataset once and a dataset is split over as few workers as balance
+allows, each worker's loading and warm-ups counted); idle
 workers steal from busy ones at the end.  Tasks store their own results, so
 ``submit`` can hand them to the cluster with fire_and_forget and return (recording what it
 launched, for ``status``).
@@ -27,8 +28,10 @@ stored — the report, the cluster's close — is a warning on stderr, never the
 
 import dataclasses
 import logging
+import math
 import time
 import uuid
+from collections import Counter
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
@@ -196,56 +199,175 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
            warm: dict | None = None) -> dict:
     """Task hash -> the worker it is restricted to (loosely: ``allow_other_workers``).
 
-    First whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
-    (LPT), so that a dataset is loaded, checked and warmed up on one worker; a worker that holds a
-    dataset from an earlier run (``held``: worker -> dataset id) takes it first.  Then, while moving
-    one of the busiest worker's tasks to the least busy one ends the run sooner — that worker paying
-    the dataset's loading (``load``: dataset id -> seconds) unless it has it, and the kernel's
-    warm-up (``warm``: kernel -> seconds) unless it runs it already — the task moves: a dataset too
-    long for one worker is split rather than left to idle the others, its kernels kept together
-    where that costs nothing.  The rest is Dask's: a worker that runs out of work steals from a busy
+    A worker's finish is its tasks' estimated seconds plus what it pays once: loading each dataset
+    it runs (``load``: dataset id -> seconds) unless it holds it from an earlier run (``held``:
+    worker -> dataset id), and each kernel's warm-up (``warm``: kernel -> seconds).  Two plans,
+    the one that ends sooner kept:
+
+    - filled: the tasks in order — datasets by estimated seconds, most first (a held dataset
+      first), each dataset's kernels together, longest first — poured into the workers one after
+      another up to the shortest finish ``T`` at which they all fit (found by bisection), as
+      McNaughton's wrap-around rule does: each worker's tasks are a run of that order, so at most
+      ``workers - 1`` datasets are split (each over as few workers as balance allows) and the
+      loads and warm-ups paid beyond one each are the fewest;
+    - whole datasets to the worker with the fewest seconds so far (LPT).
+
+    Each is then improved (the second only where it ends within ``WHOLE_WITHIN`` of the first) while moving one of the busiest worker's tasks to the least busy one
+    ends the run sooner.  The rest is Dask's: a worker that runs out of work steals from a busy
     one, and a task whose worker left runs elsewhere."""
     if not workers:
         return {}
     load, held, warm = load or {}, held or {}, warm or {}
+    workers = sorted(workers)
+
+    def end(owner: dict) -> float:
+        return max(finishes(owner, todo, seconds, load, held, warm).values())
+
+    filled = _balanced(_filled(todo, workers, seconds, load, held, warm), todo, workers, seconds, load, held, warm)
+    whole = _whole(todo, workers, seconds, load, held, warm)
+    if end(whole) < WHOLE_WITHIN * end(filled):   # near enough to be worth improving (a few moves, not thousands)
+        whole = _balanced(whole, todo, workers, seconds, load, held, warm)
+    return min((filled, whole), key=end)
+
+
+# The plan of whole datasets is improved only where it ends within this factor of the filled one's
+# best: further off, it is a few large datasets the filled plan splits already, and the moves that
+# would even it out take seconds for thousands of tasks.
+WHOLE_WITHIN = 1.25
+
+
+def finishes(owner: dict, todo: list, seconds: dict, load: dict, held: dict | None = None,
+             warm: dict | None = None) -> dict:
+    """Worker -> its planned finish under ``owner``: its tasks' seconds, one load of each dataset it
+    does not hold and one warm-up of each kernel it runs (see ``owners``)."""
+    plan = _Plan(sorted(set(owner.values())), seconds, load, held or {}, warm or {})
+    for t in todo:
+        plan.give(t, owner[t.hash])
+    return plan.busy
+
+
+def _in_order(todo: list, seconds: dict, held: dict) -> list:
+    """``todo`` as ``owners`` pours it: held datasets first, then by estimated seconds, most first;
+    within one, its kernels by their seconds, most first, each kernel's tasks longest first."""
+    dataset_s, kernel_s = {}, {}
+    for t in todo:
+        s = seconds.get(t.hash, 0.0)
+        dataset_s[t.dataset.id] = dataset_s.get(t.dataset.id, 0.0) + s
+        kernel_s[t.dataset.id, t.kernel] = kernel_s.get((t.dataset.id, t.kernel), 0.0) + s
+    holding = set(held.values())
+    return sorted(todo, key=lambda t: (t.dataset.id not in holding, -dataset_s[t.dataset.id], t.dataset.id,
+                                       -kernel_s[t.dataset.id, t.kernel], t.kernel, -seconds.get(t.hash, 0.0)))
+
+
+def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict) -> dict:
+    """The filled plan of ``owners``: the workers (those holding a dataset first, in the order of
+    their datasets) each take a run of the tasks in ``_in_order`` up to ``T``, the last one the rest."""
+    ordered = _in_order(todo, seconds, held)
+    holder = {d: w for w, d in held.items() if w in workers}
+    first = list(dict.fromkeys(holder[t.dataset.id] for t in ordered if t.dataset.id in holder))
+    order = first + [w for w in workers if w not in first]
+
+    def pour(limit: float) -> tuple[dict, float]:
+        """(the plan poured up to ``limit``, its latest finish)."""
+        owner, at = {}, 0
+        plan = _Plan(order, seconds, load, held, warm)
+        for t in ordered:
+            if at + 1 < len(order) and plan.busy[order[at]] and plan.busy[order[at]] + plan.cost([t], order[at]) > limit:
+                at += 1
+            plan.give(t, order[at])
+            owner[t.hash] = order[at]
+        return owner, max(plan.busy.values())
+
+    best, high = pour(math.inf)
+    low = 0.0
+    for _ in range(24):   # bisect T (to 1e-7 of the serial time): the shortest at which the pour ends by T
+        mid = (low + high) / 2
+        owner, end = pour(mid)
+        if end <= mid:
+            high, best = mid, owner
+        else:
+            low = mid
+    return best
+
+
+def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict) -> dict:
+    """Whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
+    (LPT); a worker that holds a dataset takes it."""
     per_dataset: dict = {}
     for t in todo:
         per_dataset.setdefault(t.dataset.id, []).append(t)
-    busy = dict.fromkeys(sorted(workers), 0.0)
-    has = {w: {held[w]} if held.get(w) else set() for w in busy}
-    runs: dict = {w: set() for w in busy}   # the kernels each worker has warmed up
-    owner = {}
-
-    def extra(task, worker) -> float:      # what ``worker`` pays once to run ``task``
-        return ((0.0 if task.dataset.id in has[worker] else load.get(task.dataset.id, 0.0))
-                + (0.0 if task.kernel in runs[worker] else warm.get(task.kernel, 0.0)))
-
-    def give(task, worker):
-        busy[worker] += seconds.get(task.hash, 0.0) + extra(task, worker)
-        has[worker].add(task.dataset.id)
-        runs[worker].add(task.kernel)
-        owner[task.hash] = worker
-
     total = {d: sum(seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
+    plan, owner = _Plan(workers, seconds, load, held, warm), {}
     for dataset in sorted(per_dataset, key=lambda d: -total[d]):
-        holder = next((w for w in busy if dataset in has[w]), None)
-        for task in per_dataset[dataset]:
-            give(task, holder or min(busy, key=busy.get))
-            holder = owner[task.hash]
+        w = next((w for w in workers if held.get(w) == dataset), None) or min(workers, key=plan.busy.get)
+        for t in per_dataset[dataset]:
+            plan.give(t, w)
+            owner[t.hash] = w
+    return owner
+
+
+class _Plan:
+    """Each worker's planned seconds (``busy``) as tasks are given to it and taken away: its tasks'
+    seconds, one load of each dataset it does not hold, one warm-up of each kernel it runs."""
+
+    def __init__(self, workers, seconds: dict, load: dict, held: dict, warm: dict):
+        self.seconds, self.load, self.held, self.warm = seconds, load, held, warm
+        self.busy = dict.fromkeys(workers, 0.0)
+        self.datasets = {w: Counter() for w in workers}
+        self.kernels = {w: Counter() for w in workers}
+
+    def cost(self, group: list, worker) -> float:
+        """What giving the tasks of ``group`` to ``worker`` adds to its seconds."""
+        return (sum(self.seconds.get(t.hash, 0.0) for t in group)
+                + sum(self.load.get(d, 0.0) for d in {t.dataset.id for t in group}
+                      if not self.datasets[worker][d] and self.held.get(worker) != d)
+                + sum(self.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k]))
+
+    def saving(self, group: list, worker) -> float:
+        """What taking the tasks of ``group`` (all ``worker``'s) away from ``worker`` saves it."""
+        datasets, kernels = Counter(t.dataset.id for t in group), Counter(t.kernel for t in group)
+        return (sum(self.seconds.get(t.hash, 0.0) for t in group)
+                + sum(self.load.get(d, 0.0) for d, c in datasets.items()
+                      if self.datasets[worker][d] == c and self.held.get(worker) != d)
+                + sum(self.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c))
+
+    def give(self, task, worker) -> None:
+        self.busy[worker] += self.cost([task], worker)
+        self.datasets[worker][task.dataset.id] += 1
+        self.kernels[worker][task.kernel] += 1
+
+    def take(self, task, worker) -> None:
+        self.busy[worker] -= self.saving([task], worker)
+        self.datasets[worker][task.dataset.id] -= 1
+        self.kernels[worker][task.kernel] -= 1
+
+
+def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict) -> dict:
+    """``owner`` improved while moving one of the busiest worker's tasks, or all its tasks of one
+    kernel (whose warm-up it then no longer pays), to another worker (idle ones too) ends the run
+    sooner, the receiver paying the dataset's loading and the kernel's warm-up where it has not
+    already: the move that leaves the two finishing soonest first."""
+    owner, plan = dict(owner), _Plan(workers, seconds, load, held, warm)
+    for t in todo:
+        plan.give(t, owner[t.hash])
     while True:
-        most, least = max(busy, key=busy.get), min(busy, key=busy.get)
+        most = max(workers, key=plan.busy.get)
         mine = [t for t in todo if owner[t.hash] == most]
-
-        def after(task):   # the two workers' later finish, were ``task`` to move (then the receiver's)
-            cost = seconds.get(task.hash, 0.0)
-            received = busy[least] + cost + extra(task, least)
-            return max(busy[most] - cost, received), received
-
-        best = min(mine, key=after, default=None)
-        if best is None or after(best)[0] >= busy[most]:
+        kernels = sorted({t.kernel for t in mine})
+        best, best_end = None, plan.busy[most] - 1e-9
+        for group in [[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in kernels]:
+            left = plan.busy[most] - plan.saving(group, most)
+            for to in workers:
+                end = max(left, plan.busy[to] + plan.cost(group, to))
+                if to != most and end < best_end:
+                    best, best_end = (group, to), end
+        if best is None:
             return owner
-        busy[most] -= seconds.get(best.hash, 0.0)
-        give(best, least)
+        group, to = best
+        for t in group:
+            plan.take(t, most)
+            plan.give(t, to)
+            owner[t.hash] = to
 
 
 def _held(client, todo: list) -> dict:
@@ -257,7 +379,13 @@ def _held(client, todo: list) -> dict:
 def _send_all(client, todo: list, send, estimated) -> list:
     """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker (``owners``)."""
     workers = list(live_workers(client))
-    owner = owners(todo, workers, estimated.seconds, estimated.loads, _held(client, todo), estimated.warms)
+    held = _held(client, todo)
+    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms)
+    planned = finishes(owner, todo, estimated.seconds, estimated.loads, held, estimated.warms) if owner else {}
+    for worker_address, seconds in sorted(planned.items()):   # in the run's log: what ran where, against the plan
+        mine = [t for t in todo if owner[t.hash] == worker_address]
+        log.info("plan: %s: %d tasks, ~%.2f s with loads and warm-ups, datasets %s", worker_address, len(mine),
+                 seconds, ", ".join(sorted({t.dataset.id for t in mine})))
     return [send(task, owner.get(task.hash)) for task in todo]
 
 
@@ -343,6 +471,7 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
         clock.done(task.hash)
         bar.step(extra=after_count())
     counts["seconds"] = time.perf_counter() - started
+    counts["ended_at"] = time.time()   # epoch seconds: the run's end beside its tasks' started_at (history.wall_shares)
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
     return counts
 

@@ -2,8 +2,9 @@
 
 ``run_task`` runs one kernel over one dataset through the kernel harness and stores its rows
 (see ``ROW`` below) as one result file.  Each worker keeps the dataset it last loaded, on the
-device the kernels use, so the next task on the same dataset starts at once; switching datasets
-drops it and returns the GPU memory pool's blocks.  It measures its device's ceilings (copy
+device the kernels use, so the next task on the same dataset starts at once, and the one before it
+where a task of each fits in half its memory (a task stolen back needs no second load); switching
+datasets otherwise drops it and returns the GPU memory pool's blocks.  It measures its device's ceilings (copy
 GB/s, random gather and pointer-chase rates) once and stamps them on every row.  Any failure
 (exception, GPU out of memory, verification) becomes a stored row with its error: a task only
 raises when the worker itself cannot store anything.
@@ -32,7 +33,7 @@ import pyarrow as pa
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from graphsweep.datasets import format as dataset_format
-from graphsweep.core import gpu
+from graphsweep.core import capacity, gpu
 from graphsweep.datasets import reader
 from graphsweep.core.errors import DatasetError
 from graphsweep.generators import memory
@@ -54,7 +55,7 @@ ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "datas
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
        "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
-       "task_s", "compile_s", "first_warmup", "ceilings_s", "started_at", "finished")
+       "task_s", "compile_s", "first_warmup", "first_run_s", "ceilings_s", "started_at", "finished")
 
 
 class WorkerState(WorkerPlugin):
@@ -70,6 +71,8 @@ class WorkerState(WorkerPlugin):
         self.ceilings = {}
         self.bytes = 0        # size of the last dataset loaded on the GPU
         self.warmed = set()
+        self.need = 0         # the memory a task of the current dataset holds (estimate.task_memory)
+        self.kept = None      # (key, loaded, need) of the dataset before the current one, kept loaded beside it
 
     def __getstate__(self):   # sent to the workers without its contents (a lock, datasets): each builds its own
         return {"fresh": True}
@@ -127,14 +130,7 @@ class WorkerState(WorkerPlugin):
         key = (ref.path, manifest.get("created"))
         with self.lock:
             if key != self.key:
-                # Tasks come longest dataset first, by estimated time, which grows with size: a
-                # smaller one's kernels find the blocks they need in the memory pool, so the pool
-                # is only handed back for a larger dataset.
-                nbytes = 4 * (manifest["n"] + 3 * (manifest.get("m") or 0))
-                self.drop(free_pool=nbytes > self.bytes)
-                self.key = key
-                if load == "gpu":
-                    self.bytes = max(self.bytes, nbytes)
+                self._switch(key, manifest, load)
             if load in self.loaded:
                 return self.loaded[load], 0.0
             t0 = time.perf_counter()
@@ -151,16 +147,39 @@ class WorkerState(WorkerPlugin):
                                    checksums=ref.checksums)
             self.loaded[load] = data
             if load == "gpu":
-                grow_pool(estimate.task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0))
+                grow_pool(self.need + (self.kept[2] if self.kept else 0))
             return data, time.perf_counter() - t0
 
+    def _switch(self, key, manifest: dict, load: str) -> None:
+        """Make ``key`` (of ``manifest``) the current dataset.  The one before stays loaded beside it,
+        with its representations, where a task of each fits in ``KEEP_SHARE`` of the memory they run
+        in: a worker whose tasks of a split dataset come between another's, or that steals a task of
+        another dataset at a run's end, goes back to it without loading and building it again (a CPU
+        run of gap-suite's kernels on two workers reloaded R-MAT and rebuilt its CSR after a steal).
+        Otherwise it is dropped: tasks come longest dataset first, by estimated time, which grows with
+        size, so a smaller one's kernels find the blocks they need in the memory pool, which is only
+        handed back for a larger dataset."""
+        need = estimate.task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0)
+        back = self.kept if self.kept and self.kept[0] == key else None
+        self.kept = None
+        if self.key is not None and self.need + need <= KEEP_SHARE * _memory("gpu" in self.loaded or load == "gpu"):
+            self.kept = (self.key, self.loaded, self.need)
+            self.key, self.loaded = None, {}
+        else:
+            nbytes = 4 * (manifest["n"] + 3 * (manifest.get("m") or 0))
+            self.drop(free_pool=nbytes > self.bytes)
+            if load == "gpu":
+                self.bytes = max(self.bytes, nbytes)
+        self.key, self.need = key, need
+        self.loaded = back[1] if back else {}
+
     def drop(self, free_pool: bool = True):
-        """Forget the dataset; with ``free_pool``, hand CuPy's memory pool's blocks back too (the
+        """Forget the dataset (and the one kept beside it); with ``free_pool``, hand CuPy's memory pool's blocks back too (the
         next dataset may need all of it).  An RMM pool (a local-gpu worker's, when rmm is
         installed) keeps its memory, and its free blocks count as free (``capacity.device_memory``)."""
         self.key = None
-        was_gpu = "gpu" in self.loaded
-        self.loaded = {}
+        was_gpu = "gpu" in self.loaded or (self.kept is not None and "gpu" in self.kept[1])
+        self.loaded, self.kept = {}, None
         if was_gpu and free_pool:
             import cupy
             cupy.get_default_memory_pool().free_all_blocks()
@@ -178,6 +197,14 @@ class WorkerState(WorkerPlugin):
 
 # Inputs smaller than this many last-level caches can be cache-resident between reps: they warm up per task.
 CACHE_RESIDENT = 4
+# A worker keeps the dataset before the current one loaded while a task of each fits in this share
+# of its device's memory (of the host's available memory on the CPU): the rest stays the tasks'.
+KEEP_SHARE = 0.5
+
+
+def _memory(on_gpu: bool) -> int:
+    """The memory a worker's datasets and tasks share: its GPU's (total), else the host's available."""
+    return (capacity.device_memory(total=True) if on_gpu else capacity.available_memory()) or 0
 
 
 def cache_bytes(backend: str) -> int:
@@ -418,8 +445,10 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
     # started_at (epoch seconds) and ceilings_s (measuring the worker's ceilings, which its first
     # task pays) let estimates tell a run's tasks from its start-up and gaps (history.earlier);
     # compile_s (Numba's compilations and cache loads: once per worker process, and once per machine
-    # in all while the cache lasts) and first_warmup (its warm-up was the worker's first of the
-    # kernel) the task's own seconds from what only a worker's first task of a kernel pays
+    # in all while the cache lasts), first_warmup (its warm-up was the worker's first of the
+    # kernel) and first_run_s (first timed reps run again: a GPU module compiled, which CuPy's
+    # disk cache makes a load for later processes) the task's own seconds from what only a
+    # worker's first task of a kernel or of a module pays
     timing = {"load_s": 0.0, "kernel_s": 0.0, "ceilings_s": 0.0, "started_at": time.time()}
     compiled = harness.numba_compiles()[1]
     failure = next((g["error"] for g in generated if g["id"] == task.dataset.id and g["error"]), None)
@@ -441,6 +470,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
                                  **task.params)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
+        timing["first_run_s"] = result.first_run_s
         timing["task_s"] = time.perf_counter() - t0
         timing["compile_s"] = harness.numba_compiles()[1] - compiled
         ceilings = state.device_ceilings(backend)  # once per worker, after the run: a failing task fails fast

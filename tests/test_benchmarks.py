@@ -73,6 +73,7 @@ def test_pipeline_shares_come_from_the_run_and_its_log(results, capsys, monkeypa
     out = printed(capsys, monkeypatch, "pipeline.py", results)
     wall = next(float(line.split()[-1]) for line in out.splitlines() if "sweep wall s" in line)
     assert wall > 0 and "timed-rep share" in out and "load GB/s" in out
+    assert "outside the harness" in out and "harness outside reps" in out     # history.wall_shares
 
 
 def test_apsp_crossover_of_the_published_sweep(capsys, monkeypatch):

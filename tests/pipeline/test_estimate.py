@@ -226,3 +226,31 @@ def test_the_rough_source_lands_within_2x_of_the_published_runs(name):
         elements = problem.elements(SimpleNamespace(n=int(t.n), m=0 if pd.isna(t.m) else int(t.m)))
         rough += estimate._rough(problem.name, t.backend, elements, t.runs, None)
     assert tasks.task_s.sum() / 2 <= rough <= 2 * tasks.task_s.sum(), (rough, tasks.task_s.sum())
+
+
+def test_a_second_estimate_from_a_run_whose_compilation_dominated_lands_within_2x(plan_of, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    plan, made = plan_of
+    [task] = plan.tasks
+
+    def task_file(name, run_id, task_s, warmup_s, first_run_s):
+        """The rows of one task as a worker writes them: 4 timed reps of 0.1 s, its timing columns."""
+        path = tmp_path / f"{name}.parquet"
+        timing = {"task": task.hash, "run_id": run_id, "dataset": task.dataset.id, "kernel": task.kernel,
+                  "params": "{}", "backend": "cpu", "device": "cpu-x", "worker": "w", "elements": 2000,
+                  "stage": "kernel", "phase": "total", "step": None, "ms": 100.0, "task_s": task_s, "timed_s": 0.4,
+                  "load_s": 0.0, "prepare_s": 0.05, "warmup_s": warmup_s, "first_warmup": False,
+                  "compile_s": 0.0, "first_run_s": first_run_s}
+        pq.write_table(pa.Table.from_pylist([timing] * 4), path)
+        return history._task_records(path)
+
+    # a fresh machine's run: the task's first timed rep compiled its module (1.5 s) and ran again
+    first = task_file("first", "r1", task_s=2.1, warmup_s=1.6, first_run_s=1.5)
+    # the second run loads the module from the disk cache: its task takes 0.6 s
+    second = task_file("second", "r2", task_s=0.6, warmup_s=0.0, first_run_s=0.0)
+    estimated = made(first)
+    assert estimated.says() == "from 1 earlier run on cpu-x"
+    took = sum(r.task_s for r in second)
+    assert took / 2 <= estimated.seconds[task.hash] <= 2 * took     # was 2.06 s: 3.4x
+    assert first[0].own_s == pytest.approx(2.1 - 0.05 - 1.5)         # less its checks and the rep run again

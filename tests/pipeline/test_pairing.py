@@ -213,7 +213,7 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
                              kernels=["toy.sssp"], roots=2, roots_seed=3))
     timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "stats", "verify", "kernel", "task",
                                               "ceilings")}
-    timing.update(started_at=0.0, compile_s=0.0, first_warmup=False)
+    timing.update(started_at=0.0, compile_s=0.0, first_warmup=False, first_run_s=0.0)
     rows = worker.result_rows(plan.tasks[0], "run", result, {"copy_gbps": 100.0}, timing)
     frame = pd.DataFrame(rows)
     assert set(frame["stage"]) == {"kernel", "input"}
