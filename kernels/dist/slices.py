@@ -38,7 +38,7 @@ from . import shuffle
 
 BUCKETS = 1 << 16         # degree histogram buckets (all-reduced: the bounds' input)
 ALIGN = 32                # slice bounds are multiples of this many vertices (one bitmap word)
-CUT_CHUNK = 1 << 28       # CSR entries tested for the cut at a time
+CUT_CHUNK = 1 << 24       # CSR entries tested for the cut at a time (its temporaries: 3 B an entry, kept small beside the slice)
 
 
 @dataclass
@@ -165,10 +165,11 @@ def build(comm, source, share: int, shares: int, n: int, backend: str, threads: 
     peak.step()
     shuffle.sort_rows(comm, offsets, indices, sizes.sort)
     csr = CSR(offsets, indices, None, hi - lo)
-    cut = 0
+    cut = 0           # summed on the device, read once
     for start in range(0, csr.nnz, CUT_CHUNK):
         part = csr.indices[start:start + CUT_CHUNK]
-        cut += int(xp.count_nonzero((part < lo) | (part >= hi)))
+        cut += xp.count_nonzero((part < lo) | (part >= hi))
+    cut = int(cut)
     peak.step()
     piece = Slice(comm.rank, lo, hi, n, bounds, csr, backend, threads)
     facts = {"edges": csr.nnz, "cut": cut, "passes": 2, "rounds": rounds, "seconds": time.perf_counter() - t0,
