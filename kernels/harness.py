@@ -63,7 +63,8 @@ class KernelResult:
     # statistics, evaluated after timing) and verify — where a run's time goes besides kernels.
     seconds: dict = field(default_factory=dict)
     # Of warmup's seconds, the first timed reps run again because they compiled a GPU module or
-    # grew the memory pool (less Numba's compilations in them, which ``numba_compiles`` counts):
+    # grew the memory pool, and what warm-ups that did so took beyond as many timed runs (less
+    # Numba's compilations in them, which ``numba_compiles`` counts):
     # what the process pays once per module, and a later process loads from CuPy's disk cache —
     # not the task's own cost, which an estimate learns (pipeline.history).
     first_run_s: float = 0.0
@@ -259,9 +260,14 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     clock = _lap(result, "prepare", clock)
 
     warm = warmup_input(kernel, data, inp, params) if warmup and warmup_sample else inp
+    marks, compiled_before, since = first_run_marks(backend), numba_compiles()[1], clock
     for _ in range(warmup):
         _run_once(impl, warm, {**params, **result.instances[0]}, backend)[1].finish()
     clock = _lap(result, "warmup", clock)
+    # warm-ups that compiled GPU modules (or grew the pool) paid a first run's cost too: what they
+    # took beyond as many timed runs, counted once the runs are timed
+    first_warmups = (clock - since - (numba_compiles()[1] - compiled_before)) if marks != first_run_marks(backend) \
+        else None
     errors = []
     # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
     # milliseconds inside the rep's event window: it waits until the reps are done.
@@ -271,6 +277,10 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
                                  kernel.collect, kernel.check, keep_output)
     finally:
         gc.enable()
+    if first_warmups is not None:
+        runs = [r["ms"] / 1e3 for r in result.rows if r["phase"] == "total"]
+        per_run = sorted(runs)[len(runs) // 2] if runs else 0.0
+        result.first_run_s += max(0.0, first_warmups - warmup * per_run)
     if verify:
         result.verified = not errors
         result.verify_error = "; ".join(errors) or None
