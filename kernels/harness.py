@@ -20,6 +20,7 @@ rep of each instance is verified (every rep computes the same thing; verifying e
 GPU sweep's time).
 """
 
+import functools
 import gc
 import platform
 import statistics
@@ -64,7 +65,7 @@ class KernelResult:
     seconds: dict = field(default_factory=dict)
     # Of warmup's seconds, the first timed reps run again because they compiled a GPU module or
     # grew the memory pool, and what warm-ups that did so took beyond as many timed runs (less
-    # Numba's compilations in them, which ``numba_compiles`` counts):
+    # the compilations in them, Numba's and NVRTC's, which ``compile_seconds`` counts):
     # what the process pays once per module, and a later process loads from CuPy's disk cache —
     # not the task's own cost, which an estimate learns (pipeline.history).
     first_run_s: float = 0.0
@@ -178,6 +179,42 @@ def numba_compiles() -> tuple[int, float]:
     return _compiles["numba:compiler_lock"].count, _compiles["numba:compile"].seconds
 
 
+_nvrtc = {"seconds": 0.0, "timed": set()}
+
+
+def _time_nvrtc(compiler) -> None:
+    """Have ``compiler`` (CuPy's ``cupy.cuda.compiler``) add the seconds of every NVRTC compilation
+    its disk cache misses to ``_nvrtc`` — graphsweep's modules and CuPy's own kernels (a sort, a
+    reduction, an elementwise kernel) alike; once per module object."""
+    name = "_compile_using_nvrtc_no_warning"     # what its cached path calls on a miss (CuPy 13-14)
+    inner = getattr(compiler, name, None)
+    if inner is None or id(compiler) in _nvrtc["timed"]:
+        return
+
+    @functools.wraps(inner)
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            _nvrtc["seconds"] += time.perf_counter() - t0
+    setattr(compiler, name, timed)
+    _nvrtc["timed"].add(id(compiler))
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling what a disk cache then holds — Numba's functions
+    (``numba_compiles``) and, where CuPy is, NVRTC's GPU code — since the first call: what a later
+    run on the machine loads instead, not a task's own cost (the worker records it, ``compile_s``)."""
+    try:
+        from cupy.cuda import compiler
+    except ImportError:      # no CuPy: Numba's alone
+        pass
+    else:
+        _time_nvrtc(compiler)
+    return numba_compiles()[1] + _nvrtc["seconds"]
+
+
 def first_run_marks(backend: str):
     """What grows when a kernel runs for the first time in a process: on the GPU the bytes CuPy's
     memory pool holds (a cudaMalloc) and the modules compiled or loaded (``kernels.cuda``); on the
@@ -260,13 +297,13 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     clock = _lap(result, "prepare", clock)
 
     warm = warmup_input(kernel, data, inp, params) if warmup and warmup_sample else inp
-    marks, compiled_before, since = first_run_marks(backend), numba_compiles()[1], clock
+    marks, compiled_before, since = first_run_marks(backend), compile_seconds(), clock
     for _ in range(warmup):
         _run_once(impl, warm, {**params, **result.instances[0]}, backend)[1].finish()
     clock = _lap(result, "warmup", clock)
     # warm-ups that compiled GPU modules (or grew the pool) paid a first run's cost too: what they
     # took beyond as many timed runs, counted once the runs are timed
-    first_warmups = (clock - since - (numba_compiles()[1] - compiled_before)) if marks != first_run_marks(backend) \
+    first_warmups = (clock - since - (compile_seconds() - compiled_before)) if marks != first_run_marks(backend) \
         else None
     errors = []
     # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
@@ -304,12 +341,12 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
         tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
         timers = []
         output = None  # let the previous instance's output go before the next one allocates
-        marks, compiled_before = first_run_marks(backend), numba_compiles()[1]
+        marks, compiled_before = first_run_marks(backend), compile_seconds()
         output, timer = _run_once(impl, inp, run_params, backend)
         if marks != first_run_marks(backend):   # it grew the pool or compiled: a warm-up after all
             timer.finish()
             since, clock = clock, _lap(result, "warmup", clock)
-            result.first_run_s += max(0.0, clock - since - (numba_compiles()[1] - compiled_before))
+            result.first_run_s += max(0.0, clock - since - (compile_seconds() - compiled_before))
             output = None
             output, timer = _run_once(impl, inp, run_params, backend)
         timers.append(timer)

@@ -190,7 +190,7 @@ class TaskRecord:
     started_at: float | None = None  # when it started (epoch seconds)
     dataset: str = ""
     prepared_s: float = 0.0  # of task_s, loading the dataset, checking it and building its representations
-    compile_s: float = 0.0  # of task_s, Numba's compilations (written to its disk cache: later runs load them)
+    compile_s: float = 0.0  # of task_s, Numba's and NVRTC's compilations (disk-cached: later runs load them)
     first_warmup_s: float = 0.0  # of task_s, its worker's first warm-up of the kernel (later tasks had none)
     moved: float = 0.0      # bytes a timed run reads and writes, by its byte model
     random: float = 0.0     # random accesses of a timed run, by its byte model

@@ -444,13 +444,13 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
     state = _state()
     # started_at (epoch seconds) and ceilings_s (measuring the worker's ceilings, which its first
     # task pays) let estimates tell a run's tasks from its start-up and gaps (history.earlier);
-    # compile_s (Numba's compilations and cache loads: once per worker process, and once per machine
-    # in all while the cache lasts), first_warmup (its warm-up was the worker's first of the
+    # compile_s (Numba's and NVRTC's compilations: once per machine while their disk caches last),
+    # first_warmup (its warm-up was the worker's first of the
     # kernel) and first_run_s (first timed reps run again: a GPU module compiled, which CuPy's
     # disk cache makes a load for later processes) the task's own seconds from what only a
     # worker's first task of a kernel or of a module pays
     timing = {"load_s": 0.0, "kernel_s": 0.0, "ceilings_s": 0.0, "started_at": time.time()}
-    compiled = harness.numba_compiles()[1]
+    compiled = harness.compile_seconds()
     failure = next((g["error"] for g in generated if g["id"] == task.dataset.id and g["error"]), None)
     backend = None
     try:
@@ -472,7 +472,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["first_run_s"] = result.first_run_s
         timing["task_s"] = time.perf_counter() - t0
-        timing["compile_s"] = harness.numba_compiles()[1] - compiled
+        timing["compile_s"] = harness.compile_seconds() - compiled
         ceilings = state.device_ceilings(backend)  # once per worker, after the run: a failing task fails fast
         timing["ceilings_s"] = time.perf_counter() - t0 - timing["task_s"]
         rows = result_rows(task, run_id, result, ceilings, timing)
