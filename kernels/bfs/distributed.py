@@ -664,6 +664,14 @@ def outbox_pairs(n: int, k: int) -> int:
     return max(1 << 16, 1 << max(0, (n // (256 * k)).bit_length() - 1))
 
 
+def _setup(inp, params):
+    """Refuse what the backend cannot do before the graph is sliced, then slice it."""
+    if inp.backend != "gpu" and params["exchange"] == "peer":
+        raise ParameterError("parameter 'exchange': peer needs GPU workers (NCCL ranks of one host); this run's "
+                             f"backend is {inp.backend}")
+    return slice_graph(inp, params)
+
+
 def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer)
@@ -690,6 +698,6 @@ KERNEL = Kernel(name="bfs.distributed", problem=BFS,
                 summary="one graph sliced over K workers: bfs.direction-optimizing's level steps per slice, the "
                         "direction decided on the device; per level the claims' bitmap all-to-all and the frontier's "
                         "all-gathered, NCCL between GPUs, no host read between levels",
-                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=slice_graph,
+                gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=_setup,
                 requires=frozenset({"undirected"}), drives_workers=True, collect=collect, check=_check,
                 compile_cpu_twins=compile_cpu_twins)

@@ -441,6 +441,12 @@ def test_a_lost_worker_fails_the_run_in_one_line_and_the_next_run_works(name):
             np.testing.assert_array_equal(res.output["level"], levels(graph, 0))
 
 
+def test_peer_exchange_on_cpu_workers_is_refused_in_one_line():
+    with pytest.raises(ParameterError, match="exchange.*peer needs GPU workers"):
+        harness.run("bfs.distributed", dataset(SHAPES["rmat"]()), backend="cpu", reps=1, warmup=0, partitions=2,
+                    scheduler=WORKERS["address"], exchange="peer")
+
+
 def test_directed_graphs_are_refused_in_one_line():
     n, src, dst = SHAPES["path"]()
     with pytest.raises(ParameterError, match="undirected"):
