@@ -7,6 +7,8 @@ SLURM, cron and CI timeouts send) is handled like Ctrl-C: the command unwinds, r
 had half written, and exits 143 (130 for Ctrl-C), with one line and no Dask log records after it.
 """
 
+import atexit
+import os
 import signal
 import sys
 import threading
@@ -66,12 +68,22 @@ def os_error_line(exc: OSError) -> str:
     return f"{where}: {reason}" if where else reason
 
 
-def _interrupted(exc: BaseException | None):
-    """One line (with what the command cleaned up, when it says) and 143 for SIGTERM, 130 for Ctrl-C."""
+def _interrupted(exc: BaseException | None, whole_process: bool):
+    """One line (with what the command cleaned up, when it says) and 143 for SIGTERM, 130 for Ctrl-C.
+    ``whole_process``: ``main`` is the process's own command (no ``argv`` given), which then ends
+    here — its exit handlers run (local workers closed), not the interpreter's finalization, where
+    a native thread an extension left (pyarrow's, Numba's) can abort the process with a fatal
+    error after the one line (seen once in three Ctrl-C's of a partitioned CPU kernel)."""
     terminated = isinstance(exc, Terminated)
     done = f"; {exc}" if isinstance(exc, KeyboardInterrupt) and str(exc) else ""
     click.echo(f"graphsweep: {'terminated' if terminated else 'interrupted'}{done}", err=True)
-    sys.exit(143 if terminated else 130)
+    code = 143 if terminated else 130
+    if whole_process:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        atexit._run_exitfuncs()
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv=None):
@@ -89,9 +101,9 @@ def main(argv=None):
         config.check()      # a misspelt setting is one line from any command, not a surprise inside one
         rc = cli.main(args=argv, prog_name="graphsweep", standalone_mode=False)
     except click.exceptions.Abort as exc:  # click's form of KeyboardInterrupt
-        _interrupted(exc.__cause__ or exc.__context__)
+        _interrupted(exc.__cause__ or exc.__context__, argv is None)
     except KeyboardInterrupt as exc:
-        _interrupted(exc)
+        _interrupted(exc, argv is None)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
