@@ -6,6 +6,8 @@ shares one."""
 
 import numpy as np
 
+from .. import checks
+
 KEY = "verify.unique-edges"
 
 
@@ -25,7 +27,12 @@ def unique_edges(inp):
 
 
 def degrees(inp):
-    """The simple graph's degree of each vertex (int64)."""
+    """The simple graph's degree of each vertex (int64), counted once per graph (a verifier's
+    reference: PageRank's and TC's verifications share it)."""
+    return checks.reference(inp, ("degrees",), lambda: _count_degrees(inp))
+
+
+def _count_degrees(inp):
     xp = inp.xp
     lo, hi = unique_edges(inp)
     if lo.shape[0] == 0:
