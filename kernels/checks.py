@@ -3,6 +3,10 @@ own): an output is a vector of n values of the expected kind, its values are in 
 search tree's root and parent pointers are well formed.  Each failure raises one
 VerificationError naming the output, the index and the value at fault.  NumPy or CuPy alike
 (``xp``: the arrays' module).
+
+``reference`` keeps what a verifier computes from the input alone (a triangle count, a Brandes
+from a root, a component count), never from an output, on the graph input, so the next task of a
+sweep on the same graph compares its output with the same answer instead of computing it again.
 """
 
 from graphsweep.core.errors import VerificationError
@@ -54,3 +58,38 @@ def search_tree(xp, n: int, root: int, value, parent, name: str) -> None:
     if bool(bad.any()):
         v = first(xp, bad)
         raise VerificationError(f"parent[{v}] is {int(parent[v])}, not a vertex (outside [0, n={n}))")
+
+
+REFERENCES = "verify.references"
+# What a graph's references may hold together, in n-vectors of 8 bytes (O(n), never O(m)): room for
+# gap-suite's 4 BC roots, the triangle counts and the degrees; a reference past it is computed
+# each time, as before.
+REFERENCE_VECTORS = 8
+
+
+def reference(inp, key: tuple, compute):
+    """``compute()`` — an answer that depends on the graph ``inp`` and ``key`` alone (``key`` names
+    the problem, the reference and every instance or parameter it depends on: a root, a sample
+    count) — computed once and kept on ``inp`` (one per loaded dataset, placement and backend, so
+    another graph never sees it), while the references kept stay within ``REFERENCE_VECTORS``
+    n-vectors.  What is kept first stays (a sweep's tasks ask for the same references in the same
+    order: a cache that evicted would drop each before its next use whenever they did not all fit)."""
+    kept = inp.cache.setdefault(REFERENCES, {})
+    if key in kept:
+        return kept[key]
+    value = compute()
+    if sum(map(nbytes, kept.values())) + nbytes(value) <= REFERENCE_VECTORS * 8 * max(inp.n, 1):
+        kept[key] = value
+    return value
+
+
+def nbytes(value) -> int:
+    """Bytes ``value`` holds: its arrays' (NumPy or CuPy), 8 for each number, summed through tuples,
+    lists and dicts."""
+    if hasattr(value, "nbytes"):
+        return int(value.nbytes)
+    if isinstance(value, dict):
+        return sum(nbytes(k) + nbytes(v) for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        return sum(map(nbytes, value))
+    return 8

@@ -96,8 +96,8 @@ def _check_parents(inp, root, level, parent, reached) -> None:
 
 
 def _reachable_count(inp, root: int) -> int:
-    if inp.directed:
-        return _directed_reachable(inp, root)
+    if inp.directed:        # once per graph and root: a sweep's next BFS task compares with it
+        return checks.reference(inp, ("bfs", "reachable", int(root)), lambda: _directed_reachable(inp, root))
     labels = component_labels(inp)
     return int(inp.xp.count_nonzero(labels == labels[root]))
 

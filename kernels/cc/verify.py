@@ -33,15 +33,23 @@ def verify_labels(n: int, src, dst, label) -> dict:
 
 def verify_graph_labels(inp, label) -> dict:
     """``verify_labels`` for a ``GraphInput``, reading its edge list a chunk at a time when it is
-    not on the compute device whole."""
-    if inp.whole:
-        return verify_labels(inp.n, inp.src, inp.dst, label)
+    not on the compute device whole; the component count is counted once per graph
+    (``checks.reference``: a sweep's next CC task compares with it)."""
     xp, n = inp.xp, inp.n
     label = _checked(xp, label, n)
-    for src, dst, _ in inp.edge_chunks():
-        _one_label_per_edge(label, src, dst)
+    if inp.whole:
+        _one_label_per_edge(label, inp.src, inp.dst)
+    else:
+        for src, dst, _ in inp.edge_chunks():
+            _one_label_per_edge(label, src, dst)
+    return _as_many_as(distinct_count(label, n), checks.reference(inp, ("cc", "components"), lambda: _components(inp)))
+
+
+def _components(inp) -> int:
+    if inp.whole:
+        return component_count(inp.n, inp.src, inp.dst)
     roots = graph_components(inp)
-    return _as_many_as(distinct_count(label, n), int(xp.count_nonzero(roots == xp.arange(n, dtype=roots.dtype))))
+    return int(inp.xp.count_nonzero(roots == inp.xp.arange(inp.n, dtype=roots.dtype)))
 
 
 def _checked(xp, label, n: int):

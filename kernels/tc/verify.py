@@ -13,6 +13,9 @@ oriented CSR the kernels read) and asserts of ``triangles``:
   3. any size: SAMPLES vertices (seeded, chosen among those with an edge, and the vertex of largest
      degree) have as many triangles as there are distinct edges with both ends among their
      neighbours, counted with one mask over the edge list per vertex.
+
+SciPy's counts and the sampled vertices' are the graph's own (``checks.reference``): computed by
+the first task of a sweep on the graph, compared with by the next.
 """
 
 import numpy as np
@@ -36,13 +39,14 @@ def verify_triangles(inp, triangles) -> dict:
         raise VerificationError(f"the per-vertex counts sum to {total}, not a multiple of 3")
     lo, hi = unique_edges(inp)
     if lo.shape[0] <= FULL_LIMIT:
-        expected = _scipy_counts(inp, lo, hi)
+        expected = checks.reference(inp, ("tc", "counts"), lambda: _scipy_counts(inp, lo, hi))
         bad = np.flatnonzero(_host(triangles) != expected)
         if bad.size:
             v = int(bad[0])
             raise VerificationError(f"vertex {v} is on {int(triangles[v])} triangles, SciPy counts {int(expected[v])}")
-    for v in _samples(inp):
-        expected = _count_through(xp, n, lo, hi, v)
+    sampled = checks.reference(inp, ("tc", "samples", SAMPLES, SEED),
+                               lambda: {v: _count_through(xp, n, lo, hi, v) for v in _samples(inp)})
+    for v, expected in sampled.items():
         if int(triangles[v]) != expected:
             raise VerificationError(f"vertex {v} is on {int(triangles[v])} triangles, but {expected} edges join "
                                     f"its neighbours")

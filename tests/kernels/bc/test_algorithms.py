@@ -96,3 +96,33 @@ def test_verifier_catches_wrong_dependencies(simple_shapes):
     bad[v] = np.nan
     with pytest.raises(VerificationError, match="finite and non-negative"):
         verify_centrality(inp, root, bad)
+
+
+def test_verifier_runs_brandes_once_per_graph_and_root(simple_shapes, simple_dataset, monkeypatch):
+    """A root's dependencies are computed by its first verification on a graph and compared with by
+    the next (a sweep's next BC task, through the harness); a wrong output still fails; another root
+    or graph has its own."""
+    from graphsweep.kernels.bc import verify as bc_verify
+    roots = []
+    brandes = bc_verify.brandes_dependencies
+    monkeypatch.setattr(bc_verify, "brandes_dependencies", lambda inp, root: roots.append(root) or brandes(inp, root))
+    n, src, dst = simple_shapes["messy"]()
+    data = simple_dataset((n, src, dst))
+    for variant in ("best", "split", "no-split"):
+        name, params = VARIANTS[variant]
+        res = harness.run(name, data, backend="cpu", reps=1, warmup=0, instances=2, instance_seed=5, **params)
+        assert res.verified, res.verify_error
+    drawn = [i["root"] for i in res.instances]
+    assert sorted(roots) == sorted(drawn)
+    inp = harness.prepared(harness.registry.get("bc.best"), data)
+    good = reference_dependencies(n, src, dst, drawn[0])
+    bad = good.copy()
+    v = int(np.flatnonzero(good > 1)[0])
+    bad[v] *= 1.001
+    with pytest.raises(VerificationError, match=f"centrality\\[{v}\\] is .* gives"):
+        verify_centrality(inp, drawn[0], bad)
+    assert len(roots) == 2
+    other = next(r for r in range(n) if r not in drawn)
+    verify_centrality(inp, other, reference_dependencies(n, src, dst, other))
+    verify_centrality(from_edges(src, dst, n), drawn[0], good)
+    assert roots[2:] == [other, drawn[0]]

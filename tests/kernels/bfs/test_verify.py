@@ -146,3 +146,26 @@ def test_count_mismatch_is_reported(g, monkeypatch):
     monkeypatch.setattr(bfs_verify, "_reachable_count", lambda inp, root: 999)
     with pytest.raises(VerificationError, match="1000 vertices reached from root 3, but 999 are reachable"):
         check(g, 3, level, parent, "cpu")
+
+
+def test_a_directed_reachable_count_is_counted_once_per_graph_and_root(graphs, monkeypatch):
+    """Rule 4's count from a root is the graph's own: a sweep's next BFS task from the root compares
+    with it (a wrong output still fails); another root or graph counts its own."""
+    counted = []
+    reachable = bfs_verify._directed_reachable
+    monkeypatch.setattr(bfs_verify, "_directed_reachable",
+                        lambda inp, root: counted.append(root) or reachable(inp, root))
+    g = graphs["rmat"]()
+    n, src, dst = g
+    inp = from_edges(src, dst, n, directed=True)
+    first, second = (int(v) for v in np.argsort(-np.bincount(src, minlength=n))[:2])   # the most out-edges
+    level, parent = correct(g, first, directed=True)
+    facts = verify_bfs(inp, first, level, parent)
+    assert facts["reached"] > 2 and verify_bfs(inp, first, level, parent) == facts
+    leaf = int(np.argmax(level))
+    level[leaf], parent[leaf] = -1, -1
+    with pytest.raises(VerificationError):
+        verify_bfs(inp, first, level, parent)
+    verify_bfs(inp, second, *correct(g, second, directed=True))
+    verify_bfs(from_edges(src, dst, n, directed=True), first, *correct(g, first, directed=True))
+    assert counted == [first, second, first]

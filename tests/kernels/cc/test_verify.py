@@ -103,3 +103,36 @@ def test_canonical_labels(backend):
     got = got.get() if backend == "gpu" else got
     np.testing.assert_array_equal(got, [0, 1, 0, 3, 1, 3, 6])
     assert got.dtype == np.int64
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["whole", "streamed"])
+def test_the_component_count_is_counted_once_per_graph(whole, reference, monkeypatch):
+    """The count behind property 2 is the graph's own: a sweep's next CC task compares with it, and
+    a merged labelling still fails; another graph counts its own.  Both where the edge list is whole
+    (SciPy) and where it is read a chunk at a time (hooking rounds)."""
+    from graphsweep.kernels.cc import verify as cc_verify
+    from graphsweep.kernels.graph import GraphInput, sliced
+
+    def graph_input(g):
+        n, src, dst = g
+        if whole:
+            return GraphInput(n, src, dst)
+        return GraphInput(n, None, None, edges=sliced.ArrayEdges(src, dst, None), xp=np)
+    counts = []
+    components = cc_verify._components
+    monkeypatch.setattr(cc_verify, "_components", lambda inp: counts.append(1) or components(inp))
+    g = GRAPHS["many-lists"]()
+    inp = graph_input(g)
+    assert inp.whole is whole
+    ref = reference(g)
+    expected = {"components": len(np.unique(ref))}
+    assert cc_verify.verify_graph_labels(inp, ref) == expected
+    assert cc_verify.verify_graph_labels(inp, ref) == expected
+    merged = ref.copy()
+    merged[merged == merged[g[1][0]]] = merged[merged != merged[g[1][0]]][0]
+    with pytest.raises(VerificationError, match="different components share a label"):
+        cc_verify.verify_graph_labels(inp, merged)
+    assert len(counts) == 1
+    other = GRAPHS["tree-k3"]()
+    assert cc_verify.verify_graph_labels(graph_input(other), reference(other)) == {"components": 1}
+    assert len(counts) == 2

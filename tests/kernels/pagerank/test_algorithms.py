@@ -169,3 +169,24 @@ def test_lanes_must_be_a_power_of_two(simple_shapes, simple_dataset):
     with pytest.raises(ParameterError, match="parameter 'lanes': 3 is not a power of two"):
         harness.run("pagerank.pull-warp", simple_dataset(simple_shapes["path"]()), backend="gpu", reps=1, warmup=0,
                     lanes=3)
+
+
+def test_the_verifier_counts_degrees_once_per_graph(simple_shapes, monkeypatch):
+    """The simple graph's degrees are the graph's own: a sweep's next PageRank task reuses them (TC's
+    verifier too), broken scores still fail; another graph counts its own."""
+    from graphsweep.kernels.graph import unique_edges
+    counted = []
+    count = unique_edges._count_degrees
+    monkeypatch.setattr(unique_edges, "_count_degrees", lambda inp: counted.append(1) or count(inp))
+    n, src, dst = simple_shapes["messy"]()
+    inp = from_edges(src, dst, n)
+    good = exact_scores(n, src, dst, True).astype(np.float32)
+    verify_scores(inp, good, tolerance=1e-4, spread=True, damping=DAMPING)
+    verify_scores(inp, good, tolerance=1e-4, spread=True, damping=DAMPING)
+    swapped = good.copy()
+    swapped[[0, 1]] = swapped[[1, 0]] + np.float32([0.002, -0.002])
+    with pytest.raises(VerificationError, match="one more iteration"):
+        verify_scores(inp, swapped, tolerance=1e-4, spread=True, damping=DAMPING)
+    assert len(counted) == 1
+    verify_scores(from_edges(src, dst, n), good, tolerance=1e-4, spread=True, damping=DAMPING)
+    assert len(counted) == 2

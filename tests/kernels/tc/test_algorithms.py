@@ -112,3 +112,54 @@ def test_best_says_the_lanes_it_chose(simple_shapes, simple_dataset):
     inp = harness.prepared(registry.get("tc.search"), data)
     assert res.stats["lanes"] == lanes_rule(lanes_statistics(inp.representation("oriented")))
     assert harness.run("tc.best", data, backend="gpu", reps=1, warmup=0, lanes=16).stats["lanes"] == 16
+
+
+def test_verifier_counts_once_per_graph(simple_shapes, monkeypatch):
+    """SciPy's counts and the sampled vertices' are computed by a graph's first verification and
+    compared with by the next (a sweep's next TC task); a wrong output still fails; another graph
+    has its own."""
+    calls = {"full": 0, "sampled": 0}
+
+    def counting(name, fn):
+        def wrapped(*args):
+            calls[name] += 1
+            return fn(*args)
+        return wrapped
+    monkeypatch.setattr(tc_verify, "_scipy_counts", counting("full", tc_verify._scipy_counts))
+    monkeypatch.setattr(tc_verify, "_count_through", counting("sampled", tc_verify._count_through))
+    n, src, dst = simple_shapes["rmat"]()
+    inp = from_edges(src, dst, n)
+    good = reference_counts(n, src, dst)
+    verify_triangles(inp, good)
+    sampled = calls["sampled"]
+    assert calls["full"] == 1 and sampled > 0
+    verify_triangles(inp, good)
+    bad = good.copy()
+    bad[[3, 4, 5]] += 1
+    with pytest.raises(VerificationError, match="vertex 3 is on .* SciPy counts"):
+        verify_triangles(inp, bad)
+    assert calls == {"full": 1, "sampled": sampled}
+    n2, src2, dst2 = simple_shapes["clique"]()
+    verify_triangles(from_edges(src2, dst2, n2), reference_counts(n2, src2, dst2))
+    assert calls["full"] == 2 and calls["sampled"] > sampled
+    # past FULL_LIMIT the sampled counts alone judge, from the same kept answer
+    monkeypatch.setattr(tc_verify, "FULL_LIMIT", 0)
+    hub = int(np.argmax(np.bincount(np.r_[src, dst], minlength=n)))
+    bad = good.copy()
+    bad[hub] += 3
+    with pytest.raises(VerificationError, match=f"vertex {hub} is on"):
+        verify_triangles(inp, bad)
+
+
+def test_sweep_tasks_on_one_graph_share_the_reference(simple_shapes, simple_dataset, monkeypatch):
+    """Through the harness: a second TC kernel on the same loaded dataset does not count again."""
+    calls = []
+    scipy_counts = tc_verify._scipy_counts
+    monkeypatch.setattr(tc_verify, "_scipy_counts", lambda *a: calls.append(1) or scipy_counts(*a))
+    data = simple_dataset(simple_shapes["rmat"]())
+    for name, params in VARIANTS.values():
+        res = harness.run(name, data, backend="cpu", reps=1, warmup=0, **params)
+        assert res.verified, res.verify_error
+    assert len(calls) == 1
+    harness.run("tc.best", simple_dataset(simple_shapes["rmat"]()), backend="cpu", reps=1, warmup=0)
+    assert len(calls) == 2
