@@ -47,7 +47,8 @@ PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.d
 # printed beside the phases
 STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),
          "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
-WORDS = {"bfs.distributed": ("exchange", "level_graphs")}     # statistics that are words, printed as they are
+WORDS = {"bfs.distributed": ("exchange", "level_graphs", "phases_by_rank"),
+         "cc.distributed": ("phases_by_rank",), "pagerank.distributed": ("phases_by_rank",)}     # statistics that are words, printed as they are
 # Variants run beside the default at K > 1: BFS over NCCL's collectives instead of peer memory, and
 # its levels queued launch by launch, which times every collective (the default captures them as
 # CUDA graphs, untimed inside)

@@ -6,7 +6,9 @@
 - ``dispatch``: the driver's wall time of the call (tasks sent to the K workers, records back);
   what one call through Dask costs beyond the run itself;
 - the kernel's phases (``Rank.phase``), each the slowest rank's, as measured phases;
-- statistics: ``local_ms`` (the slowest rank's time outside collectives), ``comm_ms`` (the most
+- statistics: ``phases_by_rank`` (each phase's milliseconds on rank 0, 1, ...: the phases are the
+  slowest rank's, so a phase that ends in a collective also counts the wait for a rank slower
+  in the phase before — this says which), ``local_ms`` (the slowest rank's time outside collectives), ``comm_ms`` (the most
   time a rank spent inside collectives, waiting for the slowest peer included; NaN where
   collectives ran inside CUDA graphs, untimed),
   ``bytes_exchanged`` (received by all ranks), ``rounds`` (collectives a rank made), the
@@ -39,7 +41,9 @@ class Ledger:
         self.timer.total_measured(max(r["ms"] for r in records))
         for phase in records[0]["phases_ms"]:
             self.timer.measured(phase, max(r["phases_ms"].get(phase, 0.0) for r in records))
-        stats = {"local_ms": _most(r["ms"] - r["comm_ms"] for r in records),
+        by_rank = "; ".join(f"{phase} " + " ".join(f"{r['phases_ms'].get(phase, 0.0):.3f}" for r in records)
+                            for phase in records[0]["phases_ms"])
+        stats = {"phases_by_rank": by_rank, "local_ms": _most(r["ms"] - r["comm_ms"] for r in records),
                  "comm_ms": _most(r["comm_ms"] for r in records),
                  "bytes_exchanged": sum(r["bytes"] for r in records),
                  "rounds": max(r["rounds"] for r in records), "transport": self.part.transport,

@@ -309,6 +309,17 @@ def test_rows_carry_the_run_the_dispatch_and_the_ledger():
     assert len(steps) == three.stats["iterations"] and all(r["step_rounds"] == 2 for r in steps)
 
 
+def test_each_phase_is_given_on_every_rank_beside_the_slowest():
+    res = harness.run("cc.distributed", dataset(SHAPES["rmat"]()), backend="cpu", reps=1, warmup=0, partitions=3,
+                      scheduler=WORKERS["address"])
+    slowest = {r["phase"]: r["ms"] for r in res.rows}
+    by_rank = dict(part.split(" ", 1) for part in res.stats["phases_by_rank"].split("; "))
+    assert {"link", "compress"} <= set(by_rank)
+    for phase, times in by_rank.items():
+        times = [float(t) for t in times.split()]
+        assert len(times) == 3 and max(times) == pytest.approx(slowest[phase], abs=1e-3)
+
+
 def test_the_ledger_counts_each_run_alone():
     """A run's statistics are its own, not the sum over reps."""
     data = dataset(SHAPES["rmat"]())
