@@ -86,20 +86,26 @@ def test_warmup_on_the_problems_sample(dataset, monkeypatch):
     assert seen == [5000, 5000]
 
 
-def test_a_first_rep_that_compiled_is_run_again_and_its_seconds_recorded(dataset, monkeypatch):
-    # the first timed rep "compiles a module" (what first_run_marks watches changes, 0.2 s): run
-    # again, and its seconds recorded apart (first_run_s) so that an estimate does not learn them
+def _compiling_kernel(monkeypatch, seconds: float) -> None:
+    """``listrank.compiles``: list ranking whose first run in the process "compiles a module" — it
+    takes ``seconds`` more and changes what ``first_run_marks`` watches."""
     import time
     modules = [0]
 
     def ranked(inp, params, timer):
         if modules[0] == 0:
-            time.sleep(0.2)
+            time.sleep(seconds)
             modules[0] += 1
         return sequential.run_cpu(inp, params, timer)
     kernel = Kernel(name="listrank.compiles", problem=LISTRANK, summary="test", cpu=ranked)
     monkeypatch.setattr(registry, "get", lambda name: kernel)
     monkeypatch.setattr(harness, "first_run_marks", lambda backend: modules[0])
+
+
+def test_a_first_rep_that_compiled_is_run_again_and_its_seconds_recorded(dataset, monkeypatch):
+    # the first timed rep "compiles a module" (what first_run_marks watches changes, 0.2 s): run
+    # again, and its seconds recorded apart (first_run_s) so that an estimate does not learn them
+    _compiling_kernel(monkeypatch, 0.2)
     result = harness.run("listrank.compiles", dataset, backend="cpu", reps=2, warmup=0)
     assert 0.2 <= result.first_run_s <= result.seconds["warmup"]
     assert len([r for r in result.rows if r["phase"] == "total"]) == 2
@@ -110,17 +116,7 @@ def test_a_warm_up_that_compiled_records_what_it_took_beyond_the_runs(dataset, m
     # a later parameter set's warm-up compiles its module (0.3 s) before the timed reps: what the
     # warm-ups took beyond as many runs is a first-run cost too (first_run_s), not the task's own
     # (gap-suite's second estimate on an H200 was 2.1x the run, from a warm run that compiled so)
-    import time
-    modules = [0]
-
-    def ranked(inp, params, timer):
-        if modules[0] == 0:
-            time.sleep(0.3)
-            modules[0] += 1
-        return sequential.run_cpu(inp, params, timer)
-    kernel = Kernel(name="listrank.compiles", problem=LISTRANK, summary="test", cpu=ranked)
-    monkeypatch.setattr(registry, "get", lambda name: kernel)
-    monkeypatch.setattr(harness, "first_run_marks", lambda backend: modules[0])
+    _compiling_kernel(monkeypatch, 0.3)
     result = harness.run("listrank.compiles", dataset, backend="cpu", reps=3, warmup=2)
     assert 0.25 <= result.first_run_s <= result.seconds["warmup"]
     again = harness.run("listrank.compiles", dataset, backend="cpu", reps=3, warmup=2)
@@ -138,7 +134,7 @@ def test_nvrtc_compilations_count_as_compile_seconds(monkeypatch):
         time.sleep(0.2)
         return "ptx", {}
     compiler = types.SimpleNamespace(_compile_using_nvrtc_no_warning=compile_on_a_miss)
-    monkeypatch.setattr(harness, "_nvrtc", {"seconds": 0.0, "timed": set()})
+    monkeypatch.setattr(harness, "_nvrtc", {"seconds": 0.0, "timed": set(), "looked": True})
     harness._time_nvrtc(compiler)
     harness._time_nvrtc(compiler)              # once per module: not timed twice
     before = harness.compile_seconds()

@@ -131,13 +131,19 @@ def test_every_collective_over_nccl(cuda_workers, k):
 @pytest.mark.gpu
 @pytest.mark.multi_gpu
 def test_a_failed_rank_aborts_the_nccl_waits(cuda_workers):
+    _fails_within_30_s_then_works(cuda_workers, _wait_for_a_round_nobody_sends_gpu, "rank 0 gives up before the round")
+
+
+def _fails_within_30_s_then_works(address: str, fn, match: str) -> None:
+    """``fn`` over two NCCL ranks fails the run in one error matching ``match`` within 30 s, and
+    the next partition on the same workers runs every collective."""
     import time
-    part = _partition(cuda_workers, 2, backend="gpu", comms="nccl")
+    part = _partition(address, 2, backend="gpu", comms="nccl")
     t0 = time.monotonic()
-    with pytest.raises(driver.PartitionError, match="rank 0 gives up before the round"):
-        part.spmd(_wait_for_a_round_nobody_sends_gpu, name="failing")
+    with pytest.raises(driver.PartitionError, match=match):
+        part.spmd(fn, name="failing")
     assert time.monotonic() - t0 < 30
-    again = _partition(cuda_workers, 2, backend="gpu", comms="nccl")
+    again = _partition(address, 2, backend="gpu", comms="nccl")
     _check(again.spmd(_protocol, name="protocol"), 2)
 
 
@@ -206,11 +212,4 @@ def _peer_barrier_alone(rank) -> None:
 @pytest.mark.gpu
 @pytest.mark.multi_gpu
 def test_a_peer_barrier_nobody_else_reaches_fails_in_one_line(cuda_workers):
-    import time
-    part = _partition(cuda_workers, 2, backend="gpu", comms="nccl")
-    t0 = time.monotonic()
-    with pytest.raises(driver.PartitionError, match="the lone barrier: a peer barrier waited"):
-        part.spmd(_peer_barrier_alone, name="lone")
-    assert time.monotonic() - t0 < 30
-    again = _partition(cuda_workers, 2, backend="gpu", comms="nccl")
-    _check(again.spmd(_protocol, name="protocol"), 2)
+    _fails_within_30_s_then_works(cuda_workers, _peer_barrier_alone, "the lone barrier: a peer barrier waited")
