@@ -179,7 +179,7 @@ def numba_compiles() -> tuple[int, float]:
     return _compiles["numba:compiler_lock"].count, _compiles["numba:compile"].seconds
 
 
-_nvrtc = {"seconds": 0.0, "timed": set()}
+_nvrtc = {"seconds": 0.0, "timed": set(), "looked": False}
 
 
 def _time_nvrtc(compiler) -> None:
@@ -206,12 +206,14 @@ def compile_seconds() -> float:
     """Seconds this process has spent compiling what a disk cache then holds — Numba's functions
     (``numba_compiles``) and, where CuPy is, NVRTC's GPU code — since the first call: what a later
     run on the machine loads instead, not a task's own cost (the worker records it, ``compile_s``)."""
-    try:
-        from cupy.cuda import compiler
-    except ImportError:      # no CuPy: Numba's alone
-        pass
-    else:
-        _time_nvrtc(compiler)
+    if not _nvrtc["looked"]:       # once: a failed import searches the path again each time
+        _nvrtc["looked"] = True
+        try:
+            from cupy.cuda import compiler
+        except ImportError:      # no CuPy: Numba's alone
+            pass
+        else:
+            _time_nvrtc(compiler)
     return numba_compiles()[1] + _nvrtc["seconds"]
 
 
