@@ -20,6 +20,7 @@
 //                             the count in its low 40 bits, the blocks' arrivals (GS_BFS_ARRIVAL each)
 //                             above, so the read that sees the last arrival also reads the count.
 #include "bfs/common.cuh"
+#include "dist/comm/peer.cuh"
 
 // Shared with the launcher, which passes them with -D (direction_optimizing.py: CHUNK, WARP_BUFFER,
 // MAX_THREADS, MIN_BLOCKS (of MAX_THREADS a SM: the `registers` parameter), the control block's CTL_* slots, EXIT_* reasons and REC_* record fields).
@@ -52,8 +53,9 @@ __device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >
 // (vertex, parent) pair in the outbox of j (outbox[j * (cap + 1)]: its count in .x, then up to cap
 // pairs), or, once that is full, as its bit in `claims` (a bitmap of every vertex; the owner finds
 // a parent for it).  A claim of this slice's vertex also sets its bit in `next`, the next
-// frontier's bitmap (global words).  The whole-graph kernel passes SLICED = false and none of this
-// is compiled in.
+// frontier's bitmap (global words).  Over peer memory (`remote`: the K ranks' inboxes, this rank
+// `me`) the outbox keeps only the counts and each pair goes straight into box `me` of its owner's
+// inbox.  The whole-graph kernel passes SLICED = false and none of this is compiled in.
 struct gs_slice {
     long long lo, hi;
     const long long* bounds;     // the K + 1 bounds of the slices
@@ -62,6 +64,9 @@ struct gs_slice {
     int cap;
     unsigned* claims;
     unsigned* next;
+    int2* const* remote;
+    int me;
+    int* sent;                   // with remote: the block's mark (shared memory) that it stored a pair there
 };
 
 __device__ __forceinline__ int gs_owner(const gs_slice& sl, int v)
@@ -152,19 +157,29 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
         if (claim[q]) claim[q] = !(atomicOr(visited + (w[q] >> 5), bit) & bit);
     }
     if (SLICED) {
+        // Another slice's vertex goes to its owner, once, as a pair in the owner's box: the warp's
+        // lanes bound for one owner take their places with one atomic (a level expanding hubs
+        // sends millions of pairs, which one atomic each on K counters would serialise).
 #pragma unroll
         for (int q = 0; q < GS_BFS_UNROLL; ++q) {
-            if (!claim[q]) continue;
             const unsigned bit = 1u << (w[q] & 31);
-            if (mine[q]) {
-                atomicOr(sl.next + (w[q] >> 5), bit);
-                continue;
+            if (claim[q] && mine[q]) atomicOr(sl.next + (w[q] >> 5), bit);
+            const bool away = claim[q] && !mine[q];
+            if (!__any_sync(GS_FULL, away)) continue;
+            const int owner = away ? gs_owner(sl, w[q]) : -1;
+            const unsigned group = __match_any_sync(GS_FULL, owner);
+            const int first = __ffs(group) - 1;
+            int2* box = sl.outbox + (long long)max(owner, 0) * (sl.cap + 1);
+            int at = 0;
+            if (away && lane == first) at = atomicAdd(&box->x, __popc(group));
+            at = __shfl_sync(GS_FULL, at, first) + __popc(group & ((1u << lane) - 1u));
+            if (away) {
+                claim[q] = false;
+                int2* to = sl.remote ? sl.remote[owner] + (long long)sl.me * (sl.cap + 1) : box;
+                if (at < sl.cap) to[1 + at] = make_int2(w[q], u[q]);
+                if (sl.remote) *sl.sent = next_depth;
+                else if (sl.claims) atomicOr(sl.claims + (w[q] >> 5), bit);   // none over peer memory: a box holds a slice
             }
-            claim[q] = false;         // another slice's vertex: to its owner, once
-            int2* box = sl.outbox + (long long)gs_owner(sl, w[q]) * (sl.cap + 1);
-            const int at = atomicAdd(&box->x, 1);
-            if (at < sl.cap) box[1 + at] = make_int2(w[q], u[q]);
-            else atomicOr(sl.claims + (w[q] >> 5), bit);
         }
     }
 #pragma unroll
@@ -333,11 +348,11 @@ enum { GS_WAIT = 0, GS_TOP_DOWN_SUMS = 1, GS_BOTTOM_UP_SUMS = 2 };
 // checked to *scout_to and *checked_to (relaxed), then found and the block's arrival to `word` in
 // one release-ordered add, and reads `word` (acquire) until `arrivals` blocks have arrived.
 // Returns the count in `word` as the read that saw the last arrival left it (every block's adds
-// of the level so far are in it), or GS_BFS_ABORT if the wait timed out (ctl[CTL_ERROR] set).
+// of the level so far are in it), or GS_BFS_ABORT if the wait passed timeout_ns (ctl[CTL_ERROR] set).
 template <int SUMS>
 __device__ __forceinline__ gs_u64 gs_barrier(gs_u64* word, gs_u64 arrivals, long long found, gs_u64* scout_to,
                                              long long scout, gs_u64* checked_to, long long checked, long long* red,
-                                             gs_u64* ctl)
+                                             gs_u64* ctl, gs_u64 timeout_ns = GS_BFS_TIMEOUT_NS)
 {
     __shared__ gs_u64 seen;
     const int warps = blockDim.x >> 5, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -366,7 +381,7 @@ __device__ __forceinline__ gs_u64 gs_barrier(gs_u64* word, gs_u64 arrivals, long
         const gs_u64 t0 = gs_globaltimer();
         gs_u64 v;
         for (unsigned polls = 1; (v = gs_load_acquire(word)) / GS_BFS_ARRIVAL < arrivals; ++polls) {
-            if (polls % 256 == 0 && gs_globaltimer() - t0 > GS_BFS_TIMEOUT_NS) {
+            if (polls % 256 == 0 && gs_globaltimer() - t0 > timeout_ns) {
                 atomicExch(ctl + CTL_ERROR, 1ULL);
                 v = GS_BFS_ABORT;
                 break;
@@ -380,9 +395,10 @@ __device__ __forceinline__ gs_u64 gs_barrier(gs_u64* word, gs_u64 arrivals, long
 }
 
 // A barrier that sums nothing; false if it timed out.
-__device__ __forceinline__ bool gs_wait(gs_u64* word, gs_u64 arrivals, long long* red, gs_u64* ctl)
+__device__ __forceinline__ bool gs_wait(gs_u64* word, gs_u64 arrivals, long long* red, gs_u64* ctl,
+                                        gs_u64 timeout_ns = GS_BFS_TIMEOUT_NS)
 {
-    return gs_barrier<GS_WAIT>(word, arrivals, 0, nullptr, 0, nullptr, 0, red, ctl) != GS_BFS_ABORT;
+    return gs_barrier<GS_WAIT>(word, arrivals, 0, nullptr, 0, nullptr, 0, red, ctl, timeout_ns) != GS_BFS_ABORT;
 }
 
 // ---- switching representation (inside the persistent grid) -------------------------------------
@@ -873,24 +889,17 @@ extern "C" __global__ void graphsweep_bfs_slice_bottom_up(const long long* __res
 // the first's .x, row `row` this rank's own and skipped), all this slice's vertices: claimed as a
 // top-down level claims its own, into the next queue and bitmap.  Whole warps, GS_BFS_UNROLL pairs
 // a lane, over the pairs there are (the boxes' counts end to end), not the boxes' room: with peer
-// memory a box holds a whole slice's worth.
-extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ pairs, int k, int row, int cap,
-                                                      const long long* __restrict__ offsets, const int* indices,
-                                                      unsigned* visited, int2* lp, longlong2* qout, gs_u64* sctl,
-                                                      const long long* dctl, long long lo, long long hi,
-                                                      unsigned* next)
+// memory a box holds a whole slice's worth.  The boxes are read through L2: in
+// graphsweep_bfs_slice_search peers store them while the launch runs.
+__device__ __forceinline__ void gs_claim_pairs(const int2* pairs, int k, int row, int cap,
+                                               const long long* __restrict__ offsets, const int* indices,
+                                               unsigned* visited, int2* lp, longlong2* qout, gs_u64* count_out,
+                                               long long& scout, longlong2* buf, int& fill, int next_depth,
+                                               const gs_slice& sl, int lane)
 {
-    if (gs_slice_idle(dctl, 0)) return;
-    extern __shared__ longlong2 gs_smem[];
-    const int lane = threadIdx.x & 31;
-    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
-    const gs_slice sl = {lo, hi, nullptr, k, nullptr, cap, nullptr, next};
-    const int next_depth = (int)dctl[SLICECTL_DEPTH] + 1;
-    long long scout = 0;
-    int fill = 0;
     long long total = 0;
     for (int j = 0; j < k; ++j)
-        if (j != row) total += min(__ldg(&pairs[(long long)j * (cap + 1)].x), cap);
+        if (j != row) total += min(__ldcg(&pairs[(long long)j * (cap + 1)].x), cap);
     const long long step = (long long)gridDim.x * blockDim.x * GS_BFS_UNROLL;
     for (long long base = ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) * GS_BFS_UNROLL; base < total;
          base += step) {
@@ -902,18 +911,35 @@ extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ p
             valid[q] = i < total;
             int j = 0;          // the box holding pair i of the boxes laid end to end
             for (; valid[q] && j < k; ++j) {
-                const long long c = j == row ? 0 : min(__ldg(&pairs[(long long)j * (cap + 1)].x), cap);
+                const long long c = j == row ? 0 : min(__ldcg(&pairs[(long long)j * (cap + 1)].x), cap);
                 if (i < c) break;
                 i -= c;
             }
-            const int2 p = valid[q] ? __ldg(pairs + (long long)j * (cap + 1) + 1 + i) : make_int2(0, 0);
+            const int2 p = valid[q] ? __ldcg(pairs + (long long)j * (cap + 1) + 1 + i) : make_int2(0, 0);
             w[q] = p.x;
             u[q] = p.y;
         }
         gs_td_claim<true>(u, w, valid, true, false, next_depth, visited, lp, offsets, indices, scout, buf, fill, qout,
-                          sctl + GS_SCTL_COUNT, lane, sl);
+                          count_out, lane, sl);
     }
-    gs_flush(buf, fill, qout, sctl + GS_SCTL_COUNT, lane);
+    gs_flush(buf, fill, qout, count_out, lane);
+}
+
+extern "C" __global__ void graphsweep_bfs_slice_claim(const int2* __restrict__ pairs, int k, int row, int cap,
+                                                      const long long* __restrict__ offsets, const int* indices,
+                                                      unsigned* visited, int2* lp, longlong2* qout, gs_u64* sctl,
+                                                      const long long* dctl, long long lo, long long hi,
+                                                      unsigned* next)
+{
+    if (gs_slice_idle(dctl, 0)) return;
+    extern __shared__ longlong2 gs_smem[];
+    const int lane = threadIdx.x & 31;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    const gs_slice sl = {lo, hi, nullptr, k, nullptr, cap, nullptr, next};
+    long long scout = 0;
+    int fill = 0;
+    gs_claim_pairs(pairs, k, row, cap, offsets, indices, visited, lp, qout, sctl + GS_SCTL_COUNT, scout, buf, fill,
+                   (int)dctl[SLICECTL_DEPTH] + 1, sl, lane);
     scout = gs_warp_sum(scout);
     if (lane == 0 && scout) atomicAdd(sctl + GS_SCTL_SCOUT, (gs_u64)scout);
 }
@@ -987,11 +1013,46 @@ extern "C" __global__ void graphsweep_bfs_slice_counts(const gs_u64* __restrict_
     }
 }
 
-// The next level from every rank's counts (the table, all-gathered), by the persistent kernel's
-// rule (GAPBS's): top-down goes bottom-up when the frontier's out-edges exceed edges_to_check /
-// alpha and min_switch (mode AUTO; always in BOTTOM_UP), not on the first level after bottom-up;
-// bottom-up goes back when its frontier shrank to at most n / beta (its bitmap becomes the queue:
-// TO_QUEUE).  The level just done is kept as LAST_DIRECTION and LAST_COUNT (the host's step
+// A sliced search's switching state, the same on every rank.
+struct gs_switch {
+    long long count, scout, local;   // the frontier: its vertices (all ranks), their out-edges, this slice's share
+    long long edges;                 // Beamer's edges_to_check
+    int bottom, check, to_queue, bottom_up_levels;
+};
+
+// The next level from every rank's counts (the frontier's vertices and out-edges, summed) by the
+// persistent kernel's rule (GAPBS's): top-down goes bottom-up when the frontier's out-edges exceed
+// edges_to_check / alpha and min_switch (mode AUTO; always in BOTTOM_UP), not on the first level
+// after bottom-up; bottom-up goes back when its frontier shrank to at most n / beta (its bitmap
+// becomes the queue: to_queue).  `started`: a level was done (false for the root's counts).
+__device__ __forceinline__ void gs_switch_next(gs_switch& sw, long long count, long long scout, long long local,
+                                               bool started, int mode, long long n, double alpha, double beta,
+                                               long long min_switch)
+{
+    sw.to_queue = 0;
+    if (started && sw.bottom) {
+        sw.bottom_up_levels += 1;
+        if (mode != MODE_BOTTOM_UP && (count == 0 || !(count >= sw.count || (double)count > (double)n / beta))) {
+            sw.to_queue = count > 0;
+            sw.bottom = 0;
+            sw.check = 0;       // GAPBS: the level after bottom-up is top-down
+        }
+    }
+    if (count > 0 && !sw.bottom &&
+        (mode == MODE_BOTTOM_UP ||
+         (mode == MODE_AUTO && sw.check && (double)scout > (double)sw.edges / alpha && scout > min_switch)))
+        sw.bottom = 1;
+    if (count > 0 && !sw.bottom) {
+        if (sw.check) sw.edges -= scout;
+        sw.check = 1;
+    }
+    sw.count = count;
+    sw.scout = scout;
+    sw.local = local;
+}
+
+// The next level from the table of every rank's counts (all-gathered) by gs_switch_next, on every
+// rank alike; the level just done is kept as LAST_DIRECTION and LAST_COUNT (the host's step
 // record); a done search stays done (the host queues one level past the end).  One thread.
 extern "C" __global__ void graphsweep_bfs_slice_decide(const long long* __restrict__ table, int k, int row,
                                                        long long* dctl, gs_u64* sctl, long long n, int mode,
@@ -1003,37 +1064,22 @@ extern "C" __global__ void graphsweep_bfs_slice_decide(const long long* __restri
         count += table[2 * j];
         scout += table[2 * j + 1];
     }
-    const long long old = dctl[SLICECTL_COUNT];
-    long long bottom = dctl[SLICECTL_DIRECTION], check = dctl[SLICECTL_CHECK], edges = dctl[SLICECTL_EDGES];
-    long long to_queue = 0;
-    dctl[SLICECTL_LAST_DIRECTION] = bottom;
-    dctl[SLICECTL_LAST_COUNT] = old;
-    if (dctl[SLICECTL_DEPTH] >= 0 && bottom) {
-        dctl[SLICECTL_BOTTOM_UP_LEVELS] += 1;
-        if (mode != MODE_BOTTOM_UP && (count == 0 || !(count >= old || (double)count > (double)n / beta))) {
-            to_queue = count > 0;
-            bottom = 0;
-            check = 0;       // GAPBS: the level after bottom-up is top-down
-        }
-    }
-    if (count > 0 && !bottom &&
-        (mode == MODE_BOTTOM_UP ||
-         (mode == MODE_AUTO && check && (double)scout > (double)edges / alpha && scout > min_switch)))
-        bottom = 1;
-    if (count > 0 && !bottom) {
-        if (check) edges -= scout;
-        check = 1;
-    }
-    dctl[SLICECTL_DIRECTION] = bottom;
-    dctl[SLICECTL_COUNT] = count;
-    dctl[SLICECTL_SCOUT] = scout;
-    dctl[SLICECTL_LOCAL] = table[2 * row];
-    dctl[SLICECTL_EDGES] = edges;
-    dctl[SLICECTL_CHECK] = check;
-    dctl[SLICECTL_TO_QUEUE] = to_queue;
+    gs_switch sw = {dctl[SLICECTL_COUNT], dctl[SLICECTL_SCOUT], dctl[SLICECTL_LOCAL], dctl[SLICECTL_EDGES],
+                    (int)dctl[SLICECTL_DIRECTION], (int)dctl[SLICECTL_CHECK], 0, (int)dctl[SLICECTL_BOTTOM_UP_LEVELS]};
+    dctl[SLICECTL_LAST_DIRECTION] = sw.bottom;
+    dctl[SLICECTL_LAST_COUNT] = sw.count;
+    gs_switch_next(sw, count, scout, table[2 * row], dctl[SLICECTL_DEPTH] >= 0, mode, n, alpha, beta, min_switch);
+    dctl[SLICECTL_DIRECTION] = sw.bottom;
+    dctl[SLICECTL_COUNT] = sw.count;
+    dctl[SLICECTL_SCOUT] = sw.scout;
+    dctl[SLICECTL_LOCAL] = sw.local;
+    dctl[SLICECTL_EDGES] = sw.edges;
+    dctl[SLICECTL_CHECK] = sw.check;
+    dctl[SLICECTL_TO_QUEUE] = sw.to_queue;
+    dctl[SLICECTL_BOTTOM_UP_LEVELS] = sw.bottom_up_levels;
     dctl[SLICECTL_DONE] = count == 0;
     dctl[SLICECTL_LIVE] = count != 0;
-    dctl[SLICECTL_SEND_FRONT] = count != 0 && bottom;
+    dctl[SLICECTL_SEND_FRONT] = count != 0 && sw.bottom;
     dctl[SLICECTL_DEPTH] += 1;
     for (int s = 0; s < GS_SCTL_SIZE; ++s) sctl[s] = 0;
 }
@@ -1043,4 +1089,265 @@ extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited,
                                                         int* __restrict__ level, int* __restrict__ parent, int size)
 {
     gs_write_outputs(visited, lp, level, parent, size);
+}
+
+// ---- a whole search of one slice in one launch, its peers met inside it (peer memory) -----------
+//
+// bfs.distributed over peer memory: the same steps as the launches above, but every level of the
+// search runs in one persistent launch per rank, as graphsweep_bfs_levels runs the whole graph's,
+// and the ranks meet inside it (`meet`): after a grid barrier (every block's stores done and
+// fenced) the leader thread meets the peers (dist/comm/peer.cuh's flags), then a grid barrier.
+// What a peer stores into this rank's memory while the launch runs (pairs,
+// counts, frontier words) is read through L2 (__ldcg).
+//   start      visited and frontier cleared, the root placed; this rank's counts (1 and the root's
+//              degree on its owner) into every rank's table; meet; level 0 decided
+//   top-down   the slice's own words of this level's bitmap cleared (the next top-down level fills
+//              them); the queue expanded (gs_td_queue: own vertices claimed into the next queue and
+//              bitmap, other slices' stored as pairs straight into their owners' inboxes); each
+//              box's count into its owner's inbox; meet; the pairs received claimed
+//   bottom-up  the slice's unvisited vertices against the frontier bitmap of every vertex
+//   then       this rank's counts into every rank's table; meet; the next level decided by every
+//              block alike (gs_switch_next); before a bottom-up level the slice's words of the
+//              frontier into every rank's copy and a meeting; back to top-down, the frontier's
+//              slice words made the queue
+// Every meeting orders what a peer may store here after it behind what this rank read before it
+// (a rank stores into a peer's inbox, table or frontier only past a meeting every rank reached
+// after its last read of that buffer).
+// A search so costs one launch, two or three grid barriers and two meetings a level, where the
+// launch-per-step form paid about a dozen launches and three host-queued barriers.  Level k's
+// record as graphsweep_bfs_levels writes it (rec, REC_* fields, its frontier counted over all
+// ranks) and beside it xrec[k] the leader's time in meetings (ns) and xrec[rec_cap + k] the bytes
+// peers stored here; ctl[CTL_STARTED] the start's end; on exit ctl[CTL_DEPTH] the levels and
+// ctl[CTL_BU_LEVELS] the bottom-up ones.  ctl is cleared by the host before the launch.
+extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
+graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long long* __restrict__ goffsets,
+                            const int* __restrict__ indices, unsigned* visited, const unsigned* __restrict__ dead,
+                            int2* lp, int2* lpg, int* __restrict__ level, int* __restrict__ parent,
+                            longlong2* queue0, longlong2* queue1, unsigned* bitmap0, unsigned* bitmap1,
+                            gs_u64* items, gs_u64* ctl, int2* outbox, int cap, int2* const* inboxes,
+                            long long* const* tables, unsigned* const* fronts0, unsigned* const* fronts1,
+                            gs_u64* const* flags, gs_u64* epoch, const volatile int* abort_word, long long timeout_ns,
+                            long long* peer_error, const long long* __restrict__ bounds, int k, int me,
+                            long long* rec, long long* xrec, int rec_cap, long long n, long long lo, long long hi,
+                            int root, long long edges_to_check, int mode, double alpha, double beta,
+                            long long min_switch)
+{
+    extern __shared__ longlong2 gs_smem[];
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    longlong2* buf = gs_smem + (threadIdx.x >> 5) * GS_BFS_BUF;
+    long long* red = (long long*)(gs_smem + warps * GS_BFS_BUF);
+    const gs_u64 gwarp = ((gs_u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const gs_u64 nwarps = ((gs_u64)gridDim.x * blockDim.x) >> 5;
+    const gs_u64 rank = gs_spread_rank();
+    const gs_u64 mine = rank * 32 + lane;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const long long words = (n + 31) >> 5, first_word = lo >> 5;     // slices start on a word
+    const int size = (int)(hi - lo), local_words = (size + 31) >> 5;
+    const bool owner = lo <= root && root < hi;
+    long long* table = tables[me];
+    if (leader) ctl[CTL_T0] = gs_globaltimer();
+    gs_u64 arrivals = 0;
+    long long waited = 0, received = 0;     // the level's: the leader's ns in meetings, bytes peers stored here
+    const gs_u64 meet_timeout = (gs_u64)timeout_ns + GS_BFS_TIMEOUT_NS;   // blocks waiting on the leader's meeting
+    __shared__ int sent;                    // the level (+ 1) whose pairs this block last stored into a peer
+    if (threadIdx.x == 0) sent = 0;
+
+    // The peers meet: (a grid barrier on `word`, so every block's stores are done and fenced;) the
+    // leader meets the peers; a grid barrier (as long as the meeting may wait).  Every block
+    // false if either failed.  (Every block's thread 0 waiting on the flags itself, no barrier
+    // after, made R-MAT 26's search 3.5x slower on 2 H200s.)
+    auto meet = [&](gs_u64* word, bool barrier_first) -> bool {
+        if (barrier_first && !gs_wait(word, arrivals += gridDim.x, red, ctl)) return false;
+        if (leader) {
+            const long long t = gs_peer_now();
+            if (!gs_peer_meet(flags, k, me, epoch, abort_word, timeout_ns, peer_error)) atomicExch(ctl + CTL_ERROR, 2ULL);
+            waited += gs_peer_now() - t;
+        }
+        if (!gs_wait(word, arrivals += gridDim.x, red, ctl, meet_timeout)) return false;
+        return __ldcg(ctl + CTL_ERROR) == 0;
+    };
+    // This rank's counts of level `at` (the start's: -1) into every rank's table (the leader; the
+    // meeting that follows fences them).  The table has a half for even and one for odd levels: a
+    // bottom-up level 0 posts its counts with no meeting after the start's, whose counts a slow
+    // block may still be reading.
+    auto post = [&](int at, long long count, long long scout) {
+        if (!leader) return;
+        const long long half = ((at + 2) & 1) * 2LL * k;
+        for (int j = 0; j < k; ++j) {
+            tables[j][half + 2 * me] = count;
+            tables[j][half + 2 * me + 1] = scout;
+        }
+    };
+    // Every rank's counts of level `at`, summed, and this rank's count (after the meeting).
+    auto gather = [&](int at, long long& count, long long& scout, long long& here) {
+        const long long* half = table + ((at + 2) & 1) * 2LL * k;
+        count = scout = 0;
+        for (int j = 0; j < k; ++j) {
+            count += __ldcg(half + 2 * j);
+            scout += __ldcg(half + 2 * j + 1);
+        }
+        here = __ldcg(half + 2 * me);
+    };
+
+    // the start: level 0's barrier word is count slot 1 (cleared by the host)
+    for (long long i = tid; i < words; i += stride) {
+        const unsigned bit = i == (root >> 5) ? 1u << (root & 31) : 0u;
+        visited[i] = owner ? bit : 0u;
+        bitmap0[i] = bit;
+    }
+    for (long long i = tid; i < local_words; i += stride) bitmap1[first_word + i] = 0u;
+    const long long root_degree = owner ? goffsets[root + 1] - goffsets[root] : 0;
+    if (tid == 0 && owner) {
+        lpg[root] = make_int2(0, root);
+        queue0[0] = gs_entry(root, goffsets[root], goffsets[root + 1]);
+    }
+    post(-1, owner, root_degree);
+    if (!meet(ctl + CTL_COUNT + 1, true)) return;
+    gs_switch sw = {0, 0, 0, edges_to_check, 0, 1, 0, 0};
+    {
+        long long count, scout, here;
+        gather(-1, count, scout, here);
+        gs_switch_next(sw, count, scout, here, false, mode, n, alpha, beta, min_switch);
+    }
+    if (leader) {
+        ctl[CTL_STARTED] = gs_globaltimer();
+        xrec[0] = waited;
+        xrec[rec_cap] = 16LL * (k - 1);
+    }
+    waited = 0;
+    received = 0;
+    const gs_slice none = {lo, hi, bounds, k, nullptr, cap, nullptr, nullptr};
+    int L = 0;
+    for (; sw.count > 0; ++L) {
+        if (L > n) {            // a rank lost count: end rather than spin
+            if (leader) atomicExch(ctl + CTL_ERROR, 3ULL);
+            return;
+        }
+        const longlong2* qin = (L & 1) ? queue1 : queue0;
+        longlong2* qout = (L & 1) ? queue0 : queue1;
+        unsigned* front = (L & 1) ? bitmap1 : bitmap0;
+        unsigned* next = (L & 1) ? bitmap0 : bitmap1;
+        unsigned* const* fronts_next = (L & 1) ? fronts0 : fronts1;
+        gs_u64* count_out = ctl + CTL_COUNT + (L + 1) % 3;     // also the level's barrier
+        gs_u64* scout_out = ctl + CTL_SCOUT + (L + 1) % 3;
+        gs_u64* checked_out = ctl + CTL_CHECKED + (L & 1);
+        gs_u64* items_count = ctl + CTL_ITEMS + (L & 1);
+        if (L > 0) arrivals = 0;
+        if (leader) {
+            ctl[CTL_COUNT + (L + 2) % 3] = 0;
+            ctl[CTL_SCOUT + (L + 2) % 3] = 0;
+            ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
+            ctl[CTL_CHECKED + ((L + 1) & 1)] = 0;
+            ctl[CTL_SCRATCH] = 0;
+        }
+        int kind = 0;
+        gs_u64 next_local, nitems = 0;
+        long long checked = 0;
+        if (sw.bottom) {
+            kind |= KIND_BOTTOM_UP;
+            long long found = 0, scout = 0, examined = 0;
+            gs_bu_level(offsets, offsets, indices, visited + first_word, dead, front, next + first_word, lp, size,
+                        local_words, L, found, scout, examined, (long long)gwarp, (long long)nwarps, lane);
+            next_local = gs_barrier<GS_BOTTOM_UP_SUMS>(count_out, arrivals += gridDim.x, found, scout_out, scout,
+                                                       checked_out, examined, red, ctl);
+            if (next_local == GS_BFS_ABORT) return;
+            if (leader) checked = (long long)__ldcg(checked_out);
+        } else {
+            gs_slice sl = none;
+            sl.outbox = outbox;
+            sl.next = next;
+            sl.remote = inboxes;
+            sl.me = me;
+            sl.sent = &sent;
+            // this level's frontier bitmap is the next top-down level's to fill (nothing reads it here)
+            for (long long i = tid; i < local_words; i += stride) front[first_word + i] = 0u;
+            const longlong2 first = mine < (gs_u64)sw.local ? __ldcg(qin + mine) : make_longlong2(0, 0);
+            long long scout = 0;
+            int fill = 0;
+            gs_td_queue<true>(indices, goffsets, visited, lpg, qin, first, (gs_u64)sw.local, qout, count_out, items,
+                              items_count, L + 1, sw.count >= GS_BFS_PRECHECK, sw.scout < GS_BFS_SPECULATE, scout,
+                              buf, fill, rank, nwarps, lane, sl);
+            gs_flush(buf, fill, qout, count_out, lane);
+            __syncthreads();
+            if (sent == L + 1) __threadfence_system();      // the pairs the block stored into the owners' inboxes
+            if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr, 0, red,
+                                             ctl) == GS_BFS_ABORT) return;
+            nitems = __ldcg(items_count);
+            if (nitems) {
+                scout = 0;
+                gs_td_items<true>(indices, goffsets, visited, lpg, items, nitems, qout, count_out, L + 1, scout, buf,
+                                  fill, rank, nwarps, lane, sl);
+                gs_flush(buf, fill, qout, count_out, lane);
+                __syncthreads();
+                if (sent == L + 1) __threadfence_system();
+                if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr, 0,
+                                                 red, ctl) == GS_BFS_ABORT) return;
+            }
+            // each box's count (its pairs are there already) into box `me` of its owner's inbox
+            if (leader)
+                for (int j = 0; j < k; ++j) {
+                    int* counted = &outbox[(long long)j * (cap + 1)].x;
+                    if (j != me) inboxes[j][(long long)me * (cap + 1)].x = min(__ldcg(counted), cap);
+                    *counted = 0;
+                }
+            if (!meet(count_out, false)) return;
+            const int2* pairs = inboxes[me];
+            if (leader)
+                for (int j = 0; j < k; ++j)
+                    if (j != me) received += 8LL * (1 + min(__ldcg(&pairs[(long long)j * (cap + 1)].x), cap));
+            scout = 0;
+            gs_claim_pairs(pairs, k, me, cap, goffsets, indices, visited, lpg, qout, count_out, scout, buf, fill,
+                           L + 1, sl, lane);
+            next_local = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr,
+                                                      0, red, ctl);
+            if (next_local == GS_BFS_ABORT) return;
+        }
+        // the counts: every rank's, after the meeting
+        post(L, (long long)next_local, leader ? (long long)__ldcg(scout_out) : 0);
+        if (!meet(count_out, false)) return;
+        received += 16LL * (k - 1);
+        long long count, scout, here;
+        gather(L, count, scout, here);
+        const long long frontier = sw.count, frontier_edges = sw.scout;
+        gs_switch_next(sw, count, scout, here, true, mode, n, alpha, beta, min_switch);
+        if (sw.count > 0 && sw.bottom) {
+            // the slice's words of the next frontier into every rank's copy
+            bool stored = false;
+            for (long long i = tid; i < local_words; i += stride) {
+                const unsigned v = __ldcg(next + first_word + i);
+                for (int j = 0; j < k; ++j)
+                    if (j != me) fronts_next[j][first_word + i] = v;
+                stored = true;
+            }
+            if (stored) __threadfence_system();
+            if (!meet(count_out, true)) return;
+            received += 4LL * (words - local_words);
+        } else if (sw.to_queue) {
+            // back to top-down: the frontier's slice words become its queue
+            gs_bitmap_to_queue(next + first_word, local_words, offsets, qout, ctl + CTL_SCRATCH, (int)lo);
+            kind |= KIND_TO_QUEUE;
+            if (!gs_wait(count_out, arrivals += gridDim.x, red, ctl)) return;
+        }
+        if (leader && L + 1 < rec_cap) {
+            long long* r = rec + L;
+            r[REC_FRONTIER * (long long)rec_cap] = frontier;
+            r[REC_EDGES * (long long)rec_cap] = frontier_edges;
+            r[REC_CLAIMED * (long long)rec_cap] = count;
+            r[REC_ITEMS * (long long)rec_cap] = (long long)nitems;
+            r[REC_CHECKED * (long long)rec_cap] = checked;
+            r[REC_KIND * (long long)rec_cap] = kind;
+            r[REC_TIME * (long long)rec_cap] = (long long)gs_globaltimer();
+            xrec[1 + L] = waited;
+            xrec[rec_cap + 1 + L] = received;
+        }
+        waited = 0;
+        received = 0;
+    }
+    gs_write_outputs(visited + first_word, lp, level, parent, size);
+    if (leader) {
+        ctl[CTL_DEPTH] = (gs_u64)L;
+        ctl[CTL_BU_LEVELS] = (gs_u64)sw.bottom_up_levels;
+    }
 }

@@ -137,7 +137,8 @@ class Ctl(IntEnum):
     TO_BITMAP_VERTICES = 29
     TO_QUEUE = 30       # bitmap-to-queue conversions
     TO_QUEUE_VERTICES = 31
-    SIZE = 32
+    STARTED = 32        # %globaltimer when a sliced search's start ended (graphsweep_bfs_slice_search)
+    SIZE = 33
 
 
 class Exit(IntEnum):

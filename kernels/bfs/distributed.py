@@ -27,15 +27,20 @@ level without reading anything back:
              ``bfs.direction-optimizing``'s), on every rank alike; kernels with nothing to do at a
              level return at once.
 Over peer memory (``exchange``: auto where every rank maps the others' GPU memory — NCCL workers
-of one host; ``kernels/dist/comm/peer``) a level has no collective at all: each outbox goes
-straight into its owner's memory, its count and that many pairs (a box holds the largest slice, so
-none overflows and no claims bitmap goes anywhere), then a device-side barrier, the claims, the
-counts stored into every rank's table, a second barrier, and only before a bottom-up level this
-rank's words of the frontier into every rank's copy and a third.
-A top-down level of a few vertices so moves a few bytes where the collectives moved a fixed
-outbox, a claims bitmap of every vertex and the frontier's (14 MB a rank a level at R-MAT 26 on 4
-GPUs).
-The host reads each level's control block back a level behind (queued as an asynchronous copy),
+of one host; ``kernels/dist/comm/peer``) the whole search is one persistent launch a rank
+(``graphsweep_bfs_slice_search``: the same device functions, every level inside it, as
+``bfs.direction-optimizing`` runs the whole graph's), and the ranks meet inside it: a grid
+barrier, the leader thread's flags stored into every peer and awaited (system-scope release and
+acquire), a grid barrier.  A level: its step; for top-down each outbox stored into its owner's
+memory (its count and that many pairs: a box holds the largest slice, so none overflows and no
+claims bitmap goes anywhere), a meeting, the pairs claimed; the counts into every rank's table, a
+meeting, the next level decided by every block alike; before a bottom-up level this rank's words
+of the frontier into every rank's copy and a meeting.  No launch, collective or host read between
+levels: a top-down level of a few vertices costs a few grid barriers and two meetings, where the
+launch-per-step form paid about a dozen launches and host-queued barriers (0.06-0.13 ms a level
+at R-MAT 26 on 4 H200s) and the collectives a fixed outbox, a claims bitmap of every vertex and
+the frontier's words (14 MB a rank a level).
+Over the collectives the host reads each level's control block back a level behind (queued as an asynchronous copy),
 only to learn that the frontier is empty; it has already queued one level more, which does nothing.
 Over NCCL a level's launches and collectives are captured once as a CUDA graph (one per level
 modulo the snapshot slots; ``graphs``), so the host queues a level with one graph launch where it
@@ -49,10 +54,11 @@ same levels with Numba over the same exchanges (its counts summed by an all-redu
 by the same rule on the host: ``_Switch``).
 
 Rows: ``total`` (the slowest rank, barrier to end), ``dispatch`` (the driver's call), phases
-``init``, ``top-down`` and ``bottom-up`` (levels of each direction), ``outputs``; a step row per
-level (phase ``level``: the slowest rank's time and time in collectives, the bytes all ranks
-received, the direction and the frontier); ``levels``, ``bottom_up_levels`` and the ledger's
-statistics.
+``init``, ``top-down`` and ``bottom-up`` (levels of each direction) and, but over peer memory (whose
+launch writes them as it ends), ``outputs``; a step row per level (phase ``level``: the slowest
+rank's time and time in collectives — over peer memory the leader's wait in the level's meetings —
+the bytes all ranks received, the direction and the frontier); ``levels``, ``bottom_up_levels``
+and the ledger's statistics.
 """
 
 from functools import partial
@@ -84,14 +90,15 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
                                                 "rounded down to a power of two where more); claims past it go as bits "
                                                    "whose owner finds the parent"),
           "exchange": Param("auto", str, choices=("auto", "peer", "collectives"),
-                            help="peer: the level's pairs, counts and frontier words stored straight into the other "
-                                 "GPUs' memory (CUDA IPC, one host), only as many pairs as there are, with two "
-                                 "device-side barriers a level; collectives: NCCL's all-to-alls and all-gathers of "
-                                 "fixed sizes; auto: peer where every rank maps the others' memory"),
+                            help="peer: the whole search one launch a GPU, the level's pairs, counts and frontier "
+                                 "words stored straight into the other GPUs' memory (CUDA IPC, one host), only as "
+                                 "many pairs as there are, the GPUs meeting inside the launch; collectives: levels "
+                                 "queued launch by launch, NCCL's all-to-alls and all-gathers of fixed sizes; auto: "
+                                 "peer where every rank maps the others' memory"),
           "graphs": Param("auto", str, choices=("auto", "off"),
-                          help="auto: each level's launches and collectives captured once as a CUDA graph and "
-                               "replayed (NCCL; their time inside collectives is then not measured); off: queued "
-                               "launch by launch, every collective timed")}
+                          help="exchange collectives: auto: each level's launches and collectives captured once as "
+                               "a CUDA graph and replayed (NCCL; their time inside collectives is then not "
+                               "measured); off: queued launch by launch, every collective timed")}
 SCTL = 5                       # the step counters (direction_optimizing.cu: GS_SCTL_*)
 UNROLL = 4                     # pairs a lane of the claim kernel takes at once (GS_BFS_UNROLL)
 SNAPSHOTS = 4                  # control blocks in flight to the host (it reads level L before queuing L + 2)
@@ -168,17 +175,15 @@ class _GpuSearch:
         smem = (threads // 32) * (do.WARP_BUFFER * 16 + 3 * 8)
         fn = {name: mod.get_function(f"graphsweep_bfs_slice_{name}")
               for name in ("start", "to_queue", "top_down", "bottom_up", "claim", "unclaimed", "resolve", "found",
-                           "counts", "decide", "outputs")}
+                           "counts", "decide", "outputs", "search")}
         word_bounds = ((s.bounds + 31) // 32).astype(np.int64)
         first = int(word_bounds[s.index])
         lp = cupy.empty((max(size, 1), 2), dtype=np.int32)
         visited = cupy.empty(words, dtype=np.uint32)
-        claims = cupy.zeros(words, dtype=np.uint32)
         peer = {}
         if peers is None:
             cap = params["outbox"]
             fronts = [cupy.zeros(words, dtype=np.uint32) for _ in range(2)]
-            inbox = cupy.zeros((k, max(local_words, 1)), dtype=np.uint32)
             pairs = cupy.zeros((k, cap + 1, 2), dtype=np.int32)
             table = cupy.zeros(2 * k, dtype=np.int64)
         else:
@@ -187,39 +192,48 @@ class _GpuSearch:
             cap = max(int(np.diff(s.bounds).max()), 1)
             fronts, peer["fronts"] = (list(x) for x in zip(*(peers.buffer((words,), np.uint32) for _ in range(2))))
             pairs, peer["pairs"] = peers.buffer((k, cap + 1, 2), np.int32)
-            table, peer["table"] = peers.buffer((2 * k,), np.int64)
-            inbox = cupy.zeros((k, 1), dtype=np.uint32)
+            table, peer["table"] = peers.buffer((4 * k,), np.int64)      # a half for even levels, one for odd
         outbox = cupy.zeros((k, cap + 1, 2), dtype=np.int32)        # per rank: its count, then its pairs
         ws = {"mod": mod, "fn": fn, "threads": threads, "smem": smem, "k": k, "peer": peer,
-              "outbox_counts": outbox[:, 0, 0],
               "blocks": persistent_blocks(fn["top_down"], threads, smem, None), "words": words,
               "local_words": local_words,
               # bottom-up: a grid-stride wave of resident blocks, as the one-GPU kernel runs it (a warp a
               # word over the whole grid ran R-MAT 24's bottom-up levels 3-4x slower on an H100)
               "bu_blocks": min(resident_blocks(threads), blocks_for(32 * local_words, threads)),
               "word_blocks": blocks_for(max(local_words, 1), threads),
-              "visited": visited, "bitmaps": fronts, "lp": lp, "claims": claims, "inbox": inbox,
-              "skip": cupy.empty(max(local_words, 1), dtype=np.uint32),
-              "found": cupy.empty(max(local_words, 1), dtype=np.uint32),
-              # slice j's words of the claims go to rank j, into its inbox row of this rank
-              "claim_pieces": [claims[int(word_bounds[j]):int(word_bounds[j + 1])] for j in range(k)],
-              "inbox_rows": [inbox[j, :local_words] for j in range(k)],
+              "visited": visited, "bitmaps": fronts, "lp": lp,
               "cap": cap, "outbox": outbox, "pairs": pairs, "bounds": cupy.asarray(s.bounds.astype(np.int64)),
-              "claim_blocks": min(blocks_for(k * cap, threads * UNROLL), resident_blocks(threads)),
-              "box_blocks": min(blocks_for(cap + 1, threads), 64),
               "queues": [cupy.empty((max(size, 1), 2), dtype=np.int64) for _ in range(2)],
               "items": cupy.empty(csr.nnz // (do.CHUNK // 2) + 1, dtype=np.uint64),
-              "sctl": cupy.zeros(SCTL, dtype=np.uint64),
               "ctl": cupy.zeros(do.Ctl.SIZE, dtype=np.uint64),
-              "dctl": cupy.zeros(C.SIZE, dtype=np.int64),
-              "snapshots": cupyx.empty_pinned((SNAPSHOTS, C.SIZE), dtype=np.int64),
-              "table": table, "table_bounds": np.arange(0, 2 * k + 1, 2),
+              "table": table,
               "dead": do.empty_rows(cupy, csr.offsets, size)[0], "word_bounds": word_bounds,
               # the slice's arrays indexed by global vertex id (rows moved back by lo), and its own
               # words of the visited and frontier bitmaps
               "offsets_global": shifted(csr.offsets, s.lo), "lp_global": shifted(lp, s.lo),
               "visited_here": visited[first:first + local_words],
               "bitmaps_here": [b[first:first + local_words] for b in fronts], "first_word": first}
+        if peers is not None:
+            # the whole search in one launch a rank (graphsweep_bfs_slice_search)
+            ws["search_blocks"] = persistent_blocks(fn["search"], threads, smem, None)
+            ws["records"] = cupy.empty((do.Rec.FIELDS, do.RECORDS), dtype=np.int64)
+            ws["meetings"] = cupy.zeros(2 * do.RECORDS, dtype=np.int64)
+        elif k > 1:
+            # the levels queued launch by launch, their exchanges NCCL's collectives
+            claims = cupy.zeros(words, dtype=np.uint32)
+            inbox = cupy.zeros((k, max(local_words, 1)), dtype=np.uint32)
+            ws.update({
+                "claims": claims, "inbox": inbox,
+                "skip": cupy.empty(max(local_words, 1), dtype=np.uint32),
+                "found": cupy.empty(max(local_words, 1), dtype=np.uint32),
+                # slice j's words of the claims go to rank j, into its inbox row of this rank
+                "claim_pieces": [claims[int(word_bounds[j]):int(word_bounds[j + 1])] for j in range(k)],
+                "inbox_rows": [inbox[j, :local_words] for j in range(k)],
+                "claim_blocks": min(blocks_for(k * cap, threads * UNROLL), resident_blocks(threads)),
+                "sctl": cupy.zeros(SCTL, dtype=np.uint64),
+                "dctl": cupy.zeros(C.SIZE, dtype=np.int64),
+                "snapshots": cupyx.empty_pinned((SNAPSHOTS, C.SIZE), dtype=np.int64),
+                "table_bounds": np.arange(0, 2 * k + 1, 2)})
         if k == 1:
             # K = 1: the whole search is the one-GPU kernel's single persistent launch
             levels = mod.get_function("graphsweep_bfs_levels")
@@ -275,22 +289,8 @@ class _GpuSearch:
                           (ws["visited"], ws["bitmaps"][0], ws["claims"], np.int32(ws["words"]), ws["lp_global"],
                            ws["queues"][0], ws["offsets_global"], np.int32(root), np.int32(mine), ws["table"],
                            np.int32(s.index), ws["dctl"], ws["sctl"], np.int64(edges_to_check)))
-        if self.peers:
-            self.peers.put(ws["table"], ws["peer"]["table"], 2 * s.index, 2)
-            self._barrier()
-        else:
-            comm.allgatherv(ws["table"], ws["table_bounds"])
+        comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
-
-    def _slot(self, slot) -> int:
-        """The device address of the control block's ``slot``."""
-        dctl = self.ws["dctl"]
-        return dctl.data.ptr + int(slot) * dctl.itemsize
-
-    def _barrier(self, when=None) -> None:
-        """A peer barrier whose failure also ends the search (its DONE slot set); ``when``: the
-        control block's slot it runs on (None: always)."""
-        self.peers.barrier(done=self._slot(C.DONE), when=None if when is None else self._slot(when))
 
     def _queue_level(self, depth: int, mode: int, alpha: float, beta: float, cooperative: bool = True) -> None:
         """Queue level ``depth``'s launches and collectives (see the module doc); nothing here waits
@@ -314,9 +314,6 @@ class _GpuSearch:
         if lw:
             fn["bottom_up"]((ws["bu_blocks"],), (t,), (s.csr.offsets, s.csr.indices, ws["visited_here"], ws["dead"],
                                                        front, here_next, ws["lp"], np.int32(s.size), lw, sctl, dctl))
-        if self.peers:
-            self._peer_exchange(depth, mode, alpha, beta)
-            return
         with comm.group():
             comm.alltoallv_into(list(ws["outbox"]), list(ws["pairs"]))
             comm.alltoallv_into(ws["claim_pieces"], ws["inbox_rows"])
@@ -338,34 +335,6 @@ class _GpuSearch:
             comm.allgatherv(front_next, ws["word_bounds"])
             comm.allgatherv(ws["table"], ws["table_bounds"])
         self._decide(mode, alpha, beta)
-        self._snapshot(depth)
-
-    def _peer_exchange(self, depth: int, mode: int, alpha: float, beta: float) -> None:
-        """The rest of level ``depth`` over peer memory: each box of pairs into its owner's memory
-        (its count, no more), a barrier, the pairs claimed, this rank's counts into every rank's
-        table, a barrier, the next level decided; only when that level is bottom-up, this rank's
-        words of its frontier into every rank's copy and a third barrier.  A level queued past the
-        search's end skips them all (LIVE), on every rank alike."""
-        ws, s, t, fn, peers = self.ws, self.s, self.threads, self.ws["fn"], self.peers
-        nxt = 1 - (depth & 1)
-        sctl, dctl, live = ws["sctl"], ws["dctl"], self._slot(C.LIVE)
-        peers.put_boxes(ws["outbox"], ws["peer"]["pairs"], ws["cap"], ws["box_blocks"], t, when=live)
-        ws["outbox_counts"].fill(0)
-        self._barrier(C.LIVE)
-        fn["claim"]((ws["claim_blocks"],), (t,), (
-            ws["pairs"], np.int32(ws["k"]), np.int32(s.index), np.int32(ws["cap"]), ws["offsets_global"],
-            s.csr.indices, ws["visited"], ws["lp_global"], ws["queues"][nxt], sctl, dctl, np.int64(s.lo),
-            np.int64(s.hi), ws["bitmaps"][nxt]), shared_mem=(t // 32) * do.WARP_BUFFER * 16)
-        fn["counts"]((1,), (32,), (sctl, ws["table"], np.int32(s.index), dctl))
-        peers.put(ws["table"], ws["peer"]["table"], 2 * s.index, 2, when=live)
-        self._barrier(C.LIVE)
-        self._decide(mode, alpha, beta)
-        peers.put(ws["bitmaps"][nxt], ws["peer"]["fronts"][nxt], ws["first_word"], ws["local_words"], t,
-                  when=self._slot(C.SEND_FRONT))
-        self._barrier(C.SEND_FRONT)
-        # what reached this rank for certain: the other ranks' counts (the pairs' number and whether
-        # the frontier went are the device's)
-        self.comm.received += 16 * (ws["k"] - 1)
         self._snapshot(depth)
 
     def _snapshot(self, depth: int) -> None:
@@ -430,8 +399,57 @@ class _GpuSearch:
         done.record()
         return done, before, (comm.rounds, comm.received)
 
+    def in_one_launch(self, root: int, mode: str, alpha: float, beta: float, edges_to_check: int) -> dict:
+        """Over peer memory: the whole search in one persistent launch a rank
+        (``graphsweep_bfs_slice_search``), the ranks meeting inside it; phases and level rows from
+        its device records, read after timing: ``init``, each direction's levels less the leader's
+        waits in their meetings, and those waits as ``meetings`` (the rank's share of the others'
+        imbalance and the meetings' latency)."""
+        rank, s, ws, xp, peers = self.rank, self.s, self.ws, self.xp, self.peers
+        level, parent = xp.empty(s.size, dtype=np.int32), xp.empty(s.size, dtype=np.int32)
+        records, meetings = ws["records"], ws["meetings"]
+        # the arguments made before the GPUs meet: after it, a rank's host time before its launch
+        # is time its peers wait at the start's meeting
+        args = (
+            s.csr.offsets, ws["offsets_global"], s.csr.indices, ws["visited"], ws["dead"], ws["lp"], ws["lp_global"],
+            level, parent, ws["queues"][0], ws["queues"][1], ws["bitmaps"][0], ws["bitmaps"][1], ws["items"],
+            ws["ctl"], ws["outbox"], np.int32(ws["cap"]), ws["peer"]["pairs"], ws["peer"]["table"],
+            ws["peer"]["fronts"][0], ws["peer"]["fronts"][1], peers.flags[1], *peers.meeting()[2:],
+            ws["bounds"], np.int32(ws["k"]), np.int32(s.index), records, meetings, np.int32(records.shape[1]),
+            np.int64(s.n), np.int64(s.lo), np.int64(s.hi), np.int32(root), np.int64(edges_to_check),
+            np.int32(do.Mode.of(mode)), np.float64(alpha), np.float64(beta), np.int64(do.min_switch(s.n, beta)))
+        rank.restart()
+        self._zero(ws["ctl"])
+        launch_cooperative(ws["fn"]["search"], ws["search_blocks"], self.threads, args, ws["smem"])
+        rank.done()          # the error words and the records are read after timing
+        rank.keep(level=level, parent=parent)
+        peers.check("bfs.distributed")
+        ctl = self.comm.host(ws["ctl"])
+        if ctl[do.Ctl.ERROR]:
+            raise RuntimeError("bfs.distributed: a grid barrier of the search kernel timed out (blocks not "
+                               "co-resident?)" if ctl[do.Ctl.ERROR] == 1 else
+                               f"bfs.distributed: rank {s.index}'s search kernel failed (code {int(ctl[do.Ctl.ERROR])})")
+        levels = int(ctl[do.Ctl.DEPTH])
+        rec = self.comm.host(records[:, :min(levels, do.RECORDS - 1)])
+        met = self.comm.host(meetings).reshape(2, -1)
+        started = int(ctl[do.Ctl.STARTED])
+        waits = met[0, :1 + levels] / 1e9
+        rank.phases["init"] = (started - int(ctl[do.Ctl.T0])) / 1e9 - float(waits[0])
+        rank.phases["meetings"] = float(waits.sum())
+        self.comm.received += int(met[1, :1 + levels].sum())
+        steps = []
+        for k, f, e, c, items, checked, kind, ms in do.level_records(rec, started):
+            direction = "bottom-up" if kind & do.Kind.BOTTOM_UP else "top-down"
+            rank.phases[direction] = rank.phases.get(direction, 0.0) + ms / 1e3 - float(waits[1 + k])
+            steps.append({"ms": ms, "comm_ms": 1e3 * waits[1 + k], "bytes": int(met[1, 1 + k]), "rounds": 0,
+                          "step": k, "direction": direction, "frontier": f})
+        return {"steps": steps, "levels": levels, "bottom_up_levels": int(ctl[do.Ctl.BU_LEVELS]), "graphs": "none",
+                "exchange": "peer"}
+
     def search(self, root: int, mode: str, alpha: float, beta: float, edges_to_check: int) -> dict:
         """Every level queued one ahead of the host's read of the last (see the module doc)."""
+        if self.peers:
+            return self.in_one_launch(root, mode, alpha, beta, edges_to_check)
         rank, s, comm, ws = self.rank, self.s, self.comm, self.ws
         mode_ = int(do.Mode.of(mode))
         rank.restart()

@@ -160,7 +160,8 @@ def test_an_rmm_pool_where_rmm_is_installed_and_cupys_own_where_it_is_not(monkey
 @pytest.mark.parametrize("options", [{}, {"rmm_pool_size": 0.5}], ids=["cupy", "rmm"])
 def test_local_gpu_workers_allocate_from_the_pool_and_count_its_free_blocks_as_free(tmp_path, options):
     """local-gpu with CuPy's pool, and with an RMM pool of half the GPU where rmm is installed (CuPy's
-    own pool where it is not): capacity.device_memory follows an allocation and its release."""
+    own pool where it is not): capacity.device_memory follows an allocation and its release, on
+    every worker (one per GPU)."""
     import importlib.util
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump({"profiles": {"gpu": {"kind": "local-gpu",
@@ -180,12 +181,15 @@ def test_local_gpu_workers_allocate_from_the_pool_and_count_its_free_blocks_as_f
         return seen
 
     with cluster.connect("gpu", path) as client:
-        (seen,) = client.run(probe).values()
-    assert seen["rmm"] is (bool(options) and importlib.util.find_spec("rmm") is not None)
-    if seen["rmm"]:
-        assert seen["before"] > 0.45 * seen["total"]        # the pool's free blocks count as free
+        workers = client.run(probe)          # a worker per GPU of the machine
+    assert workers
     slack = 64 << 20
-    assert abs(seen["before"] - seen["during"] - (1 << 30)) < slack and abs(seen["after"] - seen["before"]) < slack
+    for seen in workers.values():
+        assert seen["rmm"] is (bool(options) and importlib.util.find_spec("rmm") is not None)
+        if seen["rmm"]:
+            assert seen["before"] > 0.45 * seen["total"]        # the pool's free blocks count as free
+        assert abs(seen["before"] - seen["during"] - (1 << 30)) < slack
+        assert abs(seen["after"] - seen["before"]) < slack
 
 
 def test_the_free_blocks_of_cupys_pool_or_of_a_tracked_rmm_pool_count_as_free(monkeypatch):

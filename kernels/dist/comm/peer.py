@@ -6,8 +6,10 @@ decides (a BFS level's claims, a frontier only a bottom-up level reads) must eit
 worst case or wait for the host.  Here a kernel stores straight into the peers' copies of a buffer
 (``put``, ``put_boxes``: the count the device holds, no more) and ``barrier`` — flags in the same
 memory, stored with release and read with acquire at system scope — says when every rank's stores
-have landed.  No NCCL call, no host round trip: a level of puts and barriers is ordinary kernels,
-captured into a CUDA graph like the rest.
+have landed.  No NCCL call, no host round trip: puts and barriers are ordinary kernels, captured
+into CUDA graphs like the rest; a persistent kernel meets its peers itself, between two grid
+barriers (``flags`` and ``meeting()``: peer.cuh's ``gs_peer_meet``; bfs.distributed's whole search
+is one launch so).
 
 Made by ``PeerMemory.open(comm)``, collectively (every rank in the same order, as with every
 collective); None where a rank cannot map its peers' memory (another host, no peer access), the
@@ -26,11 +28,6 @@ from . import CommError
 TIMEOUT_S = 20.0            # a barrier's longest wait for a peer (less than WAIT_S: the host then sees it)
 IPC_LAZY_PEER_ACCESS = 1    # cudaIpcMemLazyEnablePeerAccess
 HOST_ALLOC_MAPPED = 2       # cudaHostAllocMapped (portable to every device with unified addressing)
-
-
-def _pointer(where) -> np.uint64:
-    """A kernel's pointer argument: a device address (an int), or null for None."""
-    return np.uint64(0 if where is None else where)
 
 
 def _module():
@@ -94,31 +91,31 @@ class PeerMemory:
                 pointers.append(pointer)
         return array, cupy.asarray(np.array(pointers, dtype=np.uint64))
 
-    def put(self, array, ptrs, offset: int, count: int, threads: int = 256, when=None) -> None:
-        """Items [offset, offset + count) of ``array`` into every peer's copy; ``when``: a device
-        pointer to a word the kernel runs only while non-zero (None: always)."""
+    def put(self, array, ptrs, offset: int, count: int, threads: int = 256) -> None:
+        """Items [offset, offset + count) of ``array`` into every peer's copy."""
         if count <= 0 or self.k == 1:
             return
         from ...cuda import blocks_for
         words, scale = array.view(np.uint32), array.dtype.itemsize // 4
         self.fn["put"]((min(blocks_for(count * scale, threads), 1024),), (threads,),
                        (words, ptrs, np.int64(offset * scale), np.int64(count * scale), np.int32(self.k),
-                        np.int32(self.me), _pointer(when)))
+                        np.int32(self.me)))
 
-    def put_boxes(self, boxes, ptrs, cap: int, blocks: int, threads: int = 256, when=None) -> None:
+    def put_boxes(self, boxes, ptrs, cap: int, blocks: int, threads: int = 256) -> None:
         """Box j of ``boxes`` (K boxes of cap + 1 int2, the count first) into box ``me`` of rank j's."""
         if self.k > 1:
-            self.fn["put_boxes"]((blocks, self.k), (threads,), (boxes, ptrs, np.int32(cap), np.int32(self.me),
-                                                                 _pointer(when)))
+            self.fn["put_boxes"]((blocks, self.k), (threads,), (boxes, ptrs, np.int32(cap), np.int32(self.me)))
 
-    def barrier(self, done=None, when=None) -> None:
-        """Every rank's puts before this landed everywhere once it ends (a kernel; see the module
-        doc); ``done``: a device pointer to a word set on failure; ``when`` as in ``put``."""
-        if self.k == 1:
-            return
-        self.fn["barrier"]((1,), (32,), (self.flags[1], np.int32(self.k), np.int32(self.me), self.epoch,
-                                         np.uint64(self._abort), np.int64(TIMEOUT_S * 1e9), self.error,
-                                         _pointer(done), _pointer(when)))
+    def barrier(self) -> None:
+        """Every rank's puts before this landed everywhere once it ends (a kernel; see the module doc)."""
+        if self.k > 1:
+            self.fn["barrier"]((1,), (32,), (self.flags[1], *self.meeting()))
+
+    def meeting(self) -> tuple:
+        """What a kernel that meets its peers itself takes after the flags' pointers (gs_peer_meet
+        in peer.cuh): k, me, the epoch, the host's abort word, the timeout (ns), the error word."""
+        return (np.int32(self.k), np.int32(self.me), self.epoch, np.uint64(self._abort), np.int64(TIMEOUT_S * 1e9),
+                self.error)
 
     def cancel(self) -> None:
         """From another thread: every barrier waiting here ends (with ``error`` set)."""

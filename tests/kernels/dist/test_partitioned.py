@@ -591,16 +591,20 @@ def test_bfs_levels_captured_as_cuda_graphs_are_the_levels_queued_one_by_one(cud
 
 @pytest.mark.gpu
 @pytest.mark.multi_gpu
-@pytest.mark.parametrize("graphs", ["auto", "off"])
-def test_bfs_over_peer_memory_takes_the_collectives_levels_without_a_collective(cuda_workers, graphs):
-    """Pairs, counts and frontier words stored into the other GPUs' memory: the same directions
-    and levels as the collectives' exchange, every rank of the machine, no NCCL round a level."""
+@pytest.mark.parametrize("direction", ["auto", "top-down", "bottom-up"])
+def test_bfs_over_peer_memory_in_one_launch_takes_the_collectives_levels(cuda_workers, direction):
+    """The whole search one launch a rank, pairs, counts and frontier words stored into the other
+    GPUs' memory: the same directions and levels as the collectives' exchange, on every rank of
+    the machine, no NCCL round a level — on a hub-rooted R-MAT, a sparse one, many small
+    components, self-loops and duplicate edges, and a grid (many small top-down levels)."""
     import cupy
     k = cupy.cuda.runtime.getDeviceCount()
-    for seed, shape in ((7, {"scale": 12, "edge_factor": 16}), (8, {"scale": 11, "edge_factor": 2})):
-        data = generated("rmat", seed, **shape)
-        results = {exchange: run("bfs.distributed", dataset(data), "gpu", partitions=k, root=_hub(data),
-                                 instances=3, scheduler=cuda_workers, comms="nccl", graphs=graphs, exchange=exchange)
+    graphs = [(generated("rmat", 7, scale=12, edge_factor=16), None),
+              (generated("rmat", 8, scale=11, edge_factor=2), None), (SHAPES["components"](), 0), (SHAPES["messy"](), 0), (SHAPES["grid"](), 0)]
+    for data, root in graphs:
+        root = _hub(data) if root is None else root
+        results = {exchange: run("bfs.distributed", dataset(data), "gpu", partitions=k, root=root, instances=3,
+                                 direction=direction, scheduler=cuda_workers, comms="nccl", exchange=exchange)
                    for exchange in ("peer", "collectives")}
         peer, collectives = results["peer"], results["collectives"]
         assert peer.stats["exchange"] == "peer" and collectives.stats["exchange"] == "collectives"
