@@ -27,23 +27,27 @@ __device__ __forceinline__ bool gs_ccd_overflow(const long long* __restrict__ ta
 }
 
 // One thread: this rank's row of the table, its count zeroed and its giant (the skipped tree's
-// root now: a hook may have put it under a smaller root) set, before the encode.
+// root now: a hook may have put it under a smaller root) set, before the encode; the k x k matrix
+// of giants sharing a vertex (layer's) cleared.
 template <typename L>
 __global__ void graphsweep_ccd_giant(const long long* __restrict__ state, const L* __restrict__ parent,
-                                     long long n, long long* __restrict__ table, int r)
+                                     long long n, long long* __restrict__ table, int r, unsigned char* shared, int k)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     const long long big = state[0];
     table[2 * r] = 0;
     table[2 * r + 1] = big >= 0 && big < n ? (long long)parent[big] : -1;   // none, or NO_TREE: no giant
+    for (int i = 0; i < k * k; ++i) shared[i] = 0;
 }
 
-// This rank's part: the bitmap words of its giant (a warp per 32 vertices, one ballot a word) and
-// its other non-root vertices with their roots, into its block of `pairs` (the first `cap`; the
-// count in table[2 r]).
+// This rank's part: the bitmap words of its giant (a warp per 32 vertices, one ballot a word; the
+// words of its own range [own_lo, own_hi) also into its row of the inbox, `own`) and its other
+// non-root vertices with their roots, into its block of `pairs` (the first `cap`; the count in
+// table[2 r]).
 template <typename L>
 __global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n, long long* __restrict__ table, int r,
-                                      unsigned* __restrict__ bitmap, L* __restrict__ pairs, long long cap)
+                                      unsigned* __restrict__ bitmap, L* __restrict__ pairs, long long cap,
+                                      unsigned* __restrict__ own, long long own_lo, long long own_hi)
 {
     const long long g = table[2 * r + 1];
     unsigned long long* count = (unsigned long long*)(table + 2 * r);
@@ -57,7 +61,10 @@ __global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n,
         const bool other = v < n && p != (L)v && !in_giant;
         const unsigned bits = __ballot_sync(0xffffffffu, in_giant);
         const unsigned others = __ballot_sync(0xffffffffu, other);
-        if (lane == 0) bitmap[w] = bits;
+        if (lane == 0) {
+            bitmap[w] = bits;
+            if (w >= own_lo && w < own_hi) own[w - own_lo] = bits;
+        }
         unsigned long long base = 0;
         if (lane == 0 && others) base = atomicAdd(count, (unsigned long long)__popc(others));
         base = __shfl_sync(0xffffffffu, base, 0);
@@ -73,12 +80,13 @@ __global__ void graphsweep_ccd_encode(const L* __restrict__ parent, long long n,
 // of that range (inbox[r * words + w], w counted from lo / 32: lo is a multiple of 32): v goes
 // under the smallest giant root among the ranks whose giant holds it (each such root is <= v), else
 // stays a root.  A vertex in the giants of several ranks joins them: the ranks' bit mask is OR-ed
-// into adj[r] of the first of them (k <= 64), gathered per block in shared memory first (R-MAT:
-// most vertices, the same few masks; one global word read by every vertex was a hot spot).
+// into the first of them's row (k <= 64), gathered per block in shared memory (R-MAT: most
+// vertices, the same few masks; one global word read by every vertex was a hot spot), then set
+// in `shared` (k x k bytes, cleared by giant: shared[r * k + s] when giants r and s share one).
 template <typename L>
 __global__ void graphsweep_ccd_layer(const unsigned* __restrict__ inbox, int k, long long words,
                                      const long long* __restrict__ table, long long cap, L* __restrict__ parent,
-                                     long long lo, long long hi, unsigned long long* __restrict__ adj)
+                                     long long lo, long long hi, unsigned char* __restrict__ shared)
 {
     if (gs_ccd_overflow(table, k, cap)) return;
     __shared__ unsigned long long block_adj[64];
@@ -103,7 +111,7 @@ __global__ void graphsweep_ccd_layer(const unsigned* __restrict__ inbox, int k, 
     }
     __syncthreads();
     for (int r = threadIdx.x; r < k; r += blockDim.x)
-        if (block_adj[r]) atomicOr(adj + r, block_adj[r]);
+        for (unsigned long long m = block_adj[r]; m; m &= m - 1) shared[r * k + __ffsll(m) - 1] = 1;
 }
 
 // What each pair's ends stand for in the merged forest: an end in this rank's range [lo, hi) its

@@ -183,29 +183,29 @@ class _GpuPasses(_MergeBuffers):
                np.int32(1))
 
     def encode(self, parent, m) -> None:
-        """This rank's part of the merge: its row of ``m.table``, its giant's bitmap ``m.row`` and
-        its other non-root vertices with their roots in its block of ``m.pairs``."""
+        """This rank's part of the merge: its row of ``m.table``, its giant's bitmap ``m.row`` (its
+        own range's words also into its row of ``m.inbox``) and its other non-root vertices with
+        their roots in its block of ``m.pairs``; ``m.shared`` cleared."""
         r = np.int32(m.r)
-        self.fn["giant"]((1,), (1,), (self.state, parent, np.int64(self.n), m.table, r))
+        self.fn["giant"]((1,), (1,), (self.state, parent, np.int64(self.n), m.table, r, m.shared, np.int32(m.k)))
         words = (self.n + 31) // 32
         if words:
             launch(self.fn["encode"], 32 * words, self.threads, None, parent, np.int64(self.n), m.table, r, m.row,
-                   m.pairs, np.int64(m.cap))
+                   m.pairs, np.int64(m.cap), m.inbox[m.r], np.int64(m.cut[m.r]), np.int64(m.cut[m.r + 1]))
 
     def layer(self, m, parent, lo: int, hi: int):
         """The merged forest's first layer over [lo, hi) from every rank's bitmap words of it
-        (``m.inbox``: a row a rank); which giants share a vertex here (adj[r]: a mask of ranks)."""
-        adj = self.xp.zeros(m.k, dtype=np.uint64)
+        (``m.inbox``: a row a rank); which giants share a vertex here (``m.shared``: k x k bytes)."""
         if hi > lo:
             launch(self.fn["layer"], hi - lo, self.threads, min(self.resident, -(-(hi - lo) // self.threads)),
                    m.inbox, np.int32(m.k), np.int64(m.inbox.shape[1]), m.table, np.int64(m.cap), parent,
-                   np.int64(lo), np.int64(hi), adj)
-        return adj
+                   np.int64(lo), np.int64(hi), m.shared)
+        return m.shared
 
     def reps(self, m, parent, lo: int, hi: int):
         """Each pair end's first-layer parent where this rank owns the end, the type's maximum
         elsewhere and in the blocks' unused slots."""
-        rep = self.xp.empty_like(m.pairs)
+        rep = m.rep
         if rep.size:
             launch(self.fn["reps"], rep.size, self.threads, None, m.pairs, m.table, np.int32(m.k), np.int64(m.cap),
                    parent, np.int64(lo), np.int64(hi), rep.dtype.type(np.iinfo(rep.dtype).max), rep)
@@ -227,9 +227,8 @@ class _GpuPasses(_MergeBuffers):
 
     def outcome(self, parent, m):
         """Each rank's count of pairs, then its giant's root in the merged forest (-1: none)."""
-        out = self.xp.empty(2 * m.k, dtype=np.int64)
-        self.fn["roots"]((1,), (1,), (m.table, np.int32(m.k), parent, out))
-        return out
+        self.fn["roots"]((1,), (1,), (m.table, np.int32(m.k), parent, m.outcome))
+        return m.outcome
 
 
 class _CpuPasses(_MergeBuffers):
@@ -276,9 +275,11 @@ class _CpuPasses(_MergeBuffers):
 
     def encode(self, parent, m) -> None:
         _cpu_encode(parent, self.big, m.table, m.r, m.row, m.pairs, m.cap)
+        m.inbox_rows[m.r][...] = m.row_pieces[m.r]
 
     def layer(self, m, parent, lo: int, hi: int):
-        return _cpu_layer(m.inbox, m.table, m.cap, parent, lo, hi)
+        adj = _cpu_layer(m.inbox, m.table, m.cap, parent, lo, hi)
+        return ((adj[:, None] >> np.arange(m.k, dtype=np.uint64)) & 1).astype(np.uint8).ravel()
 
     def reps(self, m, parent, lo: int, hi: int):
         return _cpu_reps(m.pairs, m.table, m.cap, parent, lo, hi)
@@ -300,7 +301,8 @@ class _MergeSpace:
     ``table`` (every rank's count of pairs and giant), ``row`` (this rank's giant as a bitmap over
     all n; words on the GPU, bytes on the CPU: ``cut`` the ranges' starts in them), ``inbox``
     (every rank's bitmap of this rank's range), ``pairs`` (a block of ``cap`` vertices then their
-    ``cap`` roots a rank)."""
+    ``cap`` roots a rank) and ``rep`` (their stand-ins), ``shared`` (which giants share a vertex, k
+    x k bytes) and ``outcome`` (what the host reads at the end)."""
 
     def __init__(self, xp, s, cap: int, word, label):
         k, r = len(s.bounds) - 1, s.index
@@ -308,6 +310,7 @@ class _MergeSpace:
         per = 8 * np.dtype(word).itemsize
         cut = [int(c) for c in -(-s.bounds // per)]            # the ranges' words (bounds: multiples of 32)
         own = cut[r + 1] - cut[r]
+        self.cut = cut
         self.row = xp.zeros(cut[-1], dtype=word)
         self.inbox = xp.zeros((k, max(own, 1)), dtype=word)
         self.row_pieces = [self.row[cut[j]:cut[j + 1]] for j in range(k)]
@@ -316,6 +319,9 @@ class _MergeSpace:
         self.table_bounds = np.arange(0, 2 * k + 1, 2)
         self.pairs = xp.zeros(2 * cap * k, dtype=label)
         self.pair_bounds = 2 * cap * np.arange(k + 1)
+        self.rep = xp.empty_like(self.pairs)
+        self.shared = xp.zeros(k * k, dtype=np.uint8)
+        self.outcome = xp.empty(2 * k, dtype=np.int64)
 
 
 @numba.njit(cache=True)
@@ -487,23 +493,21 @@ def _merge(rank, passes, parent, least: int) -> tuple:
     rank, and the statistics.  Nothing is read on the host until the merged forest is made: the
     pairs go in blocks of a capacity fixed beforehand (``passes.cap``, fitted to the last run's
     counts); when some rank had more, nothing was merged, and the merge runs again with room."""
-    s, xp, comm = rank.slice, rank.xp, rank.comm
-    k, r, lo, hi = comm.size, s.index, s.lo, s.hi
+    s, comm = rank.slice, rank.comm
+    k, lo, hi = comm.size, s.lo, s.hi
     if passes.cap is None:
         passes.cap = first_capacity(s.n, k)
     for retries in itertools.count():
         m = passes.merge_space(s, passes.cap)
         with rank.phase("encode"):
             passes.encode(parent, m)
-            m.inbox_rows[r][...] = m.row_pieces[r]
             with comm.group():
                 comm.allgatherv(m.table, m.table_bounds)
                 comm.alltoallv_into(m.row_pieces, m.inbox_rows)
                 comm.allgatherv(m.pairs, m.pair_bounds)
         with rank.phase("merge"):
-            adj = passes.layer(m, parent, lo, hi)
+            shared = passes.layer(m, parent, lo, hi)
             rep = passes.reps(m, parent, lo, hi)
-            shared = ((adj[:, None] >> xp.arange(k, dtype=np.uint64)) & 1).astype(np.uint8).ravel()
             with comm.group():
                 rep = comm.allreduce(rep, "min")
                 shared = comm.allreduce(shared, "max")
