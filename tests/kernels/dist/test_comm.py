@@ -213,3 +213,21 @@ def _peer_barrier_alone(rank) -> None:
 @pytest.mark.multi_gpu
 def test_a_peer_barrier_nobody_else_reaches_fails_in_one_line(cuda_workers):
     _fails_within_30_s_then_works(cuda_workers, _peer_barrier_alone, "the lone barrier: a peer barrier waited")
+
+
+def _search_a_peer_never_launches(rank) -> None:
+    """Both ranks set up bfs.distributed's one-launch search (its peer buffers are collective) and
+    meet on the device; rank 1 then fails instead of launching, and rank 0's search kernel waits at
+    its first meeting until the driver's cancel (the host's abort word) ends it."""
+    from graphsweep.kernels.bfs import distributed as bfs
+    search = bfs._GpuSearch(rank, {"graphs": "auto", "exchange": "peer", "threads": 256, "outbox": 1 << 16})
+    if rank.comm.rank == 1:
+        rank.restart()
+        raise RuntimeError("rank 1 gives up before its search")
+    search.in_one_launch(0, "auto", 15.0, 18.0, rank.slice.csr.nnz)
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+def test_a_search_kernel_whose_peer_never_launches_fails_in_one_line(cuda_workers):
+    _fails_within_30_s_then_works(cuda_workers, _search_a_peer_never_launches, "rank 1 gives up before its search")
