@@ -1078,8 +1078,6 @@ extern "C" __global__ void graphsweep_bfs_slice_decide(const long long* __restri
     dctl[SLICECTL_TO_QUEUE] = sw.to_queue;
     dctl[SLICECTL_BOTTOM_UP_LEVELS] = sw.bottom_up_levels;
     dctl[SLICECTL_DONE] = count == 0;
-    dctl[SLICECTL_LIVE] = count != 0;
-    dctl[SLICECTL_SEND_FRONT] = count != 0 && sw.bottom;
     dctl[SLICECTL_DEPTH] += 1;
     for (int s = 0; s < GS_SCTL_SIZE; ++s) sctl[s] = 0;
 }

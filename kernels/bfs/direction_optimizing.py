@@ -193,9 +193,7 @@ class SliceCtl(IntEnum):
     BOTTOM_UP_LEVELS = 9
     LAST_DIRECTION = 10     # the level just done: its direction and frontier
     LAST_COUNT = 11
-    LIVE = 12           # 1 until the search is done (peer memory's steps run while it is)
-    SEND_FRONT = 13     # 1 when the next level is bottom-up (its frontier's words go to every rank)
-    SIZE = 14
+    SIZE = 12
 
 
 # Everything direction_optimizing.cu shares with this launcher, passed with -D: one value of each.
