@@ -18,6 +18,8 @@ Then where the run's wall time went on its workers (``history.wall_shares``, any
 gap-suite's too): in timed reps, in the harness outside them, and outside the harness — the start
 (to a worker's first task), loading, the rest of its tasks, the gaps between them, the end (from
 its last task) — each in seconds summed over the workers and as a share of the wall times them.
+For the run on several workers, its plan against what ran (``history.plan_against_run``): each
+worker's planned finish beside its tasks' seconds, and the tasks whose estimate missed most.
 ``--tasks`` adds one line per task: its seconds per stage and its reps' CUDA-event seconds.
 """
 
@@ -88,6 +90,21 @@ def print_wall_shares(results) -> None:
     print(f"  {'outside the harness':<24} {outside:>9.3f} s {outside / whole:>7.1%}   target <= 10%")
 
 
+def print_plan_against_run(results, largest: int = 5) -> None:
+    """The run's plan against what ran: each worker's planned finish and its tasks' seconds, and the
+    tasks whose estimate missed most (``history.plan_against_run``)."""
+    workers, tasks = history.plan_against_run(results)
+    if workers is None:
+        return
+    print(f"plan against run, {results}:")
+    for worker, w in workers.iterrows():
+        print(f"  {worker:<28} planned {w['planned_s']:>7.2f} s   ran {w['ran_s']:>7.2f} s in {int(w['tasks'])} tasks")
+    print(f"  the {min(largest, len(tasks))} estimates that missed most (task seconds less its load):")
+    for _, t in tasks.head(largest).iterrows():
+        print(f"    {t['kernel']:<28} {t['dataset']:<24} estimate {t['estimate_s']:>7.3f} s  took {t['took_s']:>7.3f} s"
+              f"  ({t['off_s']:+.3f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="a results folder of sweeps/pipeline-shares.yaml (one GPU worker)")
@@ -114,6 +131,7 @@ def main():
     print_wall_shares(args.results)
     if args.two:
         print_wall_shares(args.two)
+        print_plan_against_run(args.two)
     if args.tasks:
         print(per_task(args.results).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 

@@ -171,6 +171,39 @@ def wall_shares(results) -> dict:
     return out
 
 
+# The plan's lines in a run's log (runner._send_all): each worker's planned finish, each task's estimate.
+PLANNED_WORKER = re.compile(r"plan: (\S+): \d+ tasks, ~([0-9.]+) s with loads and warm-ups")
+PLANNED_TASK = re.compile(r"plan task (\S+): ~([0-9.]+) s on (\S+)")
+
+
+def plan_against_run(results) -> tuple:
+    """The last finished run into ``results`` against its plan: (per worker: its planned finish and
+    what it ran — its tasks' seconds and the number of tasks; per task: the plan's estimate (its own
+    seconds, without the load and warm-up the plan charges its worker once), its worker, what it
+    took without its load, and the difference), both DataFrames; (None, None) where the run's log
+    has no plan lines (a run of one worker plans nothing, and runs before the plan was logged)."""
+    results = Path(results)
+    walls = run_walls(results)
+    if not walls:
+        return None, None
+    run_id = max(walls)
+    text = "".join(log.read_text(errors="replace") for log in sorted((results / store.LOGS).glob("*.log"))
+                   if f"run {run_id} finished" in log.read_text(errors="replace"))
+    planned = {w: float(s) for w, s in PLANNED_WORKER.findall(text)}
+    estimates = pd.DataFrame(PLANNED_TASK.findall(text), columns=["task", "estimate_s", "planned_worker"])
+    if not planned or estimates.empty:
+        return None, None
+    estimates["estimate_s"] = estimates["estimate_s"].astype(float)
+    rows = rows_of(results)
+    tasks = rows[rows["run_id"] == run_id].drop_duplicates("task").fillna({"load_s": 0.0})
+    tasks = tasks[["task", "kernel", "dataset", "worker", "task_s", "load_s"]].merge(estimates, on="task")
+    tasks["took_s"] = tasks["task_s"] - tasks["load_s"]
+    tasks["off_s"] = tasks["took_s"] - tasks["estimate_s"]
+    busy = tasks.groupby("worker").agg(ran_s=("task_s", "sum"), tasks=("task", "count"))
+    workers = pd.DataFrame({"planned_s": pd.Series(planned)}).join(busy, how="outer").fillna(0.0)
+    return workers, tasks.sort_values("off_s", key=abs, ascending=False).reset_index(drop=True)
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     """One finished task of an earlier run: what ran where, and what it cost."""

@@ -386,6 +386,8 @@ def _send_all(client, todo: list, send, estimated) -> list:
         mine = [t for t in todo if owner[t.hash] == worker_address]
         log.info("plan: %s: %d tasks, ~%.2f s with loads and warm-ups, datasets %s", worker_address, len(mine),
                  seconds, ", ".join(sorted({t.dataset.id for t in mine})))
+        for t in mine:                      # each task's estimate, for history.plan_against_run
+            log.info("plan task %s: ~%.4f s on %s", t.hash, estimated.seconds.get(t.hash, 0.0), worker_address)
     return [send(task, owner.get(task.hash)) for task in todo]
 
 

@@ -74,6 +74,9 @@ def test_pipeline_shares_come_from_the_run_and_its_log(results, capsys, monkeypa
     wall = next(float(line.split()[-1]) for line in out.splitlines() if "sweep wall s" in line)
     assert wall > 0 and "timed-rep share" in out and "load GB/s" in out
     assert "outside the harness" in out and "harness outside reps" in out     # history.wall_shares
+    # a second run's folder (here the same one): its plan against what ran, from the run's log
+    out = printed(capsys, monkeypatch, "pipeline.py", results, results)
+    assert "plan against run" in out and "planned" in out and "estimates that missed most" in out
 
 
 def test_apsp_crossover_of_the_published_sweep(capsys, monkeypatch):

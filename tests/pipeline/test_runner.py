@@ -9,7 +9,7 @@ import pytest
 
 from graphsweep.core.workers import live_workers
 from graphsweep.datasets.writer import write_arrays
-from graphsweep.pipeline import estimate, runner, sweep
+from graphsweep.pipeline import estimate, reduce, runner, sweep
 
 
 def _list(tmp_path, name, n):
@@ -323,6 +323,16 @@ def test_a_runs_wall_shares_add_up_to_its_wall_on_each_worker(tmp_path, cluster,
     assert sum(out[k] for k in history.SHARES) == pytest.approx(out["wall"] * out["workers"], rel=0.02)
     assert all(out[k] >= -0.01 for k in history.SHARES), out
     assert 0.6 <= out["timed reps"] <= out["wall"] * out["workers"]
+    # the run against its plan, from the plan's lines in the run's log: every task's estimate and
+    # worker, every worker's planned finish beside the seconds its tasks took
+    workers, tasks = history.plan_against_run(sweep.load(spec).results)
+    rows = reduce.rows_of(sweep.load(spec).results).drop_duplicates("task")
+    assert sorted(tasks["task"]) == sorted(rows["task"])
+    assert set(tasks["planned_worker"]) <= set(workers.index) and (workers["planned_s"] >= 0).all()
+    assert workers["ran_s"].sum() == pytest.approx(rows["task_s"].sum())
+    assert workers["tasks"].sum() == len(rows)
+    assert (tasks["off_s"] == tasks["took_s"] - tasks["estimate_s"]).all()
+    assert list(tasks["off_s"].abs()) == sorted(tasks["off_s"].abs(), reverse=True)
 
 
 def test_a_worker_goes_back_to_the_dataset_before_without_loading_it_again(tmp_path, monkeypatch):
