@@ -177,8 +177,8 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
                 claim[q] = false;
                 int2* to = sl.remote ? sl.remote[owner] + (long long)sl.me * (sl.cap + 1) : box;
                 if (at < sl.cap) to[1 + at] = make_int2(w[q], u[q]);
-                if (sl.remote) *sl.sent = next_depth;
                 else if (sl.claims) atomicOr(sl.claims + (w[q] >> 5), bit);   // none over peer memory: a box holds a slice
+                if (sl.remote) *sl.sent = next_depth;
             }
         }
     }
