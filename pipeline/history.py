@@ -181,14 +181,14 @@ def plan_against_run(results) -> tuple:
     what it ran — its tasks' seconds and the number of tasks; per task: the plan's estimate (its own
     seconds, without the load and warm-up the plan charges its worker once), its worker, what it
     took without its load, and the difference), both DataFrames; (None, None) where the run's log
-    has no plan lines (a run of one worker plans nothing, and runs before the plan was logged)."""
+    has no plan lines (runs before the plan was logged)."""
     results = Path(results)
     walls = run_walls(results)
     if not walls:
         return None, None
     run_id = max(walls)
-    text = "".join(log.read_text(errors="replace") for log in sorted((results / store.LOGS).glob("*.log"))
-                   if f"run {run_id} finished" in log.read_text(errors="replace"))
+    logs = (log.read_text(errors="replace") for log in sorted((results / store.LOGS).glob("*.log")))
+    text = "".join(log for log in logs if f"run {run_id} finished" in log)
     planned = {w: float(s) for w, s in PLANNED_WORKER.findall(text)}
     estimates = pd.DataFrame(PLANNED_TASK.findall(text), columns=["task", "estimate_s", "planned_worker"])
     if not planned or estimates.empty:

@@ -401,6 +401,17 @@ __device__ __forceinline__ bool gs_wait(gs_u64* word, gs_u64 arrivals, long long
     return gs_barrier<GS_WAIT>(word, arrivals, 0, nullptr, 0, nullptr, 0, red, ctl, timeout_ns) != GS_BFS_ABORT;
 }
 
+// At level L's start its leader clears the slots level L + 1 writes (its count and edge sums, work
+// items and edges examined: nobody touches them during L) and the bitmap-to-queue cursor L may use.
+__device__ __forceinline__ void gs_clear_next_slots(gs_u64* ctl, int L)
+{
+    ctl[CTL_COUNT + (L + 2) % 3] = 0;
+    ctl[CTL_SCOUT + (L + 2) % 3] = 0;
+    ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
+    ctl[CTL_CHECKED + ((L + 1) & 1)] = 0;
+    ctl[CTL_SCRATCH] = 0;
+}
+
 // ---- switching representation (inside the persistent grid) -------------------------------------
 
 // The frontier queue[0, count) as the bits of `bitmap` (GAPBS QueueToBitmap): the grid clears it,
@@ -643,13 +654,7 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
         // One round trip for both: the frontier's out-edges and the lane's first entry.
         const gs_u64 scout_now = __ldcg(ctl + CTL_SCOUT + L % 3);
         const longlong2 first = !bottom_up && mine < count ? __ldcg(qin + mine) : make_longlong2(0, 0);
-        if (leader) {
-            ctl[CTL_COUNT + (L + 2) % 3] = 0;
-            ctl[CTL_SCOUT + (L + 2) % 3] = 0;
-            ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
-            ctl[CTL_CHECKED + ((L + 1) & 1)] = 0;
-            ctl[CTL_SCRATCH] = 0;
-        }
+        if (leader) gs_clear_next_slots(ctl, L);
         int kind = 0;
         if (!bottom_up && (mode == MODE_BOTTOM_UP ||
                            (mode == MODE_AUTO && check && (double)scout_now > (double)edges_to_check / alpha &&
@@ -1233,13 +1238,7 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
         gs_u64* checked_out = ctl + CTL_CHECKED + (L & 1);
         gs_u64* items_count = ctl + CTL_ITEMS + (L & 1);
         if (L > 0) arrivals = 0;
-        if (leader) {
-            ctl[CTL_COUNT + (L + 2) % 3] = 0;
-            ctl[CTL_SCOUT + (L + 2) % 3] = 0;
-            ctl[CTL_ITEMS + ((L + 1) & 1)] = 0;
-            ctl[CTL_CHECKED + ((L + 1) & 1)] = 0;
-            ctl[CTL_SCRATCH] = 0;
-        }
+        if (leader) gs_clear_next_slots(ctl, L);
         int kind = 0;
         gs_u64 next_local, nitems = 0;
         long long checked = 0;

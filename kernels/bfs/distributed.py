@@ -425,10 +425,12 @@ class _GpuSearch:
         rank.keep(level=level, parent=parent)
         peers.check("bfs.distributed")
         ctl = self.comm.host(ws["ctl"])
-        if ctl[do.Ctl.ERROR]:
+        error = int(ctl[do.Ctl.ERROR])
+        if error == 1:
             raise RuntimeError("bfs.distributed: a grid barrier of the search kernel timed out (blocks not "
-                               "co-resident?)" if ctl[do.Ctl.ERROR] == 1 else
-                               f"bfs.distributed: rank {s.index}'s search kernel failed (code {int(ctl[do.Ctl.ERROR])})")
+                               "co-resident?)")
+        if error:
+            raise RuntimeError(f"bfs.distributed: rank {s.index}'s search kernel failed (code {error})")
         levels = int(ctl[do.Ctl.DEPTH])
         rec = self.comm.host(records[:, :min(levels, do.RECORDS - 1)])
         met = self.comm.host(meetings).reshape(2, -1)

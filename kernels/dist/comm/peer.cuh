@@ -24,47 +24,31 @@ __device__ __forceinline__ long long gs_peer_now()
     return t;
 }
 
-// This rank arrives at meeting `e`: every store this thread made before is fenced, then e stored
-// in flag `me` of every rank's flags.  One thread, after every store of its kernel that the meeting
-// publishes (those of other threads fenced by them and ordered before this by a barrier).
-__device__ __forceinline__ void gs_peer_arrive(gs_u64* const* flags, int k, int me, gs_u64 e)
+// One thread: arrive at the next meeting of `epoch` — every store this thread made before fenced
+// (those of other threads fenced by them and ordered before this by a barrier), then the epoch + 1
+// stored in flag `me` of every rank's flags — and wait until this rank's own flags all reach it:
+// every rank arrived, and what each published is visible here.  False, with `error` set, if a
+// barrier before failed, the host's abort word is set (a peer failed) or the wait passed timeout_ns.
+__device__ __forceinline__ bool gs_peer_meet(gs_u64* const* flags, int k, int me, gs_u64* epoch,
+                                             const volatile int* abort_word, long long timeout_ns, long long* error)
 {
+    if (*(volatile long long*)error) return false;
+    const gs_u64 e = *(volatile gs_u64*)epoch + 1;
     __threadfence_system();
     for (int j = 0; j < k; ++j)
         gs_peer_store_release(flags[j] + me, e);
-}
-
-// Wait until this rank's flags (`own`: one per rank) all reach meeting `e`: every rank arrived, and
-// what each published is visible here.  False, with `error` set, if a barrier before failed, the
-// host's abort word is set (a peer failed) or the wait passed timeout_ns.  Any number of threads
-// may wait at once (a persistent kernel's blocks each wait for themselves).
-__device__ __forceinline__ bool gs_peer_await(const gs_u64* own, int k, gs_u64 e, const volatile int* abort_word,
-                                              long long timeout_ns, long long* error)
-{
+    const gs_u64* own = flags[me];
     const long long start = gs_peer_now();
     for (int j = 0; j < k; ++j) {
         unsigned spins = 0;
         while (gs_peer_load_acquire(own + j) < e) {
-            if ((++spins & 255) == 0 &&
-                (*abort_word || *(volatile long long*)error || gs_peer_now() - start > timeout_ns)) {
+            if ((++spins & 255) == 0 && (*abort_word || gs_peer_now() - start > timeout_ns)) {
                 *(volatile long long*)error = 1;
                 __threadfence_system();
                 return false;
             }
         }
     }
-    return true;
-}
-
-// One thread: arrive at the next meeting of `epoch` and wait for every rank (the barrier of
-// peer.cu).  False as gs_peer_await, or at once if a barrier before failed.
-__device__ __forceinline__ bool gs_peer_meet(gs_u64* const* flags, int k, int me, gs_u64* epoch,
-                                             const volatile int* abort_word, long long timeout_ns, long long* error)
-{
-    if (*(volatile long long*)error) return false;
-    const gs_u64 e = *(volatile gs_u64*)epoch + 1;
-    gs_peer_arrive(flags, k, me, e);
-    if (!gs_peer_await(flags[me], k, e, abort_word, timeout_ns, error)) return false;
     *(volatile gs_u64*)epoch = e;
     return true;
 }

@@ -600,7 +600,8 @@ def test_bfs_over_peer_memory_in_one_launch_takes_the_collectives_levels(cuda_wo
     import cupy
     k = cupy.cuda.runtime.getDeviceCount()
     graphs = [(generated("rmat", 7, scale=12, edge_factor=16), None),
-              (generated("rmat", 8, scale=11, edge_factor=2), None), (SHAPES["components"](), 0), (SHAPES["messy"](), 0), (SHAPES["grid"](), 0)]
+              (generated("rmat", 8, scale=11, edge_factor=2), None), (SHAPES["components"](), 0),
+              (SHAPES["messy"](), 0), (SHAPES["grid"](), 0)]
     for data, root in graphs:
         root = _hub(data) if root is None else root
         results = {exchange: run("bfs.distributed", dataset(data), "gpu", partitions=k, root=root, instances=3,
