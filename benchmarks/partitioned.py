@@ -238,7 +238,8 @@ def main(argv=None) -> int:
             if not measured:
                 continue
             part = _partition_of(data)
-            net = link(part)
+            # a failed run leaves its partition's communicators aborted: its build facts stand, no link
+            net = {"busbw_gbps": math.nan, "latency_ms": math.nan} if part.broken else link(part)
             _say(f"K = {k} ({part.transport}): all-reduce bus bandwidth {net['busbw_gbps']:.1f} GB/s, latency "
                  f"{net['latency_ms'] * 1e3:.1f} us; slices of {part.facts['slice_edges_min']:,}.."
                  f"{part.facts['slice_edges_max']:,} entries and {part.facts['slice_rows_min']:,}.."

@@ -156,9 +156,10 @@ class _GpuSearch:
                 raise ParameterError("parameter 'exchange': peer needs every rank to map the others' GPU memory "
                                      "(NCCL workers of one host with peer access)")
         key = ("bfs", params["threads"], params["outbox"], self.peers is not None)
-        ws = s.scratch.get(key)
+        scratch = s.claim("bfs.distributed")
+        ws = scratch.get(key)
         if ws is None:
-            ws = s.scratch[key] = self._workspace(s, params, self.peers)
+            ws = scratch[key] = self._workspace(s, params, self.peers)
         self.ws = ws
         self.threads = ws["threads"]
 

@@ -442,7 +442,7 @@ def _components(rank, params: dict, edges_total: int) -> dict:
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, k = s.n, comm.size
     key = ("cc.distributed passes", tuple(sorted(params.items())), edges_total)
-    passes = s.scratch.get(key)
+    passes = s.claim("cc.distributed").get(key)
     if passes is None:
         passes = s.scratch[key] = (_GpuPasses if rank.backend == "gpu" else _CpuPasses)(s, params, edges_total)
     sample, least = not suf.sparse(n, edges_total), suf.min_count(params)

@@ -159,25 +159,29 @@ def pagerank(rank, tolerance: float, spread: bool, damping: float) -> dict:
     than the tolerance."""
     s, xp = rank.slice, rank.xp
     score = checks.vector(xp, rank.store.outputs[rank.key]["score"], s.size, "score", np.float64)
-    score_all = gathered(rank, score, 0.0, np.float64)
     degree = xp.zeros(s.size, dtype=np.int64)
     for src, _ in edges(s, simple=True):
         degree += xp.bincount(src - s.lo, minlength=s.size)
-    degree_all = gathered(rank, degree, 0)
-    fault = _fault(checks.finite_non_negative, xp, score_all, "score")
-    dangling = float(score_all[degree_all == 0].sum())
-    total = float(score_all.sum())
+    fault = None
+    bad = ~xp.isfinite(score) | (score < 0)
+    if bool(bad.any()):
+        v = checks.first(xp, bad)
+        fault = f"score[{s.lo + v}] is {float(score[v])}: values are finite and non-negative"
+    # one vector of n gathered, the contributions (R-MAT 30 over 4 GPUs: 8.6 GB beside a 54 GB slice)
+    total, dangling, faulty = (float(v) for v in rank.comm.allreduce_host(
+        [float(score.sum()), float(score[degree == 0].sum()), float(bad.sum())]))
     expected = 1.0 if spread else 1.0 - damping * dangling / (1.0 - damping)
-    if fault is None and abs(total - expected) > tolerance + SUM_SLACK:
+    if fault is None and not faulty and abs(total - expected) > tolerance + SUM_SLACK:
         rule = "1" if spread else f"1 - d*D/(1-d) with D = {dangling:.6g}"
         fault = f"scores sum to {total:.8g}, expected {rule} = {expected:.8g}"
-    contrib = xp.where(degree_all > 0, score_all / xp.maximum(degree_all, 1), 0.0)
+    contrib = gathered(rank, xp.where(degree > 0, score / xp.maximum(degree, 1), 0.0), 0.0, np.float64)
+    del degree, bad
     incoming = xp.zeros(s.size, dtype=np.float64)
     for src, dst in edges(s, simple=True):
         incoming += xp.bincount(src - s.lo, weights=contrib[dst], minlength=s.size)
     nxt = (1.0 - damping) / s.n + damping * (incoming + (dangling if spread else 0.0) / s.n)
     change = float(rank.comm.allreduce_host([float(xp.abs(nxt - score).sum())])[0])
-    if fault is None and not change < tolerance:
+    if fault is None and not faulty and not change < tolerance:
         fault = (f"one more iteration changes the scores by {change:.3g} in L1, not below the tolerance "
                  f"{tolerance:g} (not converged; raise max_iterations?)")
     return {"fault": fault, "l1_next": change, "score_sum": total}

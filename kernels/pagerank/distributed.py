@@ -48,6 +48,7 @@ PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS,
                                 "lanes a row over the slice as it is (duplicates skipped in the sorted rows, long "
                                 "rows a warp a chunk; no copy); auto: cuSPARSE where the slice's simple entries "
                                 "fit 32 bits")}
+NAME = "pagerank.distributed"
 KEY = "pagerank-matrix"
 INT32_MAX = np.iinfo(np.int32).max
 WARP_THREADS = 256
@@ -60,9 +61,13 @@ def _matrix(key, product: str) -> int:
     vertices' inverse simple degrees and its dangling vertices (kept with the slice); returns the
     simple graph's entries in its rows."""
     from ..dist.plugin import here
-    s = here().slices[key]
-    if (KEY, product) in s.scratch:
-        return s.scratch[KEY, product][3]
+    return _slice_matrix(here().slices[key], product)
+
+
+def _slice_matrix(s, product: str) -> int:
+    scratch = s.claim(NAME)
+    if (KEY, product) in scratch:
+        return scratch[KEY, product][3]
     xp = s.xp
     if s.backend == "gpu" and product != "cusparse":
         inverse, nnz = _simple_degrees(s)
@@ -73,8 +78,8 @@ def _matrix(key, product: str) -> int:
     else:
         matrix, inverse = _simple_rows(s)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
-    s.scratch[KEY, product] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz)
-    s.scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
+    scratch[KEY, product] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz)
+    scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
     return nnz
 
 
@@ -145,6 +150,7 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
     """Every iteration on this rank's rows, in step with the others (see the module doc)."""
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, lo, hi = s.n, s.lo, s.hi
+    _slice_matrix(s, product)       # made by setup, unless another kernel claimed the slice since
     pull, inverse, dangling_vertices, _ = s.scratch[KEY, product]
     contrib = s.scratch["pagerank-contrib"]
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
@@ -172,7 +178,7 @@ def _run(inp, params, timer, backend: str):
     part = partitioned(inp, params, backend)
     ledger = Ledger(part, timer)
     records = ledger.run(_iterate, params["max_iterations"], params["tolerance"], params["dangling"] == "spread",
-                         params["product"], name="pagerank.distributed")
+                         params["product"], name=NAME)
     ledger.steps("iteration")
     iterations, error = len(records[0]["steps"]), records[0]["error"]
     timer.stat("iterations", iterations)
@@ -192,7 +198,7 @@ def _check(output: Remote, params: dict) -> dict:
                                     params["dangling"] == "spread", DAMPING)
 
 
-KERNEL = Kernel(name="pagerank.distributed", problem=PAGERANK,
+KERNEL = Kernel(name=NAME, problem=PAGERANK,
                 summary="one graph sliced over K workers: pull PageRank, each rank's rows times the contributions "
                         "all-gathered every iteration (NCCL between GPUs)",
                 gpu=partial(_run, backend="gpu"), cpu=partial(_run, backend="cpu"), params=PARAMS, setup=setup,

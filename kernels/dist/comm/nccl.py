@@ -282,10 +282,11 @@ class NcclComm(Communicator):
 
     def cancel(self) -> None:
         """Called from another thread (the driver's cancel): the waiting rank aborts, and a peer
-        barrier spinning on the device ends."""
-        self._cancelled = True
+        barrier spinning on the device ends.  The device's abort word first: the waiting rank
+        aborts NCCL, whose call may hold the GIL until the device is idle."""
         if self._peers:
             self._peers.cancel()
+        self._cancelled = True
 
     def abort(self) -> None:
         if not self._aborted:

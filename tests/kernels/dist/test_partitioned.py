@@ -272,6 +272,24 @@ def test_pagerank_is_the_one_worker_pagerank(shape, k, backend):
     np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_kernels_taking_turns_on_one_partition_each_give_their_answer(backend):
+    """A slice keeps one kernel's scratch at a time (Slice.claim): each kernel finds its own again
+    after another ran on the same slices."""
+    graph = SHAPES["messy"]()
+    data = dataset(graph)
+    scores = run("pagerank.spmv", dataset(graph), backend).output["score"]
+    for _ in range(2):
+        for name in ("cc.distributed", "bfs.distributed", "pagerank.distributed"):
+            res = run(name, data, backend, partitions=3)
+            if name == "cc.distributed":
+                np.testing.assert_array_equal(res.output["label"], canonical(graph))
+            elif name == "bfs.distributed":
+                np.testing.assert_array_equal(res.output["level"], levels(graph, res.instances[-1]["root"]))
+            else:
+                np.testing.assert_allclose(res.output["score"], scores, rtol=1e-5, atol=1e-9)
+
+
 def _hub_of_triple_edges(leaves=1500):
     """A hub whose 4,500-entry row (each leaf three times) is summed in chunks of 1024 entries, a
     leaf's copies across a chunk's edge; leaves paired by edges."""

@@ -194,8 +194,13 @@ def test_scores_pass_and_scores_off_the_fixed_point_are_caught(workers4):
         _check_pagerank(part, score * 1.01)
     negative = score.copy()
     negative[1] = -1e-3
-    with pytest.raises(VerificationError, match="score"):
+    with pytest.raises(VerificationError, match=r"score\[1\] is -0.001: values are finite"):
         _check_pagerank(part, negative)
+    last = score.shape[0] - 1         # in the last slice: named by its global id, before any other fault
+    broken = score.copy()
+    broken[last] = np.nan
+    with pytest.raises(VerificationError, match=rf"score\[{last}\] is nan: values are finite"):
+        _check_pagerank(part, broken)
 
 
 def test_a_run_verifies_on_the_workers_not_in_the_driver(workers4, monkeypatch):
