@@ -54,8 +54,8 @@ __device__ __forceinline__ long long gs_entry_degree(longlong2 e) { return e.y >
 // pairs), or, once that is full, as its bit in `claims` (a bitmap of every vertex; the owner finds
 // a parent for it).  A claim of this slice's vertex also sets its bit in `next`, the next
 // frontier's bitmap (global words).  Over peer memory (`remote`: the K ranks' inboxes, this rank
-// `me`) the outbox keeps only the counts and each pair goes straight into box `me` of its owner's
-// inbox.  The whole-graph kernel passes SLICED = false and none of this is compiled in.
+// `me`) the outbox is only the K counts (outbox[j].x) and each pair goes straight into box `me` of
+// its owner's inbox.  The whole-graph kernel passes SLICED = false and none of this is compiled in.
 struct gs_slice {
     long long lo, hi;
     const long long* bounds;     // the K + 1 bounds of the slices
@@ -169,7 +169,7 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
             const int owner = away ? gs_owner(sl, w[q]) : -1;
             const unsigned group = __match_any_sync(GS_FULL, owner);
             const int first = __ffs(group) - 1;
-            int2* box = sl.outbox + (long long)max(owner, 0) * (sl.cap + 1);
+            int2* box = sl.outbox + (long long)max(owner, 0) * (sl.remote ? 1 : sl.cap + 1);
             int at = 0;
             if (away && lane == first) at = atomicAdd(&box->x, __popc(group));
             at = __shfl_sync(GS_FULL, at, first) + __popc(group & ((1u << lane) - 1u));
@@ -1285,7 +1285,7 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
             // each box's count (its pairs are there already) into box `me` of its owner's inbox
             if (leader)
                 for (int j = 0; j < k; ++j) {
-                    int* counted = &outbox[(long long)j * (cap + 1)].x;
+                    int* counted = &outbox[j].x;
                     if (j != me) inboxes[j][(long long)me * (cap + 1)].x = min(__ldcg(counted), cap);
                     *counted = 0;
                 }
