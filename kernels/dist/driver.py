@@ -55,6 +55,15 @@ PARAMS = {
                         "through host memory), auto: nccl when every worker owns a distinct GPU"),
 }
 POLL_S = 0.5              # how often a waiting driver checks that its workers are alive
+LOST_S = 10.0             # how long a run whose ranks all failed because of a peer waits to see a worker gone
+
+
+def _peer_side(exc) -> bool:
+    """A rank's error that a peer caused: its wait cancelled (a peer failed), a connection to a
+    peer closed, or its own worker killed under it (Dask's KilledWorker)."""
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+    return isinstance(exc, (CommError, ConnectionError, CommClosedError, KilledWorker))
 
 
 class PartitionError(GraphsweepError):
@@ -294,13 +303,23 @@ class Partition:
 
     def _failure(self, phase: str, futures: list, failed: list) -> PartitionError:
         """One line for a failed run: the first rank that failed of its own accord (not because a
-        peer did), its worker and slice, and why."""
+        peer did), its worker and slice, and why; or, where every rank failed because of a peer
+        (a cancelled wait, a closed connection, a task whose worker died) and one of the workers
+        is gone, that worker's loss."""
         self._cancel(futures, release=False)
         deadline = time.monotonic() + 2 * POLL_S
         while time.monotonic() < deadline and any(f.status == "pending" for f in futures):
             time.sleep(0.05)
         errors = [(i, f.exception()) for i, f in enumerate(futures) if f.status == "error"]
-        own = [(i, e) for i, e in errors if not isinstance(e, CommError)] or errors
+        own = [(i, e) for i, e in errors if not _peer_side(e)]
+        if not own:
+            # a peer's process died: its connections closed before the scheduler dropped it
+            deadline = time.monotonic() + LOST_S
+            while (lost := self._lost(phase)) is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if lost is not None:
+                return lost
+        own = own or errors
         i, exc = own[0] if own else (failed[0][0], RuntimeError("the task failed"))
         if isinstance(exc, GraphsweepError) and not isinstance(exc, CommError):
             return exc if isinstance(exc, PartitionError) else PartitionError(str(exc))
@@ -320,11 +339,18 @@ class Partition:
                 f.release()
 
     def _check_alive(self, phase: str) -> None:
+        lost = self._lost(phase)
+        if lost is not None:
+            raise lost
+
+    def _lost(self, phase: str) -> PartitionError | None:
+        """The error of the first of the partition's workers no longer alive, if one is gone."""
         alive = set(live_workers(self.client))
         for i, worker in enumerate(self.workers):
             if worker not in alive:
-                raise PartitionError(f"worker {worker} holding {self.slice_range(i)} was lost during {phase}; "
-                                     f"the run fails (its slice is gone)")
+                return PartitionError(f"worker {worker} holding {self.slice_range(i)} was lost during {phase}; "
+                                      f"the run fails (its slice is gone)")
+        return None
 
     def count_with_edges(self) -> int:
         """Vertices with an edge (other than a self-loop) over every slice."""
@@ -357,10 +383,13 @@ class Partition:
         return {name: np.concatenate([p[name] for p in pieces]) for name in names}
 
     def close(self) -> None:
-        """Drop the slices and the communicator from the workers that hold them."""
+        """Drop the slices and the communicator from the workers that hold them (as far as they
+        are there: a worker lost, or the cluster closed since, holds nothing to drop)."""
+        if self.client.status != "running":
+            return
         try:
             self.each(_drop, name="partition-drop")
-        except PartitionError:
+        except (PartitionError, OSError, TimeoutError):
             pass
 
 

@@ -2,6 +2,7 @@
 runs it) and over NCCL (one worker per GPU; ``multi_gpu``): every collective's answer, empty and
 uneven pieces, the ledger, and a cancelled wait that ends in one error instead of a hang."""
 
+import re
 import sys
 
 import numpy as np
@@ -102,6 +103,42 @@ def test_a_failed_rank_ends_the_others_waits_in_one_error(workers4):
     again = _partition(workers4, 2)          # a broken partition is built again
     assert again is not part and not again.broken
     _check(again.spmd(_protocol, name="protocol"), 2)
+
+
+def _die_in_the_round(rank) -> None:
+    """Rank 1's worker process dies while rank 0 waits for its piece of an all-reduce."""
+    if rank.comm.rank == 1:
+        import os
+        os._exit(1)
+    rank.comm.host(rank.comm.allreduce(rank.xp.zeros(1, dtype=np.int64)))
+
+
+def _killed_mid_run_then_works(address: str, fn, backend: str, comms: str) -> None:
+    """``fn`` over two ranks kills rank 1's worker mid-run: the run fails within a minute in one
+    line naming the worker, its slice and the run, and once the nanny has started the worker again
+    the next partition on the same cluster runs every collective."""
+    import time
+    from graphsweep.core.workers import live_workers
+    part = _partition(address, 2, backend=backend, comms=comms)
+    victim = part.workers[1]
+    t0 = time.monotonic()
+    with pytest.raises(driver.PartitionError, match=rf"worker {re.escape(victim)} holding slice 1 of 2, vertices "
+                                                    rf"\[\d+, \d+\) was lost during \S+; the run fails"):
+        part.spmd(fn, name="dying")
+    assert time.monotonic() - t0 < 60
+    client = driver._CLIENTS[address]
+    deadline = time.monotonic() + 60
+    while victim in live_workers(client) or len(live_workers(client)) < len(part.workers):
+        assert time.monotonic() < deadline, "the killed worker was not replaced within 60 s"
+        time.sleep(0.2)
+    again = _partition(address, 2, backend=backend, comms=comms)
+    _check(again.spmd(_protocol, name="protocol"), 2)
+
+
+def test_a_worker_killed_mid_run_fails_it_in_one_line_and_the_next_run_works():
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        _killed_mid_run_then_works(cluster.scheduler_address, _die_in_the_round, "cpu", "auto")
 
 
 def test_nccl_is_refused_for_cpu_workers_in_one_line(workers4):
@@ -231,3 +268,24 @@ def _search_a_peer_never_launches(rank) -> None:
 @pytest.mark.multi_gpu
 def test_a_search_kernel_whose_peer_never_launches_fails_in_one_line(cuda_workers):
     _fails_within_30_s_then_works(cuda_workers, _search_a_peer_never_launches, "rank 1 gives up before its search")
+
+
+def _search_a_peer_dies_before_launching(rank) -> None:
+    """As ``_search_a_peer_never_launches``, but rank 1's worker process dies instead of failing:
+    rank 0's search kernel waits at its first meeting on a peer whose memory it maps, until the
+    driver, finding the worker gone, cancels it."""
+    from graphsweep.kernels.bfs import distributed as bfs
+    search = bfs._GpuSearch(rank, {"graphs": "auto", "exchange": "peer", "threads": 256, "outbox": 1 << 16})
+    if rank.comm.rank == 1:
+        import os
+        rank.restart()
+        os._exit(1)
+    search.in_one_launch(0, "auto", 15.0, 18.0, rank.slice.csr.nnz)
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+@pytest.mark.parametrize("where", ["nccl all-reduce", "peer-memory search"])
+def test_a_gpu_worker_killed_mid_run_fails_it_in_one_line_and_the_next_run_works(cuda_workers, where):
+    fn = _die_in_the_round if where == "nccl all-reduce" else _search_a_peer_dies_before_launching
+    _killed_mid_run_then_works(cuda_workers, fn, "gpu", "nccl")
