@@ -23,6 +23,7 @@ so none waits for ever) and the partition is marked broken, to be built again by
 """
 
 import atexit
+import logging
 import os
 import threading
 import time
@@ -102,12 +103,15 @@ def _local_client(k: int, backend: str):
         if slot not in _LOCAL:
             if kind == "cuda":
                 from dask_cuda import LocalCUDACluster
-                cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
+                cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1, silence_logs=logging.CRITICAL)
             else:
                 if backend == "cpu":
                     compile_cpu_twins()
+                # the workers' own records off stderr, as from the pipeline's local clusters: a run's
+                # failure is the driver's one line (a worker's heartbeat to a scheduler closed first
+                # at Ctrl-C was a traceback after it)
                 cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       memory_limit=0)
+                                       memory_limit=0, silence_logs=logging.CRITICAL)
             _LOCAL[slot] = (cluster, Client(cluster, set_as_default=False))
         cluster, client = _LOCAL[slot]
         if kind == "processes" and len(cluster.workers) < k:
