@@ -154,6 +154,32 @@ def test_each_search_fault_is_caught_naming_its_slice(workers4, fault, message):
         _check_bfs(part, root, level, parent)
 
 
+@pytest.mark.parametrize("fault,message", [
+    ("root", r"root \d+: level\[root\] is 1 and parent\[root\] is \d+, expected 0"),
+    ("parent outside", r"slice 2 of 3.*parent\[{v}\] is {n}, not a vertex"),
+    ("level past n", r"slice 2 of 3.*level\[{v}\] is {big}, not below n"),
+    ("one unreached", r"slice 2 of 3.*vertex {v} has level -1 but parent \d+"),
+])
+def test_a_malformed_search_tree_is_caught_on_its_slice_by_global_ids(workers4, fault, message):
+    """The tree's shape is checked where each vertex lies (the parents are never gathered), faults
+    named by global vertex ids."""
+    part, graph = _partition(workers4)
+    n, root = graph[0], _root(graph)
+    level, parent = _search(graph, root)
+    v = _far_vertex(part, level, 2)
+    big = 1 << 40
+    if fault == "root":
+        level[root] = 1
+    elif fault == "parent outside":
+        parent[v] = n
+    elif fault == "level past n":
+        level[v] = big
+    else:
+        level[v] = -1
+    with pytest.raises(VerificationError, match=message.format(v=v, n=n, big=big)):
+        _check_bfs(part, root, level, parent)
+
+
 def test_a_search_that_misses_a_component_part_is_counted(workers4):
     """The triangle reached as if it belonged to the root's search: levels consistent along its own
     edges but its vertices are not reachable — the parent edges fail, or the count does."""
