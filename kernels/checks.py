@@ -27,37 +27,41 @@ def vector(xp, arr, n: int, name: str, dtype=None, integers: bool = False):
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
-def at_least(xp, values, low: int, name: str) -> None:
+def at_least(xp, values, low: int, name: str, lo: int = 0) -> None:
+    """Every value at least ``low``; ``lo``: the values are of vertices lo, lo + 1, ... (a slice's),
+    a fault named by vertex id."""
     bad = values < low
     if bool(bad.any()):
         v = first(xp, bad)
-        raise VerificationError(f"{name}[{v}] is {int(values[v])}, below {low}")
+        raise VerificationError(f"{name}[{lo + v}] is {int(values[v])}, below {low}")
 
 
-def finite_non_negative(xp, values, name: str) -> None:
+def finite_non_negative(xp, values, name: str, lo: int = 0) -> None:
+    """Every value finite and non-negative; ``lo`` as in ``at_least``."""
     bad = ~xp.isfinite(values) | (values < 0)
     if bool(bad.any()):
         v = first(xp, bad)
-        raise VerificationError(f"{name}[{v}] is {float(values[v])}: values are finite and non-negative")
+        raise VerificationError(f"{name}[{lo + v}] is {float(values[v])}: values are finite and non-negative")
 
 
-def search_tree(xp, n: int, root: int, value, parent, name: str) -> None:
+def search_tree(xp, n: int, root: int, value, parent, name: str, lo: int = 0) -> None:
     """A search from ``root`` (``value``: level or distance, -1 where unreached; ``parent``: -1
     where unreached): value[root] == 0 and parent[root] == root, values >= -1, a vertex unreached in
-    both or in neither, parents vertices."""
-    if int(value[root]) != 0 or int(parent[root]) != root:
-        raise VerificationError(f"root {root}: {name}[root] is {int(value[root])} and parent[root] is "
-                                f"{int(parent[root])}, expected 0 and {root}")
-    at_least(xp, value, -1, name)
+    both or in neither, parents vertices.  ``lo``: value and parent are of vertices lo, lo + 1, ...
+    (a slice's): the root is checked where it is among them, faults named by vertex id."""
+    if lo <= root < lo + value.shape[0] and (int(value[root - lo]) != 0 or int(parent[root - lo]) != root):
+        raise VerificationError(f"root {root}: {name}[root] is {int(value[root - lo])} and parent[root] is "
+                                f"{int(parent[root - lo])}, expected 0 and {root}")
+    at_least(xp, value, -1, name, lo)
     bad = (value < 0) != (parent < 0)
     if bool(bad.any()):
         v = first(xp, bad)
-        raise VerificationError(f"vertex {v} has {name} {int(value[v])} but parent {int(parent[v])}: -1 in one and "
-                                f"not the other")
+        raise VerificationError(f"vertex {lo + v} has {name} {int(value[v])} but parent {int(parent[v])}: -1 in one "
+                                f"and not the other")
     bad = (parent < -1) | (parent >= n)
     if bool(bad.any()):
         v = first(xp, bad)
-        raise VerificationError(f"parent[{v}] is {int(parent[v])}, not a vertex (outside [0, n={n}))")
+        raise VerificationError(f"parent[{lo + v}] is {int(parent[v])}, not a vertex (outside [0, n={n}))")
 
 
 REFERENCES = "verify.references"
