@@ -12,21 +12,22 @@ links almost nothing before the sample, and finds no tree to skip).  Then, when 
 sampled (average degree 4 and up), every rank in skip mode:
   local     the final pass skipping the tree its sample found (any edge leaving it is linked from
             its other end's row, on whichever rank holds it: every rank is in skip mode; a rank
-            whose sample found none skips nothing, so nothing is left to ECL mode's one end),
-            compress: parent[v] = v's root over this slice's edges.
-  encode    the forest in two parts: a bitmap of the vertices whose root is the rank's giant (the
+            whose sample found none skips nothing, so nothing is left to ECL mode's one end).
+  encode    the forest compressed (parent[v] = v's root over this slice's edges, in the same pass)
+            and described in two parts: a bitmap of the vertices whose root is the rank's giant (the
             skipped tree's root now: on R-MAT most vertices, 1 bit each; its words of rank j's
             range go to rank j, an all-to-all) and (vertex, root) pairs for every other vertex that
             is not a root (8 bytes each; R-MAT 16, K = 4: 4% of n in all), all-gathered with the
             ranks' counts and giants in blocks of a room fixed before the run (fitted to the last
             run's counts), so nothing is read on the host until the merged forest is made.
-  merge     each rank builds the merged forest over its own range only: a vertex under the
-            smallest giant root among the ranks whose giant holds it (its first layer), each pair's
-            ends replaced by their first-layer parents, which their owners know (an all-reduce
-            min: every end has one owner), those stand-ins and the giant roots made roots, giants
-            that share a vertex joined and the pairs linked (union-find, the same on every rank),
-            its range compressed.  parent[v] <= v throughout, so the roots are the components'
-            smallest vertices: canonical.
+  merge     each rank builds the merged forest over its own range only: each pair's ends
+            replaced by their first layer (the smallest giant root among the ranks whose giant
+            holds the end, else the end itself), which their owners read in their bitmaps (an
+            all-reduce min: every end has one owner), those stand-ins and the giant roots made
+            roots, giants that share a vertex joined and the pairs linked (union-find, the same on
+            every rank), then its range's labels set in one pass: a vertex in some giant gets its
+            first layer's root, any other climbs from itself.  parent[v] <= v throughout, so the
+            roots are the components' smallest vertices: canonical.
 The merged forest joins every edge except those between two skipped vertices of two ranks' giants;
 they are joined through the giants when all the giants end in one tree, read on the host after the
 merge (R-MAT's giants overlap in most of their vertices).  When they do not, the ranks' ranges are
@@ -41,14 +42,14 @@ and applied as a scatter-min when fewer than n / 2 moved over all ranks (every r
 round with the same forest and parents only fall), else by the all-reduce — until no rank moves
 anything.
 
-Cost model: the slowest slice's passes over its rows plus a few passes over every vertex (its
-compress, the encode) and the merge's over its range (first layer, compress) and the pairs; the
+Cost model: the slowest slice's passes over its rows plus a few passes over every vertex (the
+encode, which compresses) and the merge's over its range (its labels) and the pairs; the
 exchange n / 8 / K bytes from each other rank plus 8 bytes a slot of each rank's block of pairs,
 and 4 bytes a slot in the all-reduce, in two NCCL groups, and one host read (the merge's outcome).
 The rounds' merges cost an all-reduce of 4n bytes (a ring moves 2 (K - 1) / K x 4n bytes into each
 rank) or 8 bytes per moved parent.  Rows: ``total`` (the slowest rank, barrier to end),
-``dispatch``, the phases ``link``, ``compress``, ``encode`` (with the bitmaps' exchange) and
-``merge`` (the slowest rank's), statistics ``merge_pairs`` (pairs all-gathered),
+``dispatch``, the phases ``link``, ``compress`` (K = 1 and the exact rounds: at K > 1 the encode
+compresses), ``encode`` (with the exchange) and ``merge`` (each the slowest rank's), statistics ``merge_pairs`` (pairs all-gathered),
 ``merge_retries`` (merges run again for room: their time is in the run's), ``merge_rounds`` (the
 exact rounds; 0 when the one-step merge answered), ``sparse_merges`` and the ledger's (bytes exchanged, time in
 collectives, rounds).
@@ -74,6 +75,7 @@ PARAMS = {**{k: suf.PARAMS[k] for k in ("link", "loads", "flatten", "skip_share"
           **PARTITION_PARAMS}
 ROOT_BITS = 32
 NO_TREE = 1 << 62      # the skipped tree of a rank in skip mode that found none: no vertex's root
+ENCODE_TILE = 16       # distributed.cu's GS_CCD_TILE: bitmap words a warp encodes a step
 
 
 class _MergeBuffers:
@@ -106,8 +108,9 @@ class _GpuPasses(_MergeBuffers):
         self.fn = suf.gpu_functions(off.dtype, csr.indices.dtype, n, {**params, "rows": "thread"})
         lt = c_type(label_dtype(n))
         # keys apart from sampled-union-find's (its "compress" is another kernel)
-        names = {k: f"graphsweep_ccd_{k}<{lt}>" for k in ("giant", "encode", "layer", "reps", "seed", "join", "link",
-                                                             "compress_range", "roots")}
+        names = {k: f"graphsweep_ccd_{k}<{lt}>" for k in ("identity", "giant", "encode", "reps", "seed", "join",
+                                                             "link", "settle", "roots")}
+        names["shared"] = "graphsweep_ccd_shared"
         assert not set(names) & set(self.fn), "a merge kernel's key hides one of sampled-union-find's"
         mod = module("cc/distributed.cu", name_expressions=tuple(names.values()))
         self.fn.update({k: mod.get_function(v) for k, v in names.items()})
@@ -124,6 +127,9 @@ class _GpuPasses(_MergeBuffers):
         self.flatten_on = params["flatten"]
         self.both = len(s.bounds) > 2          # K > 1: link2 links the first two neighbours, whatever their order
         self.resident = min(resident_blocks(self.threads), -(-n // self.threads)) or 1
+
+    def identity(self, parent) -> None:
+        launch(self.fn["identity"], self.n, self.threads, self.resident, parent, np.int64(self.n))
 
     def local(self, parent) -> None:
         """init, probe (the hook-or-find choice), flatten, and link2 when sampling."""
@@ -183,32 +189,34 @@ class _GpuPasses(_MergeBuffers):
                np.int32(1))
 
     def encode(self, parent, m) -> None:
-        """This rank's part of the merge: its row of ``m.table``, its giant's bitmap ``m.row`` (its
-        own range's words also into its row of ``m.inbox``) and its other non-root vertices with
-        their roots in its block of ``m.pairs``; ``m.shared`` cleared."""
+        """This rank's part of the merge, its forest compressed on the way: its row of
+        ``m.table``, its giant's bitmap ``m.row`` (its own range's words also into its row of
+        ``m.inbox``) and its other non-root vertices with their roots in its block of ``m.pairs``;
+        ``m.shared`` cleared."""
         r = np.int32(m.r)
         self.fn["giant"]((1,), (1,), (self.state, parent, np.int64(self.n), m.table, r, m.shared, np.int32(m.k)))
         words = (self.n + 31) // 32
         if words:
-            launch(self.fn["encode"], 32 * words, self.threads, None, parent, np.int64(self.n), m.table, r, m.row,
-                   m.pairs, np.int64(m.cap), m.inbox[m.r], np.int64(m.cut[m.r]), np.int64(m.cut[m.r + 1]))
+            steps = -(-words // (self.threads // 32 * ENCODE_TILE))
+            launch(self.fn["encode"], 0, self.threads, min(self.resident, steps), parent, np.int64(self.n), m.table, r,
+                   m.row, m.pairs, np.int64(m.cap), m.inbox[m.r], np.int64(m.cut[m.r]), np.int64(m.cut[m.r + 1]))
 
-    def layer(self, m, parent, lo: int, hi: int):
-        """The merged forest's first layer over [lo, hi) from every rank's bitmap words of it
-        (``m.inbox``: a row a rank); which giants share a vertex here (``m.shared``: k x k bytes)."""
-        if hi > lo:
-            launch(self.fn["layer"], hi - lo, self.threads, min(self.resident, -(-(hi - lo) // self.threads)),
-                   m.inbox, np.int32(m.k), np.int64(m.inbox.shape[1]), m.table, np.int64(m.cap), parent,
-                   np.int64(lo), np.int64(hi), m.shared)
+    def shared(self, m):
+        """Which giants share a vertex of this rank's range (``m.shared``: k x k bytes), from every
+        rank's bitmap words of it (``m.inbox``: a row a rank)."""
+        words = m.inbox.shape[1]
+        launch(self.fn["shared"], words, self.threads, min(self.resident, -(-words // self.threads)), m.inbox,
+               np.int32(m.k), np.int64(words), m.table, np.int64(m.cap), m.shared)
         return m.shared
 
-    def reps(self, m, parent, lo: int, hi: int):
-        """Each pair end's first-layer parent where this rank owns the end, the type's maximum
-        elsewhere and in the blocks' unused slots."""
+    def reps(self, m, lo: int, hi: int):
+        """Each pair end's first layer (from the bitmaps) where this rank owns the end, the type's
+        maximum elsewhere and in the blocks' unused slots."""
         rep = m.rep
         if rep.size:
             launch(self.fn["reps"], rep.size, self.threads, None, m.pairs, m.table, np.int32(m.k), np.int64(m.cap),
-                   parent, np.int64(lo), np.int64(hi), rep.dtype.type(np.iinfo(rep.dtype).max), rep)
+                   m.inbox, np.int64(m.inbox.shape[1]), np.int64(lo), np.int64(hi),
+                   rep.dtype.type(np.iinfo(rep.dtype).max), rep)
         return rep
 
     def link_reps(self, parent, rep, m, shared) -> None:
@@ -221,9 +229,12 @@ class _GpuPasses(_MergeBuffers):
         if rep.size:
             launch(self.fn["link"], rep.size // 2, self.threads, None, rep, m.table, k, cap, parent)
 
-    def compress_range(self, parent, lo: int, hi: int) -> None:
+    def settle(self, parent, m, lo: int, hi: int) -> None:
+        """[lo, hi)'s labels in the merged forest, after the links."""
         if hi > lo:
-            launch(self.fn["compress_range"], hi - lo, self.threads, None, parent, np.int64(lo), np.int64(hi))
+            launch(self.fn["settle"], hi - lo, self.threads, min(self.resident, -(-(hi - lo) // self.threads)),
+                   m.inbox, np.int32(m.k), np.int64(m.inbox.shape[1]), m.table, np.int64(m.cap), parent,
+                   np.int64(lo), np.int64(hi))
 
     def outcome(self, parent, m):
         """Each rank's count of pairs, then its giant's root in the merged forest (-1: none)."""
@@ -242,6 +253,9 @@ class _CpuPasses(_MergeBuffers):
         self.params, self.edges_total = params, edges_total
         self.big, self.use_hook = -1, False
         self.both = len(s.bounds) > 2
+
+    def identity(self, parent) -> None:
+        parent[:] = np.arange(self.n, dtype=parent.dtype)
 
     def local(self, parent) -> None:
         suf.init(self.off, self.idx, parent, self.lo)
@@ -277,18 +291,18 @@ class _CpuPasses(_MergeBuffers):
         _cpu_encode(parent, self.big, m.table, m.r, m.row, m.pairs, m.cap)
         m.inbox_rows[m.r][...] = m.row_pieces[m.r]
 
-    def layer(self, m, parent, lo: int, hi: int):
-        adj = _cpu_layer(m.inbox, m.table, m.cap, parent, lo, hi)
+    def shared(self, m):
+        adj = _cpu_shared(m.inbox, m.table, m.cap)
         return ((adj[:, None] >> np.arange(m.k, dtype=np.uint64)) & 1).astype(np.uint8).ravel()
 
-    def reps(self, m, parent, lo: int, hi: int):
-        return _cpu_reps(m.pairs, m.table, m.cap, parent, lo, hi)
+    def reps(self, m, lo: int, hi: int):
+        return _cpu_reps(m.pairs, m.table, m.cap, m.inbox, lo, hi)
 
     def link_reps(self, parent, rep, m, shared) -> None:
         _cpu_link_reps(parent, rep, m.table, m.cap, shared.reshape(m.k, m.k))
 
-    def compress_range(self, parent, lo: int, hi: int) -> None:
-        _cpu_compress_range(parent, lo, hi)
+    def settle(self, parent, m, lo: int, hi: int) -> None:
+        _cpu_settle(m.inbox, m.table, m.cap, parent, lo, hi)
 
     def outcome(self, parent, m):
         giants = m.table[1::2]
@@ -326,12 +340,14 @@ class _MergeSpace:
 
 @numba.njit(cache=True)
 def _cpu_encode(parent, big, table, r, bitmap, pairs, cap):
-    """distributed.cu's giant and encode (bitmap: bytes, bit v & 7 of byte v >> 3)."""
-    g = parent[big] if 0 <= big < parent.shape[0] else -1
+    """distributed.cu's giant and encode, the forest compressed on the way (bitmap: bytes, bit
+    v & 7 of byte v >> 3)."""
+    g = suf.root_of(parent, big) if 0 <= big < parent.shape[0] else -1
     bitmap[:] = 0
     base, count = 2 * cap * r, 0
     for v in range(parent.shape[0]):
-        p = parent[v]
+        p = suf.root_of(parent, v)
+        parent[v] = p
         if p == g:
             bitmap[v >> 3] |= np.uint8(1 << (v & 7))
         elif p != v:
@@ -352,37 +368,41 @@ def _overflow(table, cap):
 
 
 @numba.njit(cache=True)
-def _cpu_layer(inbox, table, cap, parent, lo, hi):
-    """distributed.cu's layer (inbox: a row of bytes per rank over [lo, hi), bit i & 7 of byte i >> 3)."""
+def _cpu_first(inbox, table, i, v):
+    """distributed.cu's gs_ccd_first (inbox: a row of bytes per rank over [lo, hi), bit i & 7 of
+    byte i >> 3): (the first layer at v = lo + i, the rank of its giant or -1)."""
+    best, giant = v, -1
+    for r in range(table.shape[0] // 2):
+        if (inbox[r, i >> 3] >> (i & 7)) & 1 and table[2 * r + 1] < best:
+            best, giant = table[2 * r + 1], r
+    return best, giant
+
+
+@numba.njit(cache=True)
+def _cpu_shared(inbox, table, cap):
+    """distributed.cu's shared (a byte of 8 vertices at a time): adj[r] bit s when giants r < s
+    share a vertex."""
     k = table.shape[0] // 2
     adj = np.zeros(k, dtype=np.uint64)
     if _overflow(table, cap):
         return adj
-    for i in range(hi - lo):
-        v = lo + i
-        best, mask, low = v, 0, -1
+    for w in range(inbox.shape[1]):
         for r in range(k):
-            if (inbox[r, i >> 3] >> (i & 7)) & 1:
-                mask |= 1 << r
-                if low < 0:
-                    low = r
-                if table[2 * r + 1] < best:
-                    best = table[2 * r + 1]
-        parent[v] = best
-        if mask & (mask - 1):
-            adj[low] |= np.uint64(mask)
+            for s in range(r + 1, k):
+                if inbox[r, w] & inbox[s, w]:
+                    adj[r] |= np.uint64(1) << np.uint64(s)
     return adj
 
 
 @numba.njit(cache=True)
-def _cpu_reps(pairs, table, cap, parent, lo, hi):
+def _cpu_reps(pairs, table, cap, inbox, lo, hi):
     """distributed.cu's reps."""
     none = np.iinfo(pairs.dtype).max
     rep = np.full_like(pairs, none)
     for t in range(pairs.shape[0]):
         x = pairs[t]
         if t % cap < table[2 * (t // (2 * cap))] and lo <= x < hi:
-            rep[t] = parent[x]
+            rep[t] = _cpu_first(inbox, table, x - lo, x)[0]
     return rep
 
 
@@ -409,9 +429,18 @@ def _cpu_link_reps(parent, rep, table, cap, shared):
 
 
 @numba.njit(cache=True)
-def _cpu_compress_range(parent, lo, hi):
+def _cpu_settle(inbox, table, cap, parent, lo, hi):
+    """distributed.cu's settle."""
+    if _overflow(table, cap):
+        return
+    k = table.shape[0] // 2
+    giant_root = np.full(k, -1, dtype=np.int64)
+    for r in range(k):
+        if table[2 * r + 1] >= 0:
+            giant_root[r] = suf.root_of(parent, table[2 * r + 1])
     for v in range(lo, hi):
-        parent[v] = suf.root_of(parent, v)
+        giant = _cpu_first(inbox, table, v - lo, v)[1]
+        parent[v] = giant_root[giant] if giant >= 0 else suf.root_of(parent, v)
 
 
 def compile_cpu_twins() -> None:
@@ -429,10 +458,11 @@ def compile_cpu_twins() -> None:
     table, cap = np.array([0, -1, 0, -1], dtype=np.int64), 1   # two ranks, no pairs, no giants
     pairs = np.zeros(2 * 2 * cap, dtype=parent.dtype)
     _cpu_encode(parent, -1, table, 0, np.zeros(1, dtype=np.uint8), pairs, cap)
-    _cpu_layer(np.zeros((2, 1), dtype=np.uint8), table, cap, parent, 0, 0)
-    rep = _cpu_reps(pairs, table, cap, parent, 0, 0)
+    inbox = np.zeros((2, 1), dtype=np.uint8)
+    _cpu_shared(inbox, table, cap)
+    rep = _cpu_reps(pairs, table, cap, inbox, 0, 0)
     _cpu_link_reps(parent, rep, table, cap, np.zeros((2, 2), dtype=np.uint8))
-    _cpu_compress_range(parent, 0, 0)
+    _cpu_settle(inbox, table, cap, parent, 0, 0)
     suf.root_of(parent, table[1])                            # as outcome() passes a giant's id
 
 
@@ -447,9 +477,13 @@ def _components(rank, params: dict, edges_total: int) -> dict:
         passes = s.scratch[key] = (_GpuPasses if rank.backend == "gpu" else _CpuPasses)(s, params, edges_total)
     sample, least = not suf.sparse(n, edges_total), suf.min_count(params)
     stats = {"merge_pairs": 0, "merge_retries": 0, "merge_rounds": 0, "sparse_merges": 0}
-    # every vertex its own root; at K = 1 the slice's init pass writes every vertex's
-    parent = xp.empty(n, dtype=label_dtype(n)) if k == 1 else xp.arange(n, dtype=label_dtype(n))
+    parent = xp.empty(n, dtype=label_dtype(n))
+    # the device work starts here: the output's allocation (a cudaMalloc when the pool has no block
+    # of n free: ~0.35 ms of an idle GPU at R-MAT 26) is set-up, as in the one-GPU harness's
+    rank.restart()
     with rank.phase("link"):
+        if k > 1:
+            passes.identity(parent)     # every vertex its own root; at K = 1 the slice's init writes every vertex's
         passes.local(parent)
         own = passes.largest(parent, least) if sample else None
     if sample:
@@ -459,10 +493,11 @@ def _components(rank, params: dict, edges_total: int) -> dict:
             passes.skip(own, NO_TREE if k > 1 else -1)
             passes.compress_largest(parent)   # skip mode tells the largest tree's vertices by their parent
             passes.final(parent, 2)
-        with rank.phase("compress"):
-            passes.compress(parent)
         if k > 1:
-            parent, stats = _merge(rank, passes, parent, least)
+            parent, stats = _merge(rank, passes, parent, least)    # its encode compresses the forest
+        else:
+            with rank.phase("compress"):
+                passes.compress(parent)
     elif k == 1:
         with rank.phase("link"):
             passes.final(parent, 1)
@@ -506,13 +541,13 @@ def _merge(rank, passes, parent, least: int) -> tuple:
                 comm.alltoallv_into(m.row_pieces, m.inbox_rows)
                 comm.allgatherv(m.pairs, m.pair_bounds)
         with rank.phase("merge"):
-            shared = passes.layer(m, parent, lo, hi)
-            rep = passes.reps(m, parent, lo, hi)
+            shared = passes.shared(m)
+            rep = passes.reps(m, lo, hi)
             with comm.group():
                 rep = comm.allreduce(rep, "min")
                 shared = comm.allreduce(shared, "max")
             passes.link_reps(parent, rep, m, shared)
-            passes.compress_range(parent, lo, hi)
+            passes.settle(parent, m, lo, hi)
             outcome = comm.host(passes.outcome(parent, m))
         sizes, roots = outcome[:k], outcome[k:]
         most, room = int(sizes.max()), passes.cap

@@ -332,7 +332,7 @@ def test_each_phase_is_given_on_every_rank_beside_the_slowest():
                       scheduler=WORKERS["address"])
     slowest = {r["phase"]: r["ms"] for r in res.rows}
     by_rank = dict(part.split(" ", 1) for part in res.stats["phases_by_rank"].split("; "))
-    assert {"link", "compress"} <= set(by_rank)
+    assert {"link", "encode", "merge"} <= set(by_rank)
     for phase, times in by_rank.items():
         times = [float(t) for t in times.split()]
         assert len(times) == 3 and max(times) == pytest.approx(slowest[phase], abs=1e-3)
