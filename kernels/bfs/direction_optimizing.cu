@@ -412,6 +412,61 @@ __device__ __forceinline__ void gs_clear_next_slots(gs_u64* ctl, int L)
     ctl[CTL_SCRATCH] = 0;
 }
 
+// ---- a top-down level (inside a persistent grid) -------------------------------------------------
+
+// Over peer memory (PEER: a slice's pairs stored straight into their owners' inboxes, sl.remote)
+// a block that stored a pair this level (its mark *sl.sent) fences its stores at system scope
+// before the grid barrier, so the meeting after the level publishes them.  Nothing elsewhere.
+template <bool PEER>
+__device__ __forceinline__ void gs_td_fence(const gs_slice& sl, int next_depth)
+{
+    if (PEER) {
+        __syncthreads();
+        if (*sl.sent == next_depth) __threadfence_system();
+    }
+}
+
+// One top-down level as every persistent kernel runs it (graphsweep_bfs_levels, and a slice's:
+// graphsweep_bfs_slice_top_down, graphsweep_bfs_slice_search): the queue qin[0, count) expanded
+// (gs_td_queue; `first` is the lane's first entry, read by the caller beside the level's other
+// reads), the warps' buffers flushed, a grid barrier on the level's count slot `count_out` that sums
+// the claimed vertices' out-edges into *scout_out; then, if the queue's big vertices made work
+// items (*items_count after that barrier, returned in `nitems`), the items expanded, flushed and
+// a second barrier.  `arrivals` counts the level's barriers (times the grid); `next_count` is the
+// next queue's count as the last barrier read it.  False if a barrier timed out.  PEER (with
+// SLICED): the slice search's level over peer memory, its stores fenced before each barrier.
+template <bool SLICED, bool PEER = false>
+__device__ __forceinline__ bool gs_td_level(const int* __restrict__ indices, const long long* __restrict__ offsets,
+                                            unsigned* visited, int2* lp, const longlong2* qin, longlong2 first,
+                                            gs_u64 count, longlong2* qout, gs_u64* count_out, gs_u64* scout_out,
+                                            gs_u64* items, gs_u64* items_count, int next_depth, bool precheck,
+                                            bool speculate, gs_u64& arrivals, gs_u64& next_count, gs_u64& nitems,
+                                            longlong2* buf, long long* red, gs_u64* ctl, gs_u64 rank, gs_u64 nwarps,
+                                            int lane, const gs_slice& sl)
+{
+    long long scout = 0;      // out-edges of the vertices claimed
+    int fill = 0;
+    gs_td_queue<SLICED>(indices, offsets, visited, lp, qin, first, count, qout, count_out, items, items_count,
+                        next_depth, precheck, speculate, scout, buf, fill, rank, nwarps, lane, sl);
+    gs_flush(buf, fill, qout, count_out, lane);
+    gs_td_fence<PEER>(sl, next_depth);
+    next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr, 0, red,
+                                              ctl);
+    if (next_count == GS_BFS_ABORT) return false;
+    nitems = __ldcg(items_count);
+    if (nitems) {
+        scout = 0;
+        gs_td_items<SLICED>(indices, offsets, visited, lp, items, nitems, qout, count_out, next_depth, scout, buf,
+                            fill, rank, nwarps, lane, sl);
+        gs_flush(buf, fill, qout, count_out, lane);
+        gs_td_fence<PEER>(sl, next_depth);
+        next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr, 0,
+                                                  red, ctl);
+        if (next_count == GS_BFS_ABORT) return false;
+    }
+    return true;
+}
+
 // ---- switching representation (inside the persistent grid) -------------------------------------
 
 // The frontier queue[0, count) as the bits of `bitmap` (GAPBS QueueToBitmap): the grid clears it,
@@ -694,25 +749,9 @@ graphsweep_bfs_levels(const long long* __restrict__ offsets, const int* __restri
             check = 1;
             td_frontier += count;
             td_edges += scout_now;
-            long long scout = 0;      // out-edges of the vertices claimed
-            int fill = 0;
-            gs_td_queue<false>(indices, offsets, visited, lp, qin, first, count, qout, count_out, items, items_count,
-                               L + 1, count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank,
-                               nwarps, lane, whole);
-            gs_flush(buf, fill, qout, count_out, lane);
-            next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr,
-                                                      0, red, ctl);
-            if (next_count == GS_BFS_ABORT) return;
-            nitems = __ldcg(items_count);
-            if (nitems) {
-                scout = 0;
-                gs_td_items<false>(indices, offsets, visited, lp, items, nitems, qout, count_out, L + 1, scout, buf,
-                                   fill, rank, nwarps, lane, whole);
-                gs_flush(buf, fill, qout, count_out, lane);
-                next_count = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout,
-                                                          nullptr, 0, red, ctl);
-                if (next_count == GS_BFS_ABORT) return;
-            }
+            if (!gs_td_level<false>(indices, offsets, visited, lp, qin, first, count, qout, count_out, scout_out, items,
+                                    items_count, L + 1, count >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE,
+                                    arrivals, next_count, nitems, buf, red, ctl, rank, nwarps, lane, whole)) return;
             td_items += nitems;
             td_claimed += next_count;
         }
@@ -843,25 +882,11 @@ graphsweep_bfs_slice_top_down(const long long* __restrict__ offsets, const int* 
     const long long scout_now = dctl[SLICECTL_SCOUT];
     const int next_depth = (int)dctl[SLICECTL_DEPTH] + 1;
     const longlong2 first = mine < count ? __ldcg(qin + mine) : make_longlong2(0, 0);
-    gs_u64* count_out = sctl + GS_SCTL_COUNT;
-    long long scout = 0;
-    int fill = 0;
-    gs_td_queue<true>(indices, offsets, visited, lp, qin, first, count, qout, count_out, items,
-                      sctl + GS_SCTL_ITEMS, next_depth, dctl[SLICECTL_COUNT] >= GS_BFS_PRECHECK,
-                      scout_now < GS_BFS_SPECULATE, scout, buf, fill, rank, nwarps, lane, sl);
-    gs_flush(buf, fill, qout, count_out, lane);
-    gs_u64 arrivals = gridDim.x;
-    if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals, 0, sctl + GS_SCTL_SCOUT, scout, nullptr, 0, red, ctl)
-        == GS_BFS_ABORT) return;
-    const gs_u64 nitems = __ldcg(sctl + GS_SCTL_ITEMS);
-    if (nitems) {
-        scout = 0;
-        gs_td_items<true>(indices, offsets, visited, lp, items, nitems, qout, count_out, next_depth, scout, buf, fill,
-                          rank, nwarps, lane, sl);
-        gs_flush(buf, fill, qout, count_out, lane);
-        gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals + gridDim.x, 0, sctl + GS_SCTL_SCOUT, scout, nullptr, 0, red,
-                                     ctl);
-    }
+    gs_u64 arrivals = 0, next_count, nitems;
+    gs_td_level<true>(indices, offsets, visited, lp, qin, first, count, qout, sctl + GS_SCTL_COUNT,
+                      sctl + GS_SCTL_SCOUT, items, sctl + GS_SCTL_ITEMS, next_depth,
+                      dctl[SLICECTL_COUNT] >= GS_BFS_PRECHECK, scout_now < GS_BFS_SPECULATE, arrivals, next_count,
+                      nitems, buf, red, ctl, rank, nwarps, lane, sl);
 }
 
 // A bottom-up level over the slice's `words` words of vertices (ids local here: visited, dead and
@@ -1261,27 +1286,11 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
             // this level's frontier bitmap is the next top-down level's to fill (nothing reads it here)
             for (long long i = tid; i < local_words; i += stride) front[first_word + i] = 0u;
             const longlong2 first = mine < (gs_u64)sw.local ? __ldcg(qin + mine) : make_longlong2(0, 0);
-            long long scout = 0;
-            int fill = 0;
-            gs_td_queue<true>(indices, goffsets, visited, lpg, qin, first, (gs_u64)sw.local, qout, count_out, items,
-                              items_count, L + 1, sw.count >= GS_BFS_PRECHECK, sw.scout < GS_BFS_SPECULATE, scout,
-                              buf, fill, rank, nwarps, lane, sl);
-            gs_flush(buf, fill, qout, count_out, lane);
-            __syncthreads();
-            if (sent == L + 1) __threadfence_system();      // the pairs the block stored into the owners' inboxes
-            if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr, 0, red,
-                                             ctl) == GS_BFS_ABORT) return;
-            nitems = __ldcg(items_count);
-            if (nitems) {
-                scout = 0;
-                gs_td_items<true>(indices, goffsets, visited, lpg, items, nitems, qout, count_out, L + 1, scout, buf,
-                                  fill, rank, nwarps, lane, sl);
-                gs_flush(buf, fill, qout, count_out, lane);
-                __syncthreads();
-                if (sent == L + 1) __threadfence_system();
-                if (gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr, 0,
-                                                 red, ctl) == GS_BFS_ABORT) return;
-            }
+            // the queue expanded: other slices' vertices go as pairs straight into their owners' inboxes
+            if (!gs_td_level<true, true>(indices, goffsets, visited, lpg, qin, first, (gs_u64)sw.local, qout,
+                                         count_out, scout_out, items, items_count, L + 1, sw.count >= GS_BFS_PRECHECK,
+                                         sw.scout < GS_BFS_SPECULATE, arrivals, next_local, nitems, buf, red, ctl,
+                                         rank, nwarps, lane, sl)) return;
             // each box's count (its pairs are there already) into box `me` of its owner's inbox
             if (leader)
                 for (int j = 0; j < k; ++j) {
@@ -1294,7 +1303,8 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
             if (leader)
                 for (int j = 0; j < k; ++j)
                     if (j != me) received += 8LL * (1 + min(__ldcg(&pairs[(long long)j * (cap + 1)].x), cap));
-            scout = 0;
+            long long scout = 0;
+            int fill = 0;
             gs_claim_pairs(pairs, k, me, cap, goffsets, indices, visited, lpg, qout, count_out, scout, buf, fill,
                            L + 1, sl, lane);
             next_local = gs_barrier<GS_TOP_DOWN_SUMS>(count_out, arrivals += gridDim.x, 0, scout_out, scout, nullptr,

@@ -1,6 +1,8 @@
-// Peer memory's device side: the loads, stores and barrier of peer.cu's kernels, for kernels that
-// meet their peers inside a launch of their own (bfs/direction_optimizing.cu's
-// graphsweep_bfs_slice_search: a whole search a launch, its exchanges between grid barriers).
+// Peer memory's device side (kernels/dist/comm/peer.py): the system-scope loads and stores and the
+// meeting of the ranks, for kernels that store into their peers' buffers and meet them inside a
+// launch of their own (bfs/direction_optimizing.cu's graphsweep_bfs_slice_search: a whole search a
+// launch, its exchanges between grid barriers).  A thread that stored into a peer's memory fences
+// (__threadfence_system) before the meeting's release store says so (NVSHMEM's put, quiet, signal).
 #pragma once
 
 typedef unsigned long long gs_u64;

@@ -4,18 +4,17 @@
 A collective needs its sizes on the host when it is queued, so an exchange whose size the device
 decides (a BFS level's claims, a frontier only a bottom-up level reads) must either move a fixed
 worst case or wait for the host.  Here a kernel stores straight into the peers' copies of a buffer
-(``put``, ``put_boxes``: the count the device holds, no more) and ``barrier`` — flags in the same
-memory, stored with release and read with acquire at system scope — says when every rank's stores
-have landed.  No NCCL call, no host round trip: puts and barriers are ordinary kernels, captured
-into CUDA graphs like the rest; a persistent kernel meets its peers itself, between two grid
-barriers (``flags`` and ``meeting()``: peer.cuh's ``gs_peer_meet``; bfs.distributed's whole search
-is one launch so).
+(the count the device holds, no more) and meets its peers itself — flags in the same memory
+(``flags``), stored with release and read with acquire at system scope, say when every rank's
+stores have landed.  No NCCL call, no host round trip: a persistent kernel meets its peers between
+two grid barriers (``flags`` and ``meeting()`` give peer.cuh's ``gs_peer_meet`` its arguments;
+bfs.distributed's whole search is one launch so).
 
 Made by ``PeerMemory.open(comm)``, collectively (every rank in the same order, as with every
 collective); None where a rank cannot map its peers' memory (another host, no peer access), the
-caller then keeps to the communicator's collectives.  ``buffer`` is collective too.  A barrier
+caller then keeps to the communicator's collectives.  ``buffer`` is collective too.  A meeting
 that waits longer than ``TIMEOUT_S`` for a peer, or whose rank the driver cancelled (the host
-sets an abort word the kernel polls), ends with ``error`` set, and so does every later barrier at
+sets an abort word the kernel polls), ends with ``error`` set, and so does every later meeting at
 once; ``check`` raises it as a ``CommError``.  The memory lives as long as the communicator.
 """
 
@@ -25,14 +24,9 @@ import numpy as np
 
 from . import CommError
 
-TIMEOUT_S = 20.0            # a barrier's longest wait for a peer (less than WAIT_S: the host then sees it)
+TIMEOUT_S = 20.0            # a meeting's longest wait for a peer (less than WAIT_S: the host then sees it)
 IPC_LAZY_PEER_ACCESS = 1    # cudaIpcMemLazyEnablePeerAccess
 HOST_ALLOC_MAPPED = 2       # cudaHostAllocMapped (portable to every device with unified addressing)
-
-
-def _module():
-    from ...cuda import module
-    return module("dist/comm/peer.cu")
 
 
 class PeerMemory:
@@ -46,7 +40,6 @@ class PeerMemory:
         ctypes.c_int.from_address(self._abort).value = 0
         self.epoch = cupy.zeros(1, dtype=np.uint64)
         self.error = cupy.zeros(1, dtype=np.int64)
-        self.fn = {name: _module().get_function(f"graphsweep_peer_{name}") for name in ("put", "put_boxes", "barrier")}
         self.flags = None
 
     @classmethod
@@ -91,26 +84,6 @@ class PeerMemory:
                 pointers.append(pointer)
         return array, cupy.asarray(np.array(pointers, dtype=np.uint64))
 
-    def put(self, array, ptrs, offset: int, count: int, threads: int = 256) -> None:
-        """Items [offset, offset + count) of ``array`` into every peer's copy."""
-        if count <= 0 or self.k == 1:
-            return
-        from ...cuda import blocks_for
-        words, scale = array.view(np.uint32), array.dtype.itemsize // 4
-        self.fn["put"]((min(blocks_for(count * scale, threads), 1024),), (threads,),
-                       (words, ptrs, np.int64(offset * scale), np.int64(count * scale), np.int32(self.k),
-                        np.int32(self.me)))
-
-    def put_boxes(self, boxes, ptrs, cap: int, blocks: int, threads: int = 256) -> None:
-        """Box j of ``boxes`` (K boxes of cap + 1 int2, the count first) into box ``me`` of rank j's."""
-        if self.k > 1:
-            self.fn["put_boxes"]((blocks, self.k), (threads,), (boxes, ptrs, np.int32(cap), np.int32(self.me)))
-
-    def barrier(self) -> None:
-        """Every rank's puts before this landed everywhere once it ends (a kernel; see the module doc)."""
-        if self.k > 1:
-            self.fn["barrier"]((1,), (32,), (self.flags[1], *self.meeting()))
-
     def meeting(self) -> tuple:
         """What a kernel that meets its peers itself takes after the flags' pointers (gs_peer_meet
         in peer.cuh): k, me, the epoch, the host's abort word, the timeout (ns), the error word."""
@@ -118,12 +91,12 @@ class PeerMemory:
                 self.error)
 
     def cancel(self) -> None:
-        """From another thread: every barrier waiting here ends (with ``error`` set)."""
+        """From another thread: every meeting waiting here ends (with ``error`` set)."""
         if self._abort:
             ctypes.c_int.from_address(self._abort).value = 1
 
     def check(self, what: str) -> None:
-        """Raise if a barrier of this memory failed (read on the host through the communicator)."""
+        """Raise if a meeting of this memory failed (read on the host through the communicator)."""
         if int(self.comm.host(self.error)[0]):
             raise CommError(f"{what}: a peer barrier waited {TIMEOUT_S:.0f} s for its peers or was cancelled; "
                             f"the run fails")

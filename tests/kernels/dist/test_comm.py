@@ -190,68 +190,6 @@ def _wait_for_a_round_nobody_sends_gpu(rank) -> None:
     rank.comm.host(rank.comm.allreduce(rank.xp.zeros(1, dtype=np.int64)))
 
 
-def _peer_rounds(rank) -> dict:
-    """Peer memory, twice: each rank's words and count-prefixed boxes (rank r sends rank j
-    (r + j) % 4 pairs) put into every other rank's copies, a barrier, all read back."""
-    comm, xp, r, k = rank.comm, rank.xp, rank.comm.rank, rank.comm.size
-    peers = comm.peers()
-    cap = 3
-    words, word_ptrs = peers.buffer((4 * k,), np.uint32)
-    inbox, inbox_ptrs = peers.buffer((k, cap + 1, 2), np.int32)
-    out = {"rank": r, "rounds": []}
-    for round_ in range(2):
-        words[4 * r:4 * r + 4] = xp.arange(4, dtype=np.uint32) + 10 * r + 1000 * round_
-        boxes = xp.zeros((k, cap + 1, 2), dtype=np.int32)
-        for j in range(k):
-            count = (r + j) % (cap + 1)
-            boxes[j, 0, 0] = count
-            boxes[j, 1:1 + count, 0] = xp.arange(count) + 100 * r + 1000 * round_
-            boxes[j, 1:1 + count, 1] = j
-        peers.put(words, word_ptrs, 4 * r, 4)
-        peers.put_boxes(boxes, inbox_ptrs, cap, blocks=2, threads=32)
-        peers.barrier()
-        got = comm.host(inbox)
-        out["rounds"].append({"words": comm.host(words).tolist(),
-                              "inbox": {j: got[j, 1:1 + got[j, 0, 0]].tolist() for j in range(k) if j != r}})
-    peers.check("test")
-    return out
-
-
-@pytest.mark.gpu
-@pytest.mark.multi_gpu
-def test_peer_memory_puts_land_on_every_rank_by_the_barrier(cuda_workers):
-    import cupy
-    k = cupy.cuda.runtime.getDeviceCount()
-    part = _partition(cuda_workers, k, backend="gpu", comms="nccl")
-    for got in part.spmd(_peer_rounds, name="peer"):
-        r = got["rank"]
-        for round_, seen in enumerate(got["rounds"]):
-            assert seen["words"] == [10 * j + i + 1000 * round_ for j in range(k) for i in range(4)]
-            for j, pairs in seen["inbox"].items():
-                count = (j + r) % 4
-                assert pairs == [[100 * j + i + 1000 * round_, r] for i in range(count)], (r, j, round_)
-
-
-def _peer_barrier_alone(rank) -> None:
-    """Rank 0 waits at a peer barrier rank 1 never reaches (its wait shortened): the barrier ends
-    with its error set, and the run fails in one line."""
-    from graphsweep.kernels.dist.comm import peer
-    peers = rank.comm.peers()
-    if rank.comm.rank == 0:
-        kept, peer.TIMEOUT_S = peer.TIMEOUT_S, 0.5
-        try:
-            peers.barrier()
-        finally:
-            peer.TIMEOUT_S = kept
-        peers.check("the lone barrier")
-
-
-@pytest.mark.gpu
-@pytest.mark.multi_gpu
-def test_a_peer_barrier_nobody_else_reaches_fails_in_one_line(cuda_workers):
-    _fails_within_30_s_then_works(cuda_workers, _peer_barrier_alone, "the lone barrier: a peer barrier waited")
-
-
 def _search_a_peer_never_launches(rank) -> None:
     """Both ranks set up bfs.distributed's one-launch search (its peer buffers are collective) and
     meet on the device; rank 1 then fails instead of launching, and rank 0's search kernel waits at
@@ -268,6 +206,31 @@ def _search_a_peer_never_launches(rank) -> None:
 @pytest.mark.multi_gpu
 def test_a_search_kernel_whose_peer_never_launches_fails_in_one_line(cuda_workers):
     _fails_within_30_s_then_works(cuda_workers, _search_a_peer_never_launches, "rank 1 gives up before its search")
+
+
+def _search_a_peer_is_late(rank) -> None:
+    """Both ranks set up bfs.distributed's one-launch search and meet on the device; rank 1 then
+    waits in an all-reduce nobody joins instead of launching, and rank 0's search kernel, its wait
+    for a peer shortened to 0.5 s, gives up at its first meeting: the timeout ends it, not the
+    driver's cancel (no rank failed before it), and rank 0's error is the run's."""
+    from graphsweep.kernels.bfs import distributed as bfs
+    from graphsweep.kernels.dist.comm import peer
+    search = bfs._GpuSearch(rank, {"graphs": "auto", "exchange": "peer", "threads": 256, "outbox": 1 << 16})
+    if rank.comm.rank == 1:
+        rank.restart()
+        rank.comm.host(rank.comm.allreduce(rank.xp.zeros(1, dtype=np.int64)))
+        return
+    kept, peer.TIMEOUT_S = peer.TIMEOUT_S, 0.5
+    try:
+        search.in_one_launch(0, "auto", 15.0, 18.0, rank.slice.csr.nnz)
+    finally:
+        peer.TIMEOUT_S = kept
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+def test_a_search_kernel_whose_peer_is_late_times_out_in_one_line(cuda_workers):
+    _fails_within_30_s_then_works(cuda_workers, _search_a_peer_is_late, "bfs.distributed: a peer barrier waited 0 s")
 
 
 def _search_a_peer_dies_before_launching(rank) -> None:
