@@ -97,3 +97,29 @@ def test_the_packages_import_one_way():
 
 def test_a_cycle_is_found():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+IMPORT_EACH = """
+import importlib, sys, traceback
+failed = []
+for name in sys.argv[1:]:
+    for loaded in [m for m in sys.modules if m == "graphsweep" or m.startswith("graphsweep.")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception:
+        failed.append(name + ": " + traceback.format_exc().strip().splitlines()[-1])
+print("\\n".join(failed))
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_every_module_imports_first():
+    """Each module imported first, as a fresh interpreter would (the project's modules dropped from
+    ``sys.modules`` before each; a cycle that an import order hides fails here with the module
+    that starts it)."""
+    import subprocess
+    import sys
+    names = sorted(name for name in modules() if not name.endswith("__main__"))
+    out = subprocess.run([sys.executable, "-c", IMPORT_EACH, *names], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
