@@ -143,7 +143,12 @@ def _has_dask_cuda() -> bool:
 
 @atexit.register
 def close_local() -> None:
-    """Close the local workers started for runs (at exit; tests call it to give the machine back)."""
+    """Close the clients kept for clusters given by address, then the local workers started for
+    runs (at exit; whoever closes a cluster it gave by address calls it first, or the kept client
+    retries the closed scheduler for 10 s and logs its failure as the interpreter ends)."""
+    for client in _CLIENTS.values():
+        client.close()
+    _CLIENTS.clear()
     for cluster, client in _LOCAL.values():
         client.close()
         cluster.close()

@@ -28,6 +28,7 @@ def cuda_workers():
     from dask_cuda import LocalCUDACluster
     cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
     yield cluster.scheduler_address
+    driver.close_local()
     _close(cluster)
 
 
