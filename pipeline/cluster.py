@@ -19,7 +19,10 @@ measure: ``GPU=1`` on GPU workers (one kernel per GPU) and ``HOST=1`` for CPU ke
 host: the CPU twins use every core).  Both are set here for the local kinds; workers started by
 hand take ``--resources GPU=1`` (one per GPU) or ``--resources HOST=1`` (one CPU worker per host).
 Local clusters keep Dask's own log records off stderr (``silence_logs``); runs send them to their
-log file instead.  A local-gpu worker's memory pool is CuPy's own; a profile that asks for an RMM
+log file instead.  A cluster started here (local or SLURM: its scheduler runs in this process,
+``STARTED_HERE``) looks for work to steal every ``cluster.steal-interval`` (Dask's default is 1 s),
+and a run holds its stealing back until a worker has done its share (``runner._TailStealing``).
+A local-gpu worker's memory pool is CuPy's own; a profile that asks for an RMM
 pool with dask-cuda's ``rmm_*`` options (cluster.yaml's local-gpu-rmm) gets one where rmm is
 installed, CuPy's where it is not (``memory_pool``).
 """
@@ -49,6 +52,7 @@ KINDS = ("local-gpu", "local-cpu", "scheduler-file", "address", "slurm")
 DEPRECATED_KINDS = {"local-cuda": "local-gpu", "local": "local-cpu"}   # old name -> the one name
 LOCAL_KINDS = ("local-gpu", "local-cpu")
 LONG_LIVED = ("scheduler-file", "address")
+STARTED_HERE = (*LOCAL_KINDS, "slurm")   # kinds whose scheduler graphsweep starts, in this process
 PROFILE_KEYS = {"local-gpu": ("kind", "options"), "local-cpu": ("kind", "options"),
                 "scheduler-file": ("kind", "scheduler_file"), "address": ("kind", "address"),
                 "slurm": ("kind", "options", "jobs")}
@@ -151,6 +155,12 @@ def is_long_lived(profile: dict) -> bool:
     return profile["kind"] in LONG_LIVED
 
 
+def started_here(profile: dict) -> bool:
+    """Whether graphsweep starts the profile's cluster, scheduler included, for one command (and so
+    may tune how its scheduler balances work; a long-lived cluster may be serving others)."""
+    return profile["kind"] in STARTED_HERE
+
+
 def _start(name: str, profile: dict):
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -172,7 +182,10 @@ def _start_kind(name: str, profile: dict):
     # Dask gives worker processes MALLOC_TRIM_THRESHOLD_, which also turns off glibc's adaptive
     # mmap threshold: every timed run then page-faults its arrays afresh (random-splitter on 2^16
     # nodes: 40% slower than in a plain process).  Timing workers run with glibc's defaults.
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+    # The scheduler (in this process) looks for work to steal every steal-interval, not every 1 s:
+    # a worker that has run its share of a sweep waited up to a second before taking another's.
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                          "distributed.scheduler.work-stealing-interval": config.get("cluster.steal-interval")}):
         return _start_local(name, profile)
 
 

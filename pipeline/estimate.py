@@ -33,7 +33,9 @@ A task's own seconds leave out what a worker pays once and the tasks after it do
 dataset and building its representations (``loads``, per dataset: learned from the tasks that paid
 it, else the dataset's bytes at ``LOAD_BYTES_PER_SECOND``), a kernel's first warm-up
 (``warms``, per kernel: learned likewise; for a kernel never run on this device its warm-up runs
-and ``ROUGH_COMPILE_SECONDS``), and compilations: Numba's, which its disk cache spares later
+and ``ROUGH_COMPILE_SECONDS``), the references a kernel's first verification on a graph computes
+and keeps for the others (``firsts``, per dataset and kernel, learned from the first of each
+worker's tasks of the kernel there: ``history.with_first_refs``), and compilations: Numba's, which its disk cache spares later
 runs, and the GPU modules a task's first timed reps compiled before running again, which CuPy's
 disk cache spares them (``history.TaskRecord.own_s``).  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
 kernels warmed up, paid for already.  A run takes its tasks with their shares of those
@@ -277,17 +279,24 @@ class TimeEstimate:
     overhead: float = 0.0  # seconds of the run outside its tasks: estimating, sending, the last result
     warms: dict = field(default_factory=dict)   # kernel -> seconds a worker's first task of it compiles and warms up
     groups: dict = field(default_factory=dict)  # task hash -> (its dataset id, its kernel)
+    # (dataset id, kernel) -> seconds a worker's first task of the kernel on the dataset verifies more
+    # than the others: the references its verifier keeps for them
+    firsts: dict = field(default_factory=dict)
 
     def shared(self) -> dict:
-        """task hash -> its seconds with its share of its dataset's loading and its kernel's warm-up,
-        each paid once (on one worker): what the run's tasks cost one after another."""
+        """task hash -> its seconds with its share of its dataset's loading, its kernel's warm-up and
+        its kernel's first references on the dataset, each paid once (on one worker): what the run's
+        tasks cost one after another."""
         datasets = Counter(d for d, _ in self.groups.values())
         kernels = Counter(k for _, k in self.groups.values())
+        pairs = Counter(self.groups.values())
         out = {}
         for h, seconds in self.seconds.items():
             dataset, kernel = self.groups.get(h, (None, None))
             out[h] = (seconds + (self.loads.get(dataset, 0.0) / datasets[dataset] if dataset in datasets else 0.0)
-                      + (self.warms.get(kernel, 0.0) / kernels[kernel] if kernel in kernels else 0.0))
+                      + (self.warms.get(kernel, 0.0) / kernels[kernel] if kernel in kernels else 0.0)
+                      + (self.firsts.get((dataset, kernel), 0.0) / pairs[dataset, kernel]
+                         if (dataset, kernel) in pairs else 0.0))
         return out
 
     def wall(self, workers: int | None = None) -> float:
@@ -300,7 +309,7 @@ class TimeEstimate:
         return TimeEstimate({h: self.seconds[h] for h in keep}, {h: self.sources[h] for h in keep},
                             {h: self.learned[h] for h in keep}, self.start, self.generate, self.devices,
                             self.loads, self.overhead, self.warms,
-                            {h: self.groups[h] for h in keep if h in self.groups})
+                            {h: self.groups[h] for h in keep if h in self.groups}, self.firsts)
 
     def says(self) -> str:
         """Which sources the estimate used ("from 12 earlier runs on NVIDIA H100", "from the device's
@@ -470,6 +479,9 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
     learned = _learned(records, devices, lambda r: r.dataset, lambda r: r.once_s)
     loads = {d: 0.0 if str(refs[d].path) in held else learned.get(d, made.load_seconds) for d, made in by_id.items()}
     warm_ups = _learned(records, devices, lambda r: r.kernel, lambda r: r.kernel_once_s)
+    references = _learned(records, devices, lambda r: (r.dataset, r.kernel), lambda r: r.first_refs_s)
+    firsts = {(t.dataset.id, t.kernel): references[t.dataset.id, t.kernel] for t in tasks
+              if references.get((t.dataset.id, t.kernel), 0.0) > 0 and str(t.dataset.path) not in held}
     seconds, sources, used_runs, warms = {}, {}, {}, {}
     for task in tasks:
         backend = backend_of[task.hash]
@@ -490,7 +502,7 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
     generate = sum(made.generate_seconds for made in by_id.values() if not made.exists)
     used_devices = {b: d for b, d in devices.items() if b in backends}
     return TimeEstimate(seconds, sources, used_runs, start, generate, used_devices or devices, loads, overhead, warms,
-                        {t.hash: (t.dataset.id, t.kernel) for t in tasks})
+                        {t.hash: (t.dataset.id, t.kernel) for t in tasks}, firsts)
 
 
 def _duration(seconds: float) -> str:

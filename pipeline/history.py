@@ -11,13 +11,16 @@ that table, and for each kernel its median time per (dataset, params) across the
 ``earlier(root)`` is what estimates learn from (``pipeline.estimate``): per task of the newest
 results folders there, what it ran on, the seconds its worker spent on it and what of them a later
 task or run may not pay again (loading and checking the dataset, the worker's first warm-up of the
-kernel, Numba's compilations), and its runs' byte model; per run, its wall time (its log's closing
-line, with the seconds it spent generating) and the seconds it spent outside its tasks.
+kernel, the references the first verification of a kernel's output on a graph computes and keeps,
+Numba's compilations), and its runs' byte model; per run, its wall time (its log's closing line,
+with the seconds it spent generating) and the seconds it spent outside its tasks.
 """
 
+import dataclasses
 import html
 import math
 import re
+import statistics
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -113,7 +116,7 @@ FINISHED = re.compile(r"run (\S+) finished in ([0-9.]+) s"
 RECORD_COLUMNS = ("task", "run_id", "dataset", "kernel", "params", "backend", "device", "worker", "n", "m", "elements",
                   "stage", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "task_s", "timed_s",
                   "load_s", "prepare_s", "warmup_s", "first_warmup", "first_run_s", "compile_s", "ceilings_s", "started_at",
-                  "ceiling_gather_gelems", "ceiling_copy_gbps")
+                  "ceiling_gather_gelems", "ceiling_copy_gbps", "verify_s")
 # Results folders read for an estimate: the newest this many (a nightly root holds years of them).
 EARLIER_FOLDERS = 20
 
@@ -178,10 +181,12 @@ PLANNED_TASK = re.compile(r"plan task (\S+): ~([0-9.]+) s on (\S+)")
 
 def plan_against_run(results) -> tuple:
     """The last finished run into ``results`` against its plan: (per worker: its planned finish and
-    what it ran — its tasks' seconds and the number of tasks; per task: the plan's estimate (its own
-    seconds, without the load and warm-up the plan charges its worker once), its worker, what it
-    took without its load, and the difference), both DataFrames; (None, None) where the run's log
-    has no plan lines (runs before the plan was logged)."""
+    what it ran — its tasks' seconds, the number of tasks, of them those the plan gave another
+    worker (``taken``: stolen at the end, or a lost worker's), the datasets it loaded (``loads``,
+    tasks that paid a load) and its first warm-ups of a kernel; per task: the plan's estimate (its
+    own seconds, without the load and warm-up the plan charges its worker once), its planned and
+    actual worker, what it took without its load, and the difference), both DataFrames; (None,
+    None) where the run's log has no plan lines (runs before the plan was logged)."""
     results = Path(results)
     walls = run_walls(results)
     if not walls:
@@ -195,12 +200,18 @@ def plan_against_run(results) -> tuple:
         return None, None
     estimates["estimate_s"] = estimates["estimate_s"].astype(float)
     rows = rows_of(results)
-    tasks = rows[rows["run_id"] == run_id].drop_duplicates("task").fillna({"load_s": 0.0})
-    tasks = tasks[["task", "kernel", "dataset", "worker", "task_s", "load_s"]].merge(estimates, on="task")
+    tasks = rows[rows["run_id"] == run_id].drop_duplicates("task").reindex(
+        columns=["task", "kernel", "dataset", "worker", "task_s", "load_s", "first_warmup"])
+    tasks = tasks.fillna({"load_s": 0.0}).merge(estimates, on="task")
     tasks["took_s"] = tasks["task_s"] - tasks["load_s"]
     tasks["off_s"] = tasks["took_s"] - tasks["estimate_s"]
-    busy = tasks.groupby("worker").agg(ran_s=("task_s", "sum"), tasks=("task", "count"))
+    tasks["taken"] = tasks["worker"] != tasks["planned_worker"]
+    tasks["loaded"] = tasks["load_s"] > 0
+    tasks["warmed"] = tasks["first_warmup"].map(_flag)
+    busy = tasks.groupby("worker").agg(ran_s=("task_s", "sum"), tasks=("task", "count"), taken=("taken", "sum"),
+                                       loads=("loaded", "sum"), warm_ups=("warmed", "sum"))
     workers = pd.DataFrame({"planned_s": pd.Series(planned)}).join(busy, how="outer").fillna(0.0)
+    tasks = tasks.drop(columns=["first_warmup", "loaded", "warmed"])
     return workers, tasks.sort_values("off_s", key=abs, ascending=False).reset_index(drop=True)
 
 
@@ -231,6 +242,11 @@ class TaskRecord:
     # of its warm-up, first timed reps run again because they compiled a GPU module (less Numba's
     # compilations): paid once per module and process, loaded from CuPy's disk cache by later ones
     first_run_s: float = 0.0
+    verify_s: float = 0.0   # of task_s, verifying its output
+    # of verify_s, what the first task of its kernel on its graph and worker paid beyond the others:
+    # the references its verifier computed from the graph and kept for them (kernels.checks.reference:
+    # Brandes from each root, a triangle count), paid again by each worker that runs the kernel there
+    first_refs_s: float = 0.0
 
     @property
     def once_s(self) -> float:
@@ -250,11 +266,13 @@ class TaskRecord:
 
     @property
     def own_s(self) -> float:
-        """Its seconds that are its own: less ``once_s``, ``kernel_once_s`` and compilations (Numba's,
+        """Its seconds that are its own: less ``once_s``, ``kernel_once_s``, ``first_refs_s`` (paid
+        by a worker's first task of its kernel on the graph, whichever it is) and compilations (Numba's,
         which its disk cache spares later runs, and the GPU modules of ``first_run_s``, which CuPy's
         does): a later run on the device pays none of them again."""
         timed = self.timed_s if not math.isnan(self.timed_s) else 0.0
-        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.compile_s - self.first_run_s)
+        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.first_refs_s - self.compile_s
+                   - self.first_run_s)
 
     def floor(self, copy: float | None = None, gather: float | None = None) -> float | None:
         """Seconds a timed run takes at the ceilings (its device's, or the ``copy`` GB/s and ``gather``
@@ -314,7 +332,26 @@ def _task_records(path: Path) -> list[TaskRecord]:
                               _seconds(first["warmup_s"]) if _flag(first["first_warmup"]) else 0.0,
                               float(mine["bytes_read"].fillna(0).mean() + mine["bytes_written"].fillna(0).mean()),
                               float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"]),
-                              _seconds(first["first_run_s"])))
+                              _seconds(first["first_run_s"]), _seconds(first["verify_s"])))
+    return out
+
+
+def with_first_refs(tasks: list[TaskRecord]) -> list[TaskRecord]:
+    """``tasks`` with ``first_refs_s`` set on the first task (by start) of each kernel on each graph and
+    worker in each run: its verification beyond the median of the others' in that group (the
+    references its verifier computed and kept for them); none for a group of one, with nothing to
+    tell it from, or whose tasks do not say when they started."""
+    groups: dict = {}
+    for i, t in enumerate(tasks):
+        groups.setdefault((t.run_id, t.worker, t.dataset, t.kernel), []).append(i)
+    out = list(tasks)
+    for members in groups.values():
+        if len(members) < 2 or any(tasks[i].started_at is None for i in members):
+            continue
+        members.sort(key=lambda i: tasks[i].started_at)
+        extra = tasks[members[0]].verify_s - statistics.median(tasks[i].verify_s for i in members[1:])
+        if extra > 0:
+            out[members[0]] = dataclasses.replace(tasks[members[0]], first_refs_s=extra)
     return out
 
 
@@ -352,7 +389,7 @@ def _folder_records(folder: Path) -> tuple[list[TaskRecord], list[RunRecord]]:
     if folder in _read and _read[folder][0] == stamp:
         return _read[folder][1]
     files = [reduced] if stamp[2] > stamp[0] else list(store.finished(folder).values())
-    tasks = [r for f in files for r in _task_records(f)]
+    tasks = with_first_refs([r for f in files for r in _task_records(f)])
     runs = []
     for run_id, (wall, generating) in run_walls(folder, generation=True).items():
         mine = [t for t in tasks if t.run_id == run_id]

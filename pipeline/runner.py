@@ -11,7 +11,8 @@ tasks together.  Placement is Dask's, for ``run`` and ``submit`` alike: each tas
 loosely, to one worker (``owners``: a run of the tasks, datasets longest first, so its
 ``WorkerState`` plugin loads each dataset once and a dataset is split over as few workers as balance
 allows, each worker's loading and warm-ups counted); idle
-workers steal from busy ones at the end.  Tasks store their own results, so
+workers steal from busy ones at the end: on a cluster graphsweep started, Dask's work stealing is
+held back while every worker has tasks of its plan left (``_TailStealing``).  Tasks store their own results, so
 ``submit`` can hand them to the cluster with fire_and_forget and return (recording what it
 launched, for ``status``).
 
@@ -32,7 +33,7 @@ import math
 import time
 import uuid
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 
 import click
@@ -196,13 +197,15 @@ def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
 
 
 def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, held: dict | None = None,
-           warm: dict | None = None) -> dict:
+           warm: dict | None = None, first: dict | None = None) -> dict:
     """Task hash -> the worker it is restricted to (loosely: ``allow_other_workers``).
 
     A worker's finish is its tasks' estimated seconds plus what it pays once: loading each dataset
     it runs (``load``: dataset id -> seconds) unless it holds it from an earlier run (``held``:
-    worker -> dataset id), and each kernel's warm-up (``warm``: kernel -> seconds).  Two plans,
-    the one that ends sooner kept:
+    worker -> dataset id), each kernel's warm-up (``warm``: kernel -> seconds) and each kernel's
+    first verification on each dataset, which computes the references the others check against
+    (``first``: (dataset id, kernel) -> seconds; a kernel's tasks on a graph split over two workers
+    compute them twice).  Three plans, the one that ends soonest kept:
 
     - filled: the tasks in order — datasets by estimated seconds, most first (a held dataset
       first), each dataset's kernels together, longest first — poured into the workers one after
@@ -210,37 +213,44 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
       McNaughton's wrap-around rule does: each worker's tasks are a run of that order, so at most
       ``workers - 1`` datasets are split (each over as few workers as balance allows) and the
       loads and warm-ups paid beyond one each are the fewest;
-    - whole datasets to the worker with the fewest seconds so far (LPT).
+    - whole datasets to the worker with the fewest seconds so far (LPT);
+    - whole (dataset, kernel) groups, longest first, each to the worker it ends soonest on: a
+      dataset split between kernels, each kernel's first verification there paid once.
 
-    Each is then improved (the second only where it ends within ``WHOLE_WITHIN`` of the first) while moving one of the busiest worker's tasks to the least busy one
-    ends the run sooner.  The rest is Dask's: a worker that runs out of work steals from a busy
-    one, and a task whose worker left runs elsewhere."""
+    Each is then improved (the last two only where they end within ``WHOLE_WITHIN`` of the first)
+    while moving one of the busiest worker's tasks, or a group of them, to another worker ends the
+    run sooner (``_balanced``); ties go to the earlier plan.  The rest is Dask's: a worker that has
+    run its share steals from a busy one (``_TailStealing``), and a task whose worker left runs
+    elsewhere."""
     if not workers:
         return {}
-    load, held, warm = load or {}, held or {}, warm or {}
+    costs = (seconds, load or {}, held or {}, warm or {}, first or {})
     workers = sorted(workers)
 
     def end(owner: dict) -> float:
-        return max(finishes(owner, todo, seconds, load, held, warm).values())
+        return max(finishes(owner, todo, *costs).values())
 
-    filled = _balanced(_filled(todo, workers, seconds, load, held, warm), todo, workers, seconds, load, held, warm)
-    whole = _whole(todo, workers, seconds, load, held, warm)
-    if end(whole) < WHOLE_WITHIN * end(filled):   # near enough to be worth improving (a few moves, not thousands)
-        whole = _balanced(whole, todo, workers, seconds, load, held, warm)
-    return min((filled, whole), key=end)
+    filled = _balanced(_filled(todo, workers, *costs), todo, workers, *costs)
+    plans = [filled]
+    for other in (_whole(todo, workers, *costs), _grouped(todo, workers, *costs)):
+        if end(other) < WHOLE_WITHIN * end(filled):   # near enough to be worth improving (a few moves, not thousands)
+            other = _balanced(other, todo, workers, *costs)
+        plans.append(other)
+    return min(plans, key=end)
 
 
-# The plan of whole datasets is improved only where it ends within this factor of the filled one's
-# best: further off, it is a few large datasets the filled plan splits already, and the moves that
-# would even it out take seconds for thousands of tasks.
+# The plans of whole datasets and of whole (dataset, kernel) groups are improved only where they end
+# within this factor of the filled one's best: further off, it is a few large datasets the filled
+# plan splits already, and the moves that would even it out take seconds for thousands of tasks.
 WHOLE_WITHIN = 1.25
 
 
 def finishes(owner: dict, todo: list, seconds: dict, load: dict, held: dict | None = None,
-             warm: dict | None = None) -> dict:
+             warm: dict | None = None, first: dict | None = None) -> dict:
     """Worker -> its planned finish under ``owner``: its tasks' seconds, one load of each dataset it
-    does not hold and one warm-up of each kernel it runs (see ``owners``)."""
-    plan = _Plan(sorted(set(owner.values())), seconds, load, held or {}, warm or {})
+    does not hold, one warm-up of each kernel it runs and one first verification of each kernel on
+    each dataset (see ``owners``)."""
+    plan = _Plan(sorted(set(owner.values())), seconds, load, held or {}, warm or {}, first or {})
     for t in todo:
         plan.give(t, owner[t.hash])
     return plan.busy
@@ -259,18 +269,18 @@ def _in_order(todo: list, seconds: dict, held: dict) -> list:
                                        -kernel_s[t.dataset.id, t.kernel], t.kernel, -seconds.get(t.hash, 0.0)))
 
 
-def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict) -> dict:
+def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict) -> dict:
     """The filled plan of ``owners``: the workers (those holding a dataset first, in the order of
     their datasets) each take a run of the tasks in ``_in_order`` up to ``T``, the last one the rest."""
     ordered = _in_order(todo, seconds, held)
     holder = {d: w for w, d in held.items() if w in workers}
-    first = list(dict.fromkeys(holder[t.dataset.id] for t in ordered if t.dataset.id in holder))
-    order = first + [w for w in workers if w not in first]
+    holding = list(dict.fromkeys(holder[t.dataset.id] for t in ordered if t.dataset.id in holder))
+    order = holding + [w for w in workers if w not in holding]
 
     def pour(limit: float) -> tuple[dict, float]:
         """(the plan poured up to ``limit``, its latest finish)."""
         owner, at = {}, 0
-        plan = _Plan(order, seconds, load, held, warm)
+        plan = _Plan(order, seconds, load, held, warm, first)
         for t in ordered:
             if at + 1 < len(order) and plan.busy[order[at]] and plan.busy[order[at]] + plan.cost([t], order[at]) > limit:
                 at += 1
@@ -290,14 +300,14 @@ def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, wa
     return best
 
 
-def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict) -> dict:
+def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict) -> dict:
     """Whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
     (LPT); a worker that holds a dataset takes it."""
     per_dataset: dict = {}
     for t in todo:
         per_dataset.setdefault(t.dataset.id, []).append(t)
     total = {d: sum(seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
-    plan, owner = _Plan(workers, seconds, load, held, warm), {}
+    plan, owner = _Plan(workers, seconds, load, held, warm, first), {}
     for dataset in sorted(per_dataset, key=lambda d: -total[d]):
         w = next((w for w in workers if held.get(w) == dataset), None) or min(workers, key=plan.busy.get)
         for t in per_dataset[dataset]:
@@ -306,56 +316,86 @@ def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, war
     return owner
 
 
+def _grouped(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict) -> dict:
+    """Whole (dataset, kernel) groups, most estimated seconds first (their first verification
+    counted), each to the worker whose finish it leaves soonest (its loading, warm-up and first
+    verification there counted)."""
+    groups: dict = {}
+    for t in todo:
+        groups.setdefault((t.dataset.id, t.kernel), []).append(t)
+    total = {g: sum(seconds.get(t.hash, 0.0) for t in tasks) + first.get(g, 0.0) for g, tasks in groups.items()}
+    plan, owner = _Plan(workers, seconds, load, held, warm, first), {}
+    for g in sorted(groups, key=lambda g: -total[g]):
+        w = min(workers, key=lambda w: (plan.busy[w] + plan.cost(groups[g], w), plan.busy[w]))
+        for t in groups[g]:
+            plan.give(t, w)
+            owner[t.hash] = w
+    return owner
+
+
 class _Plan:
     """Each worker's planned seconds (``busy``) as tasks are given to it and taken away: its tasks'
-    seconds, one load of each dataset it does not hold, one warm-up of each kernel it runs."""
+    seconds, one load of each dataset it does not hold, one warm-up of each kernel it runs, one first
+    verification of each kernel on each dataset it does not hold."""
 
-    def __init__(self, workers, seconds: dict, load: dict, held: dict, warm: dict):
-        self.seconds, self.load, self.held, self.warm = seconds, load, held, warm
+    def __init__(self, workers, seconds: dict, load: dict, held: dict, warm: dict, first: dict | None = None):
+        self.seconds, self.load, self.held, self.warm, self.first = seconds, load, held, warm, first or {}
         self.busy = dict.fromkeys(workers, 0.0)
         self.datasets = {w: Counter() for w in workers}
         self.kernels = {w: Counter() for w in workers}
+        self.pairs = {w: Counter() for w in workers}      # (dataset, kernel) -> its tasks there
 
     def cost(self, group: list, worker) -> float:
         """What giving the tasks of ``group`` to ``worker`` adds to its seconds."""
         return (sum(self.seconds.get(t.hash, 0.0) for t in group)
                 + sum(self.load.get(d, 0.0) for d in {t.dataset.id for t in group}
                       if not self.datasets[worker][d] and self.held.get(worker) != d)
-                + sum(self.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k]))
+                + sum(self.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k])
+                + sum(self.first.get(p, 0.0) for p in {(t.dataset.id, t.kernel) for t in group}
+                      if not self.pairs[worker][p] and self.held.get(worker) != p[0]))
 
     def saving(self, group: list, worker) -> float:
         """What taking the tasks of ``group`` (all ``worker``'s) away from ``worker`` saves it."""
         datasets, kernels = Counter(t.dataset.id for t in group), Counter(t.kernel for t in group)
+        pairs = Counter((t.dataset.id, t.kernel) for t in group)
         return (sum(self.seconds.get(t.hash, 0.0) for t in group)
                 + sum(self.load.get(d, 0.0) for d, c in datasets.items()
                       if self.datasets[worker][d] == c and self.held.get(worker) != d)
-                + sum(self.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c))
+                + sum(self.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c)
+                + sum(self.first.get(p, 0.0) for p, c in pairs.items()
+                      if self.pairs[worker][p] == c and self.held.get(worker) != p[0]))
 
     def give(self, task, worker) -> None:
         self.busy[worker] += self.cost([task], worker)
         self.datasets[worker][task.dataset.id] += 1
         self.kernels[worker][task.kernel] += 1
+        self.pairs[worker][task.dataset.id, task.kernel] += 1
 
     def take(self, task, worker) -> None:
         self.busy[worker] -= self.saving([task], worker)
         self.datasets[worker][task.dataset.id] -= 1
         self.kernels[worker][task.kernel] -= 1
+        self.pairs[worker][task.dataset.id, task.kernel] -= 1
 
 
-def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict) -> dict:
+def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict,
+              first: dict) -> dict:
     """``owner`` improved while moving one of the busiest worker's tasks, or all its tasks of one
-    kernel (whose warm-up it then no longer pays), to another worker (idle ones too) ends the run
-    sooner, the receiver paying the dataset's loading and the kernel's warm-up where it has not
-    already: the move that leaves the two finishing soonest first."""
-    owner, plan = dict(owner), _Plan(workers, seconds, load, held, warm)
+    kernel (whose warm-up it then no longer pays), or of one kernel on one dataset (whose first
+    verification it then no longer pays), to another worker (idle ones too) ends the run sooner, the
+    receiver paying the dataset's loading, the kernel's warm-up and its first verification there
+    where it has not already: the move that leaves the two finishing soonest first."""
+    owner, plan = dict(owner), _Plan(workers, seconds, load, held, warm, first)
     for t in todo:
         plan.give(t, owner[t.hash])
     while True:
         most = max(workers, key=plan.busy.get)
         mine = [t for t in todo if owner[t.hash] == most]
         kernels = sorted({t.kernel for t in mine})
+        pairs = sorted({(t.dataset.id, t.kernel) for t in mine}) if first else []
         best, best_end = None, plan.busy[most] - 1e-9
-        for group in [[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in kernels]:
+        for group in ([[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in kernels]
+                      + [[t for t in mine if (t.dataset.id, t.kernel) == pair] for pair in pairs]):
             left = plan.busy[most] - plan.saving(group, most)
             for to in workers:
                 end = max(left, plan.busy[to] + plan.cost(group, to))
@@ -376,19 +416,77 @@ def _held(client, todo: list) -> dict:
     return {w: paths.get(path) for w, path in client.run(worker.held_path).items() if paths.get(path)}
 
 
-def _send_all(client, todo: list, send, estimated) -> list:
-    """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker (``owners``)."""
+async def _stealing(dask_scheduler, on: bool) -> bool:
+    """On the scheduler (``client.run_on_scheduler``): Dask's work stealing started (``on``) or
+    stopped; False where the scheduler has none (``distributed.scheduler.work-stealing: false``)."""
+    stealing = dask_scheduler.extensions.get("stealing")
+    if stealing is None:
+        return False
+    await (stealing.start() if on else stealing.stop())
+    return True
+
+
+class _TailStealing:
+    """Dask's work stealing held back while every worker has tasks of its plan (``owners``) left,
+    and let go once one has run them all: from then on an idle worker takes queued tasks from busy
+    ones (every ``cluster.steal-interval``), and none is left waiting while tasks remain.
+
+    Before, stealing ran from the start, judging by Dask's estimates: one mean duration per kernel
+    (its key's prefix), whatever the dataset or scale — a worker holding R-MAT 23's triangle counts
+    looked idle beside one with uniform 21's, and took tasks of datasets it had not loaded; each
+    such steal paid a load, a build and a warm-up that the plan had placed once.  Only on a cluster
+    started for this run (``cluster.started_here``): a long-lived one may be serving others."""
+
+    def __init__(self, client, enabled: bool):
+        self.client, self.left, self.owner = client, Counter(), {}
+        self.held = False
+        if enabled:
+            try:
+                self.held = bool(client.run_on_scheduler(_stealing, on=False))
+            except Exception:   # a scheduler that cannot: Dask's stealing as it is
+                log.info("work stealing not held back", exc_info=True)
+
+    def plan(self, owner: dict, workers) -> None:
+        """The run's plan: task hash -> its worker; let go at once where a worker has no task in it."""
+        self.owner, self.left = owner, Counter(owner.values())
+        if any(not self.left[w] for w in workers):
+            self.release()
+
+    def done(self, task_hash: str) -> None:
+        """A task ended (wherever it ran): its planned worker has one task fewer left."""
+        if not self.held:
+            return
+        worker_address = self.owner.get(task_hash)
+        if worker_address is None:
+            return
+        self.left[worker_address] -= 1
+        if self.left[worker_address] <= 0:
+            log.info("worker %s has run its share of the plan: idle workers steal from busy ones from now on",
+                     worker_address)
+            self.release()
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            with suppress(Exception):   # a cluster closing under the run
+                self.client.run_on_scheduler(_stealing, on=True)
+
+
+def _send_all(client, todo: list, send, estimated) -> tuple[list, dict]:
+    """Submit every task of ``todo`` (in sending order) restricted, loosely, to its worker
+    (``owners``); returns (the futures, task hash -> its worker)."""
     workers = list(live_workers(client))
     held = _held(client, todo)
-    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms)
-    planned = finishes(owner, todo, estimated.seconds, estimated.loads, held, estimated.warms) if owner else {}
+    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms, estimated.firsts)
+    planned = finishes(owner, todo, estimated.seconds, estimated.loads, held, estimated.warms,
+                       estimated.firsts) if owner else {}
     for worker_address, seconds in sorted(planned.items()):   # in the run's log: what ran where, against the plan
         mine = [t for t in todo if owner[t.hash] == worker_address]
         log.info("plan: %s: %d tasks, ~%.2f s with loads and warm-ups, datasets %s", worker_address, len(mine),
                  seconds, ", ".join(sorted({t.dataset.id for t in mine})))
         for t in mine:                      # each task's estimate, for history.plan_against_run
             log.info("plan task %s: ~%.4f s on %s", t.hash, estimated.seconds.get(t.hash, 0.0), worker_address)
-    return [send(task, owner.get(task.hash)) for task in todo]
+    return [send(task, owner.get(task.hash)) for task in todo], owner
 
 
 def _pending(plan: SweepPlan, client, run_id: str) -> list:
@@ -417,8 +515,10 @@ class _Membership:
 
 
 def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo=click.echo,
-            resources: dict | None = None) -> dict:
+            resources: dict | None = None, steal_at_end: bool = False) -> dict:
     """Run the plan's unfinished tasks (results directory claimed) and wait; returns outcome counts.
+    ``steal_at_end``: the cluster was started for this run, and Dask's work stealing waits until a
+    worker has run its share of the plan (``_TailStealing``).
 
     Progress and one line per failed task go to stderr; the details to the log."""
     worker.ensure_state(client)
@@ -447,31 +547,38 @@ def execute(plan: SweepPlan, client, *, run_id: str, progress: bool = True, echo
     counts["generate_s"] = time.perf_counter() - generating
     by_key = {_dask_key(t, run_id): t for t in todo}
     members.update(live_workers(client))
-    running = as_completed(_send_all(client, ordered, send, estimated))
-    bar = _progress(plan.name, len(todo), "tasks", progress, extra=left())
-    for future in _completed(running, lambda: bar.step(0, extra=after_count())):
-        task = by_key[future.key]
-        members.update(live_workers(client))
-        try:
-            outcome = future.result()
-        except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
-            log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
-            outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
-                task, run_id, f"{type(exc).__name__}: {exc}")])
-            if not outcome["stored"]:  # it had stored its own result after all
-                state, error = store.outcome(store.task_file(plan.results, task.hash))
-                outcome.update(status=state, error=error)
-            if outcome["status"] == "failed" and plan.on_failure == "stop":
-                store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
-        counts[outcome["status"]] += 1
-        if outcome["status"] == "failed":
-            error = (outcome["error"] or "verification failed").strip()
-            log.warning("failed: %s: %s", task.label, error)
-            bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
-        else:
-            log.info("%s: %s", outcome["status"], task.label)
-        clock.done(task.hash)
-        bar.step(extra=after_count())
+    tail = _TailStealing(client, steal_at_end)   # held back from here on, where asked
+    try:
+        futures, owner = _send_all(client, ordered, send, estimated)
+        tail.plan(owner, live_workers(client))
+        running = as_completed(futures)
+        bar = _progress(plan.name, len(todo), "tasks", progress, extra=left())
+        for future in _completed(running, lambda: bar.step(0, extra=after_count())):
+            task = by_key[future.key]
+            tail.done(task.hash)
+            members.update(live_workers(client))
+            try:
+                outcome = future.result()
+            except Exception as exc:  # the task never ran to storing (e.g. it killed every worker)
+                log.warning("task %s ended without storing a result: %s: %s", task.label, type(exc).__name__, exc)
+                outcome = worker.store_rows(str(plan.results), task, [worker.error_row(
+                    task, run_id, f"{type(exc).__name__}: {exc}")])
+                if not outcome["stored"]:  # it had stored its own result after all
+                    state, error = store.outcome(store.task_file(plan.results, task.hash))
+                    outcome.update(status=state, error=error)
+                if outcome["status"] == "failed" and plan.on_failure == "stop":
+                    store.stop(plan.results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
+            counts[outcome["status"]] += 1
+            if outcome["status"] == "failed":
+                error = (outcome["error"] or "verification failed").strip()
+                log.warning("failed: %s: %s", task.label, error)
+                bar.note(f"failed: {task.label}: {error.splitlines()[0]}")
+            else:
+                log.info("%s: %s", outcome["status"], task.label)
+            clock.done(task.hash)
+            bar.step(extra=after_count())
+    finally:
+        tail.release()
     counts["seconds"] = time.perf_counter() - started
     counts["ended_at"] = time.time()   # epoch seconds: the run's end beside its tasks' started_at (history.wall_shares)
     log.info("run %s finished in %.1f s: %s", run_id, counts["seconds"], counts)
@@ -620,6 +727,7 @@ class _Session:
     run_id: str
     log_path: object
     before: frozenset    # the tasks finished before this run
+    started_here: bool = False   # the cluster was started for this command (cluster.started_here)
 
 
 @contextmanager
@@ -641,7 +749,8 @@ def _claimed(plan: SweepPlan, how: str, *, profile, cluster_file, resume: bool, 
             run_id = new_run_id()
             path = _log_path(plan, run_id)
             held = logs.open_file(held, path)
-            session = _Session(client, resources, run_id, path, before)
+            session = _Session(client, resources, run_id, path, before,
+                               cluster.started_here(cluster.resolve(profile, cluster_file, plan.backend)[1]))
             yield session
     except KeyboardInterrupt:
         if session is not None:
@@ -668,7 +777,7 @@ def run_plan(plan: SweepPlan, *, profile=None, cluster_file=None, resume: bool =
         with logs.forwarded(session.client):
             try:
                 execute(plan, session.client, run_id=session.run_id, progress=progress, echo=echo,
-                        resources=session.resources)
+                        resources=session.resources, steal_at_end=session.started_here)
             except Exception as exc:  # the cluster failed under the run: what is stored stays, the rest pending
                 log.error("the run ended early", exc_info=True)
                 click.echo(f"graphsweep: error: the run ended early ({type(exc).__name__}: {exc}); "
@@ -706,7 +815,7 @@ def submit(plan: SweepPlan, client, *, run_id: str, resources: dict | None = Non
     ordered, send = _sender(plan, client, run_id, todo, estimated.shared(), wait=False, resources=resources)
     store.record_submission(plan.results, run_id, client.scheduler.address,
                             {t.hash: _dask_key(t, run_id) for t in ordered})
-    futures = _send_all(client, ordered, send, estimated)
+    futures, _ = _send_all(client, ordered, send, estimated)
     fire_and_forget(futures)
     _taken(plan, client, ordered, run_id)
     log.info("submitted %d tasks (fire and forget)", len(futures))

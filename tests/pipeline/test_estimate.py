@@ -1,6 +1,7 @@
 """What a sweep's estimate says before it runs: the memory a task really holds, and how long the run
 takes, learned from earlier runs, the device's ceilings or rough figures, saying which."""
 
+import dataclasses
 import tracemalloc
 
 import pytest
@@ -254,3 +255,27 @@ def test_a_second_estimate_from_a_run_whose_compilation_dominated_lands_within_2
     took = sum(r.task_s for r in second)
     assert took / 2 <= estimated.seconds[task.hash] <= 2 * took     # was 2.06 s: 3.4x
     assert first[0].own_s == pytest.approx(2.1 - 0.05 - 1.5)         # less its checks and the rep run again
+
+
+def test_the_references_a_kernels_first_verification_on_a_graph_keeps_are_paid_once_per_worker(plan_of):
+    # BC's Brandes from each root, a triangle count: the first task of a kernel on a graph verifies
+    # against references it computes and keeps; the others on that worker reuse them.  Each worker
+    # its tasks there are split over pays them again, so they are the pair's, not that task's.
+    plan, made = plan_of
+    [task] = plan.tasks
+    dataset = plan.datasets[0].id
+
+    def record(name, started, verify_s, worker="w", run_id="r1"):
+        return dataclasses.replace(_record(task=name, run_id=run_id, dataset=dataset, task_s=1.0 + verify_s,
+                                           verify_s=verify_s, started_at=started), worker=worker)
+    # two workers ran three tasks of the kernel each; the first on each computed the references (0.5 s)
+    ran = history.with_first_refs([record(task.hash, 1.0, 0.6), record("u", 2.0, 0.1), record("v", 3.0, 0.1),
+                                   record("x", 1.0, 0.7, "w2"), record("y", 2.5, 0.2, "w2"),
+                                   record("z", 4.0, 0.2, "w2")])
+    assert [r.first_refs_s for r in ran] == pytest.approx([0.5, 0, 0, 0.5, 0, 0])
+    assert ran[0].own_s == pytest.approx(ran[1].own_s)                  # its own seconds: as the others'
+    assert history.with_first_refs([record("lone", 1.0, 0.6)])[0].first_refs_s == 0   # nothing to tell it from
+    learned = made(ran)
+    assert learned.firsts == {(dataset, task.kernel): pytest.approx(0.5)}
+    assert learned.shared()[task.hash] == pytest.approx(learned.seconds[task.hash] + learned.loads[dataset]
+                                                        + learned.warms[task.kernel] + 0.5)

@@ -353,3 +353,155 @@ def test_a_worker_goes_back_to_the_dataset_before_without_loading_it_again(tmp_p
     monkeypatch.setattr(worker, "KEEP_SHARE", 0.0)
     state.dataset(a, "cpu")
     assert state.kept is None and state.dataset(b, "cpu")[0] is not None and state.dataset(a, "cpu")[1] > 0
+
+
+# --- warm-ups on a small graph of the input's generator (issue #34) --------------------------------
+
+def test_sample_params_keep_a_graphs_shape_at_a_small_size():
+    from graphsweep.pipeline.worker import sample_params
+    edges = 1 << 20
+    kron = sample_params("rmat", {"scale": 23, "edge_factor": 16, "weights": "1:255"}, edges)
+    assert kron == {"scale": 16, "edge_factor": 16, "a": 0.57, "b": 0.19, "c": 0.19, "weights": "1:255"}
+    assert sample_params("uniform", {"n": 1 << 23, "degree": 32}, edges) == {"n": 1 << 16, "degree": 32.0,
+                                                                             "weights": "none"}
+    grid = sample_params("grid", {"rows": 4096, "cols": 4096, "keep": 0.8}, edges)
+    assert grid["keep"] == 0.8 and 0.5 < 2 * grid["rows"] * grid["cols"] * 0.8 / edges < 1.5
+    dense = sample_params("density", {"m": 1 << 24, "density": 1e-5, "count": 64}, edges)
+    assert dense["m"] == edges and dense["count"] == 4 and dense["density"] == 1e-5
+    assert sample_params("list-graph", {"n": 1 << 25, "count": 1 << 19}, edges) == {"n": edges, "count": 1 << 14,
+                                                                                     "weights": "none"}
+    # a graph no larger than the sample, or a generator this does not know: none
+    assert sample_params("rmat", {"scale": 12}, edges) is None
+    assert sample_params("no-such-generator", {"n": 1 << 30}, edges) is None
+
+
+def test_a_kernel_warms_up_once_per_parameters_on_a_small_graph_of_its_generator(tmp_path, monkeypatch):
+    # A large input's first task of a kernel warmed up with a full run on it, on every worker
+    # running the kernel, and each other parameter set ran its first timed rep twice (a module it
+    # compiles); now each (kernel, parameters) warms up once per worker on a graph of ~2^20 edges
+    # (here 2^10) of the same generator and shape, and the input runs only its timed reps.
+    import dask.config
+
+    from graphsweep import generators
+    from graphsweep.kernels import harness, registry
+    from graphsweep.pipeline import store, worker
+    monkeypatch.setattr(worker, "cache_bytes", lambda backend: 0)   # no input fits a cache (a GPU's large graphs)
+    monkeypatch.setattr(worker, "_OUTSIDE_A_WORKER", worker.WorkerState())
+    sizes = []
+    run_once = harness._run_once
+
+    def counted(impl, inp, params, backend):
+        sizes.append(inp.n)
+        return run_once(impl, inp, params, backend)
+    monkeypatch.setattr(harness, "_run_once", counted)
+    plan = sweep.expand({"name": "sampled", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
+                         "backend": "cpu", "reps": 2, "warmup": 1, "roots": 2,
+                         "datasets": [{"generator": "rmat", "params": {"scale": 11, "edge_factor": 8}, "seed": 1}],
+                         "kernels": [{"name": "bfs.best", "params": {"alpha": [15.0, 14.0]}}, "cc.best"]})
+    ref = plan.datasets[0]
+    generators.generate(ref.generator, ref.path, seed=ref.seed, params=ref.params, progress=False)
+    store.init(plan, resume=False)
+    n, small = 1 << 11, 1 << 7                    # the input's vertices, the sample's (2^10 edges / 8 a vertex)
+    timed = 2 * 2 + 2 * 2 + 2                     # 2 BFS tasks x 2 roots x 2 reps, CC 2 reps
+    with dask.config.set({"graphsweep.worker.warm-up-sample-edges": 1 << 10}):
+        for task in plan.tasks:
+            before = len(sizes)
+            assert worker.run_task(task, str(plan.results), "s", "continue", [])["status"] == "ok"
+            # one run of one root on the sample (and that run again if it compiled or loaded anything)
+            assert 1 <= sizes[before:].count(small) <= 2, sizes[before:]
+            rows = pd.read_parquet(store.task_file(plan.results, task.hash))
+            assert rows["warmup_s"].iloc[0] > 0 and rows["verified"].all()
+        assert sizes.count(n) == timed, sizes     # no warm-up run on the input, no first rep run again
+        sizes.clear()
+        for task in plan.tasks:     # the same tasks again on the same worker: nothing left to warm up
+            store.task_file(plan.results, task.hash).unlink()
+            assert worker.run_task(task, str(plan.results), "s2", "continue", [])["status"] == "ok"
+        assert sizes == [n] * timed
+    # a graph within a few samples' size warms up on itself, as before
+    with dask.config.set({"graphsweep.worker.warm-up-sample-edges": 1 << 13}):
+        state = worker.WorkerState()
+        data, _ = state.dataset(ref, "cpu")
+        kernel = registry.get("cc.best")
+        assert state.warm_up_on_sample(plan.tasks[-1], kernel, data, "cpu", "host") is None
+
+
+def test_a_worker_done_with_its_share_takes_tasks_from_a_busy_one_at_once(tmp_path, write_spec, gs, cluster_file,
+                                                                          monkeypatch):
+    # A plan its estimates got wrong: one worker given one task, the other nine.  On a cluster
+    # graphsweep starts, Dask's stealing waits until a worker has run its share of the plan, then
+    # looks every cluster.steal-interval (100 ms; Dask's default, every second, left a worker idle
+    # for up to a second at a run's end while another had tasks queued).
+    from graphsweep.pipeline import cluster, history
+    started = []
+    start = cluster._start
+
+    def seen(name, profile):
+        made = start(name, profile)
+        started.append(made.scheduler.periodic_callbacks["stealing"].callback_time)
+        return made
+    monkeypatch.setattr(cluster, "_start", seen)
+
+    def lopsided(todo, workers, *args, **kwargs):
+        first, second = sorted(workers)[:2]
+        return {t.hash: second if i == 0 else first for i, t in enumerate(todo)}
+    monkeypatch.setattr(runner, "owners", lopsided)
+    spec = write_spec(tmp_path, "tail", reps=1, datasets=[{"generator": "list", "params": {"n": 1024}}],
+                      kernels=[{"name": "test.flaky", "params": {"sleep_ms": 250, "blocks": list(range(1, 11))}}])
+    rc, out, err = gs("run", spec, "--cluster", "local-cpu", "--cluster-file", cluster_file, "--no-report")
+    assert rc == 0, out + err
+    assert started == [100]                                        # milliseconds
+    results = sweep.load(spec).results
+    workers, tasks = history.plan_against_run(results)
+    rows = reduce.rows_of(results).drop_duplicates("task").set_index("task").fillna({"ceilings_s": 0.0})
+    tasks = tasks.set_index("task").join(rows[["started_at", "ceilings_s"]])
+    tasks["ended_at"] = tasks["started_at"] + tasks["task_s"] + tasks["ceilings_s"]   # a CPU worker's first task
+    light = tasks["planned_worker"].value_counts().idxmin()        # measures its ceilings after it
+    own = tasks[(tasks["planned_worker"] == light) & ~tasks["taken"]]
+    taken = tasks[tasks["taken"] & (tasks["worker"] == light)].sort_values("started_at")
+    # it took over a share of the other's queue at once (here: 3-4 of its last 8 tasks, 0.12-0.14 s
+    # after its own; before, 1-2 tasks, 0.16-0.97 s after)
+    assert len(own) == 1 and len(taken) >= 3, tasks
+    assert taken["started_at"].iloc[0] - own["ended_at"].iloc[0] < 0.3
+
+
+def test_owners_keep_a_kernels_tasks_on_a_graph_together_where_its_references_cost():
+    # two graphs, two workers: kron's BC (four tasks) verifies against references its first task on
+    # a worker computes (0.8 s); split over both workers, they are computed twice
+    todo = [_task(d, f"{k}{i}", kernel=k) for d in ("kron", "urand") for k in ("bc", "tc") for i in range(4)]
+    seconds = {t.hash: {"kron": 1.0, "urand": 0.5}[t.dataset.id] for t in todo}
+    load = {"kron": 0.3, "urand": 0.3}
+    first = {("kron", "bc"): 0.8, ("kron", "tc"): 0.8}
+    owner = runner.owners(todo, ["w0", "w1"], seconds, load, first=first)
+    split = {(d, k): {owner[t.hash] for t in todo if (t.dataset.id, t.kernel) == (d, k)}
+             for d in ("kron",) for k in ("bc", "tc")}
+    assert all(len(workers) == 1 for workers in split.values()), split
+    finish = runner.finishes(owner, todo, seconds, load, first=first)
+    assert max(finish.values()) <= (sum(seconds.values()) + 2 * 0.3 + 1.6) / 2 + 0.5 + 1e-9
+    # without them the plan only balances the tasks and the loads, as before
+    assert max(runner.finishes(runner.owners(todo, ["w0", "w1"], seconds, load), todo, seconds, load).values()) \
+        <= (sum(seconds.values()) + 2 * 0.3) / 2 + 0.5 + 1e-9
+
+
+def test_a_tasks_rows_have_each_rows_rates_computed_at_once(tmp_path, make_list):
+    # rates for every row at once (a task's hundreds of step rows took 30-100 ms between two tasks
+    # one row at a time), the same values and types as one row's, ceilings known or not
+    import math
+
+    from graphsweep.kernels import harness, throughput
+    from graphsweep.pipeline import worker
+    path = write_arrays(tmp_path / "list", kind="list", n=4096, columns={"succ": make_list(4096, seed=2)},
+                        generator={"name": "random_list", "params": {"n": 4096}, "seed": 2})
+    plan = sweep.expand({"name": "rates", "results": str(tmp_path / "r"), "backend": "cpu", "reps": 3,
+                         "datasets": [{"path": str(path)}], "kernels": ["listrank.wyllie"]})
+    [task] = plan.tasks
+    result = harness.run(task.runs, path, backend="cpu", reps=3, warmup=0, keep_output=False)
+    for ceilings in ({}, {"copy_gbps": 10.0, "gather_gelems": 0.2, "chase_gsteps": 0.1}):
+        rows = worker.result_rows(task, "r", result, ceilings, {})
+        assert len(rows) == len(result.rows) + len(result.step_rows) + len(result.input_rows) > 3
+        for row in rows:
+            one = throughput.rates(row["ms"], row["bytes_read"] + row["bytes_written"], row["random_accesses"],
+                                   result.elements, ceilings, link_bytes=row.get("bytes_link") or 0)
+            for key, value in one.items():
+                assert type(row[key]) is type(value) and (row[key] == value or math.isnan(value)), key
+        table = worker._table(rows)
+        assert table.num_rows == len(rows) and table.column("ms").to_pylist() == [r["ms"] for r in rows]

@@ -120,6 +120,19 @@ def test_default_sweep_and_shipped_sweeps_expand():
         assert sweep.load(path).tasks, path
 
 
+def test_gap_scales_runs_gap_suites_kernels_on_three_sizes_of_its_graphs():
+    # the sweep issue #34's scaling is measured on: gap-suite's 23 kernel entries on kron and urand
+    # at scales 21, 22 and 23, scale 22 being gap-suite's own graphs (one dataset on disk for both)
+    from pathlib import Path
+    shipped = Path(__file__).parents[2] / "sweeps"
+    scales, suite = sweep.load(shipped / "gap-scales.yaml"), sweep.load(shipped / "gap-suite.yaml")
+    assert len(scales.tasks) == 3 * len(suite.tasks) == 138
+    assert {t.hash for t in suite.tasks} < {t.hash for t in scales.tasks}
+    assert {d.path for d in suite.datasets} < {d.path for d in scales.datasets}
+    assert sorted((d.generator, d.params.get("scale", d.params.get("n"))) for d in scales.datasets) == [
+        ("rmat", 21), ("rmat", 22), ("rmat", 23), ("uniform", 1 << 21), ("uniform", 1 << 22), ("uniform", 1 << 23)]
+
+
 # --- store: memory and placement (graphs larger than the GPU) --------------------------------
 
 def test_a_memory_dataset_is_the_same_dataset_as_its_parquet_twin_and_is_never_written():
