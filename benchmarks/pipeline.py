@@ -66,7 +66,7 @@ def shares(results) -> dict:
     tasks = rows.drop_duplicates("task")
     wall = wall_seconds(results)
     workers = tasks["worker"].nunique()
-    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    timed = history.timed_reps(rows)
     out = {"tasks": len(tasks), f"sweep wall s ({workers} worker{'s' if workers > 1 else ''})": wall,
            "inside harness s": tasks["kernel_s"].sum(),
            # task_s: from the task's start to its rows (loading, harness, ceilings); the rest of the
@@ -94,23 +94,25 @@ TASK_COLUMNS = ("worker", "dataset", "kernel", "params", "n", "m", "started_at",
                 "compile_s", "first_warmup", "first_run_s")
 
 
+def _tasks(results):
+    """One row per task of ``results``, with its reps' events summed (``events_s``: CUDA events on a GPU)."""
+    rows = reduce.rows_of(results)
+    tasks = rows.drop_duplicates("task").set_index("task")
+    tasks["events_s"] = history.timed_reps(rows).groupby("task")["ms"].sum() / 1e3
+    return tasks
+
+
 def task_table(results):
     """One row per task of ``results``, in the order they started: where and when it ran, where its
     seconds went, and its reps' events (CUDA events on a GPU)."""
-    rows = reduce.rows_of(results)
-    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
-    tasks = rows.drop_duplicates("task").set_index("task")
-    tasks["events_s"] = timed.groupby("task")["ms"].sum() / 1e3
+    tasks = _tasks(results)
     columns = [c for c in (*TASK_COLUMNS, *STAGES) if c in tasks]
     return tasks.sort_values("started_at")[[*columns, "events_s"]]
 
 
 def per_task(results):
     """One row per task, in the order they finished: where its seconds went, and its reps' events."""
-    rows = reduce.rows_of(results)
-    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
-    tasks = rows.drop_duplicates("task").set_index("task")
-    tasks["events_s"] = timed.groupby("task")["ms"].sum() / 1e3
+    tasks = _tasks(results)
     stages = [c for c in STAGES if c in tasks]
     return tasks.sort_values(["finished", "n"], ascending=[True, False])[["kernel", "n", *stages, "events_s",
                                                                            "task_s"]]
@@ -150,7 +152,7 @@ def print_first_reps(results, largest: int = 5, over: float = 1.2) -> None:
     that still paid a compilation, a module's loading or the memory pool's growth stands out (the
     warm-ups on a small graph are to leave none)."""
     rows = reduce.rows_of(results)
-    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    timed = history.timed_reps(rows)
     ratios = []
     for (task, instance), reps in timed.groupby(["task", "instance"]):
         reps = reps.sort_values("rep")["ms"].to_numpy()

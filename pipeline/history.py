@@ -157,7 +157,7 @@ def wall_shares(results) -> dict:
     rows = rows_of(results)
     rows = rows[rows["run_id"] == run_id]
     tasks = rows.drop_duplicates("task").fillna({"load_s": 0.0, "ceilings_s": 0.0, "kernel_s": 0.0})
-    timed = rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
+    timed = timed_reps(rows)
     end = float(ended[run_id])
     start = end - walls[run_id]
     out = dict.fromkeys(SHARES, 0.0)
@@ -177,6 +177,11 @@ def wall_shares(results) -> dict:
 # The plan's lines in a run's log (runner._send_all): each worker's planned finish, each task's estimate.
 PLANNED_WORKER = re.compile(r"plan: (\S+): \d+ tasks, ~([0-9.]+) s with loads and warm-ups")
 PLANNED_TASK = re.compile(r"plan task (\S+): ~([0-9.]+) s on (\S+)")
+
+
+def timed_reps(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``rows`` that are timed reps: a kernel's total, not one of its steps."""
+    return rows[(rows["stage"] == "kernel") & (rows["phase"] == "total") & rows["step"].isna()]
 
 
 def plan_against_run(results) -> tuple:

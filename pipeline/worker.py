@@ -458,9 +458,6 @@ def generate_dataset(ref: DatasetRef, part_rows: int, backend: str) -> dict:
         return {"id": ref.id, "path": str(out), "error": f"generating {ref.id}: {type(exc).__name__}: {exc}"}
 
 
-_PLAIN = (type(None), bool, int, float, str)    # what a row holds as it is
-
-
 def _scalar(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -506,7 +503,7 @@ def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -
     rows = []
     for i, r in enumerate(every):
         row = {**base, **extra, **(stats[r["instance"]] if "instance" in r else {})}
-        row.update({k: v if type(v) in _PLAIN else _scalar(v) for k, v in r.items() if k != "cached"})
+        row.update({k: _scalar(v) for k, v in r.items() if k != "cached"})
         row.update({k: column[i] for k, column in columns.items()})
         rows.append(row)
     return rows
