@@ -42,6 +42,7 @@ MODULES = [
     "graphsweep.kernels.pagerank.pull",
     "graphsweep.kernels.pagerank.pull_warp",
     "graphsweep.kernels.pagerank.spmv",
+    "graphsweep.kernels.pagerank.blocked",
     "graphsweep.kernels.pagerank.distributed",
     "graphsweep.kernels.tc.search",
     "graphsweep.kernels.bc.brandes",
@@ -67,9 +68,10 @@ ALIASES = {
     "bfs.best": ("bfs.direction-optimizing", "benchmarks/bfs.py (H200, 2026-11-22): R-MAT 24 ef 16 1.18 ms per "
                                              "root (221 GTEPS), uniform 2^24 d16 2.21 ms, 4096^2 grid 7.6 us/level; "
                                              "bfs.harish up to 110x slower (R-MAT 24); rerun: sweeps/bfs-best.yaml"),
-    "pagerank.best": ("pagerank.spmv", "fastest PageRank on kron and urand 22 and 24 in benchmarks/gap.py (H200, "
-                                       "2026-11-24): kron 24 66 ms (cuSPARSE) vs pagerank.pull-warp 255 ms; urand 24 "
-                                       "55 vs 74 ms (pagerank.pull); rerun: sweeps/gap-suite.yaml"),
+    "pagerank.best": ("pagerank.blocked", "fastest PageRank on kron and urand 24 in sweeps/pagerank-24.yaml (H200, "
+                                          "2026-11-28): 1.8-2.0x cuSPARSE's SpMV PageRank (pagerank.spmv) a trial; "
+                                          "its column blocks by the degree rule within 4% of the best count; "
+                                          "benchmarks/gap.py prints it beside GAPBS"),
     "bc.best": ("bc.brandes", "the one BC design: kron 24 41 ms per root, urand 24 43 ms (benchmarks/gap.py, H200, "
                               "2026-11-24); rerun: sweeps/gap-suite.yaml"),
     "tc.best": ("tc.search", "the one TC design: kron 24 0.78 s = 61x GAPBS, urand 24 35 ms = 188x "

@@ -323,3 +323,4 @@ def root_instances(inp: GraphInput, params: dict, count: int | None, seed: int) 
 
 
 from . import simple  # noqa: E402,F401  (registers the "simple" and "oriented" representations)
+from . import by_degree  # noqa: E402,F401  (registers "by-degree")

@@ -128,18 +128,18 @@ def _oriented_traffic(inp) -> dict:
     return {"read": read, "written": written}
 
 
-def _tiny(inp):
+def tiny(inp):
     """A three-vertex graph of ``inp``'s kind (its class: this module sits below the graph input)."""
     edges = inp.xp.asarray([0, 1, 1], dtype=inp.src.dtype)
     return type(inp)(3, edges, edges[::-1].copy(), where="<warm-up>")
 
 
 def _warm_up_simple(inp) -> None:
-    build_simple(_tiny(inp))
+    build_simple(tiny(inp))
 
 
 def _warm_up_oriented(inp) -> None:
-    build_oriented(_tiny(inp))
+    build_oriented(tiny(inp))
 
 
 register("simple", Builder(build_simple, _simple_traffic, _warm_up_simple))

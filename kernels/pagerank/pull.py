@@ -87,7 +87,7 @@ def run_gpu_lanes(inp, params, timer, lanes: int, split: int | None = None):
         errors.append(float(sums[it + 1, 0].get()))     # GAPBS's test after every iteration: a host read
         if errors[-1] < params["tolerance"]:
             break
-    _stats(timer, errors, params["tolerance"])
+    stats(timer, errors, params["tolerance"])
     timer.stat("lanes", lanes)
     timer.stat("split_rows", 0 if heavy is None else int(heavy.shape[0]))
     return {"score": score}
@@ -97,7 +97,7 @@ def run_gpu(inp, params, timer):
     return run_gpu_lanes(inp, params, timer, 1)
 
 
-def _stats(timer, errors, tolerance) -> None:
+def stats(timer, errors, tolerance) -> None:
     timer.stat("iterations", len(errors))
     timer.stat("error", errors[-1])
     timer.stat("converged", errors[-1] < tolerance)
@@ -142,7 +142,11 @@ def _iterate(offsets, indices, contrib_in, contrib_out, score, base, damping, sh
 
 
 def run_cpu(inp, params, timer):
-    csr = inp.representation("simple")
+    return {"score": iterate_cpu(inp.representation("simple"), params, timer)}
+
+
+def iterate_cpu(csr, params, timer):
+    """The scores on ``csr`` (any simple CSR: ``pagerank.blocked``'s twin runs it renamed by degree)."""
     n, nnz = csr.n, csr.nnz
     dtype = np.dtype(params["dtype"])
     score = np.empty(n, dtype=dtype)
@@ -159,8 +163,8 @@ def run_cpu(inp, params, timer):
         errors.append(error)
         if error < params["tolerance"]:
             break
-    _stats(timer, errors, params["tolerance"])
-    return {"score": score}
+    stats(timer, errors, params["tolerance"])
+    return score
 
 
 KERNEL = Kernel(name="pagerank.pull", problem=PAGERANK,

@@ -25,7 +25,16 @@ VARIANTS = {
     "warp-split-1": ("pagerank.pull-warp", {"lanes": 2, "split": 1}),
     "warp-no-split": ("pagerank.pull-warp", {"split": 0}),
     "spmv": ("pagerank.spmv", {}),
+    "blocked": ("pagerank.blocked", {}),
     "best": ("pagerank.best", {}),
+}
+
+# pagerank.blocked's column blocks, row chunks and lanes (the GPU's: the CPU twin has none of them)
+BLOCKED = {
+    "blocks-3-split-2": {"column_blocks": 3, "split": 2, "edges_per_lane": 1, "threads": 64},
+    "blocks-16-wide-lanes": {"column_blocks": 16, "edges_per_lane": 32},
+    "split-1": {"column_blocks": 1, "split": 1, "edges_per_lane": 2},
+    "float64-blocks-2": {"column_blocks": 2, "split": 5, "dtype": "float64"},
 }
 
 
@@ -63,8 +72,60 @@ def test_scores_match_the_fixed_point(shape, variant, backend, simple_shapes, si
             assert [r["step_error"] for r in steps][-1] == res.stats["error"]
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("params", list(BLOCKED))
+@pytest.mark.parametrize("shape", ["single", "edge", "clique", "star", "grid", "components", "messy", "uniform",
+                                   "rmat"])
+def test_blocked_blocks_chunks_and_lanes_reach_the_fixed_point(shape, params, simple_shapes, simple_dataset):
+    n, src, dst = simple_shapes[shape]()
+    res = harness.run("pagerank.blocked", simple_dataset((n, src, dst)), backend="gpu", reps=1, warmup=0,
+                      **BLOCKED[params])
+    assert res.verified, res.verify_error
+    assert res.stats["column_blocks"] == BLOCKED[params]["column_blocks"]
+    bound = DAMPING / (1 - DAMPING) * res.stats["error"] + 1e-5
+    assert np.abs(res.output["score"] - exact_scores(n, src, dst, True)).sum() <= bound
+
+
+@pytest.mark.parametrize("shape", ["components", "messy", "star", "rmat"])
+@pytest.mark.parametrize("blocks", [1, 2, 5])
+def test_blocked_plan_covers_every_entry_once_within_its_block(shape, blocks, simple_shapes):
+    """The GPU's plan, made on the CPU: each block holds exactly the entries whose columns lie in its
+    window, rows still sorted; the first block's ranges cover every row, the others only rows with
+    entries there; chunks cover each row longer than split; lanes follow the mean entries a row."""
+    from graphsweep.kernels.pagerank.blocked import plan
+    n, src, dst = simple_shapes[shape]()
+    inp = from_edges(src, dst, n)
+    params = {"dtype": "float32", "column_blocks": blocks, "split": 7, "edges_per_lane": 2}
+    parts = plan(inp, params)["parts"]
+    ranked = inp.representation("by-degree")
+    width = -(-n // blocks)
+    assert len(parts) == blocks
+    for v in range(n):
+        row = ranked.indices[ranked.offsets[v]:ranked.offsets[v + 1]]
+        pieces = [p["indices"][p["offsets"][v]:p["offsets"][v + 1]] for p in parts]
+        assert np.array_equal(np.concatenate(pieces), row)
+        for b, piece in enumerate(pieces):
+            assert ((piece // width) == b).all()
+    for b, part in enumerate(parts):
+        spans = [(lo, hi) for lo, hi, _ in part["ranges"]]
+        degree = np.diff(part["offsets"])
+        if b == 0:
+            assert [lo for lo, _ in spans] == [0] + [hi for _, hi in spans[:-1]] and spans[-1][1] == n
+        covered = np.zeros(n, dtype=bool)
+        for lo, hi, lanes in part["ranges"]:
+            covered[lo:hi] = True
+            assert lanes in (1, 2, 4, 8, 16, 32)
+            entries = degree[lo:hi].sum()     # lanes: the largest power of two up to 32 within entries / 2 a row
+            assert (lanes == 1 or lanes * 2 * (hi - lo) <= entries) and (lanes == 32 or 2 * lanes * 2 * (hi - lo) > entries)
+        assert covered[degree > 0].all()
+        long_rows = np.flatnonzero(degree > 7)
+        assert sorted(set(part["chunk_vertex"].tolist())) == long_rows.tolist()
+        assert len(part["chunk_vertex"]) == sum(-(-degree[v] // 7) for v in long_rows)
+    assert plan(inp, params) is plan(inp, params)                 # made once per graph and parameters
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv"])
+@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv", "pagerank.blocked"])
 def test_tolerance_and_max_iterations(name, backend, simple_shapes, simple_dataset):
     data = simple_dataset(simple_shapes["rmat"]())
     loose = harness.run(name, data, backend=backend, reps=1, warmup=0, tolerance=1e-2)
@@ -108,7 +169,7 @@ def test_a_tolerance_the_score_type_cannot_reach_is_refused_naming_the_type_that
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv"])
+@pytest.mark.parametrize("name", ["pagerank.pull", "pagerank.pull-warp", "pagerank.spmv", "pagerank.blocked"])
 @pytest.mark.parametrize("shape", ["messy", "star", "rmat"])
 def test_float64_scores_reach_the_fixed_point_where_float32_cannot(name, shape, backend, simple_shapes,
                                                                    simple_dataset):
