@@ -1,7 +1,8 @@
 """The one harness every kernel runs under: load, prepare, build, warm up, time, verify, report.
 
-``run("listrank.wyllie", "data/list-2^20", backend="auto", reps=20, warmup=2)`` returns a
-``KernelResult``:
+``run("listrank.wyllie", "data/list-2^20", backend="auto", reps=20, warmup=2)`` looks the kernel
+up and coerces its parameters (or takes a ``Resolved`` kernel: a sweep's task, its parameters
+coerced as the spec was read) and returns a ``KernelResult``:
 
 - ``rows``: one tidy row per (instance, rep, phase); a phase named ``total`` brackets each run.
 - ``step_rows``: one row per step of phases timed with ``step=`` (iterations, BFS levels), for the
@@ -36,9 +37,18 @@ from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.reader import Dataset, read
 
 from . import placement, registry
-from .contract import check_runs_on
+from .contract import Kernel, check_runs_on
 from .timing import TRAFFIC, timer_for
 
+
+@dataclass(frozen=True)
+class Resolved:
+    """A kernel looked up and its parameters coerced by whoever read them (a sweep, as it reads its
+    spec): ``name`` as asked (an alias such as cc.best), ``kernel`` the one it names, ``params`` that
+    kernel's, defaults filled.  ``run`` takes them as they are: a parameter is coerced once."""
+    name: str
+    kernel: Kernel
+    params: dict
 
 
 @dataclass
@@ -248,10 +258,11 @@ def warmup_input(kernel, data, inp, params):
     return sample
 
 
-def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
+def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
         warmup_sample: bool = False, verify: bool = True, keep_output: bool = True, instances: int | None = None,
         instance_seed: int = 0, placement: str | None = None, checksums: bool = True, **params) -> KernelResult:
-    """Run kernel ``name`` on ``dataset`` (a path or a loaded ``Dataset``); see the module doc.
+    """Run kernel ``name`` with ``params`` on ``dataset`` (a path or a loaded ``Dataset``); see the
+    module doc.  ``name`` may be a ``Resolved`` kernel instead, which brings its parameters.
 
     ``instances``: how many instances (roots) a problem with instances draws from ``instance_seed``
     when its parameters do not fix one.  ``keep_output`` copies the last instance's output to the
@@ -265,7 +276,12 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     that grew the GPU's memory pool or compiled a module or a Numba function counts as a warm-up
     and is run again, so no timed rep holds a cudaMalloc or a compilation.
     """
-    standing = registry.get(name)
+    resolved = name if isinstance(name, Resolved) else None
+    if resolved is not None:
+        if params:
+            raise TypeError(f"run: {resolved.name} comes with its parameters; got {', '.join(sorted(params))} too")
+        name, params = resolved.name, dict(resolved.params)
+    standing = resolved.kernel if resolved else registry.get(name)
     backend = resolve_backend(backend, standing)
     manifest = read_manifest(dataset) if isinstance(dataset, (str, Path)) else dataset.manifest
     where = place(standing, manifest, backend, placement, what=str(dataset))
@@ -273,10 +289,12 @@ def run(name: str, dataset, *, backend: str = "auto", reps: int = 20, warmup: in
     kernel = standing if ran == name else registry.get(ran)
     if kernel is not standing:
         # An alias that stands for another kernel on this placement: the parameters it was given at
-        # their defaults for the device's kernel (a sweep fills them in) are not the stand-in's.
-        params = {k: v for k, v in params.items()
-                  if k in kernel.params or k not in standing.params or v != standing.params[k].default}
-    params = kernel.resolve_params(params)
+        # their defaults for the device's kernel (a sweep fills them in) are not the stand-in's,
+        # whose own are coerced here.
+        params = kernel.resolve_params({k: v for k, v in params.items() if k in kernel.params
+                                        or k not in standing.params or v != standing.params[k].default})
+    elif resolved is None:
+        params = kernel.resolve_params(params)
     if reps < 1 or warmup < 0:
         raise ParameterError(f"reps must be >= 1 and warmup >= 0 (got reps={reps}, warmup={warmup})")
     if instances is not None and instances < 1:

@@ -110,13 +110,14 @@ def task_memory(kind: str, n: int, m: int, backend: str = "gpu") -> int:
     return m * GRAPH_BYTES_PER_EDGE + n * GRAPH_BYTES_PER_VERTEX
 
 
-def partitions(task) -> int | None:
-    """K of a task whose kernel slices its graph over K workers (``partitions=K``), else None."""
+def partitions(task, kernel=None) -> int | None:
+    """K of a task whose kernel (``kernel``, where the caller has looked it up) slices its graph over
+    K workers (``partitions=K``), else None."""
     try:
-        drives = registry.get(task.runs).drives_workers
+        kernel = kernel or registry.get(task.runs)
     except GraphsweepError:
         return None
-    return int(task.params["partitions"]) if drives and task.params.get("partitions") else None
+    return int(task.params["partitions"]) if kernel.drives_workers and task.params.get("partitions") else None
 
 
 def _placed(ref, size, tasks, memory) -> tuple[tuple, int, int]:

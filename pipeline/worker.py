@@ -134,13 +134,14 @@ class WorkerState(WorkerPlugin):
             return task.warmup, False, first
         return (task.warmup, backend == "gpu", True) if first else (0, False, False)
 
-    def warm_up_on_sample(self, task: Task, kernel, data, backend: str, placement: str = "device") -> float | None:
-        """Seconds spent warming ``task``'s kernel up, with its parameters, on a small graph of its
-        input's generator and shape (``sample_params``), which then stands for its warm-up on the
-        input: 0.0 where this worker has done so already; None where it does not stand for one (no
-        warm-up asked; a list, an imported graph, one within a few samples' size or four last-level
-        caches, which warms up on the input; a kernel that drives other workers; a sample the
-        kernel refused, which is said in the log).
+    def warm_up_on_sample(self, task: Task, resolved: harness.Resolved, data, backend: str,
+                          placement: str = "device") -> float | None:
+        """Seconds spent warming ``task``'s kernel up (``resolved``: it and its parameters) on a small
+        graph of its input's generator and shape (``sample_params``), which then stands for its
+        warm-up on the input: 0.0 where this worker has done so already; None where it does not
+        stand for one (no warm-up asked; a list, an imported graph, one within a few samples' size or
+        four last-level caches, which warms up on the input; a kernel that drives other workers; a
+        sample the kernel refused, which is said in the log).
 
         The run on the sample (one rep of one instance, a root drawn on it, unverified) loads the
         modules the kernel compiles for these parameters and picks the variant it picks on this
@@ -150,7 +151,7 @@ class WorkerState(WorkerPlugin):
         pool is grown as it loads (``grow_pool``), and again after the sample by what the sample
         keeps of it (its arrays and representations), so the input's tasks still find theirs free."""
         made = data.manifest.get("generator") or {}
-        if (not task.warmup or kernel.drives_workers or data.kind != "graph" or not made.get("name")
+        if (not task.warmup or resolved.kernel.drives_workers or data.kind != "graph" or not made.get("name")
                 or str(data.index_dtype) != "int32"
                 or (data.columns and data.nbytes < CACHE_RESIDENT * cache_bytes(backend))):
             return None
@@ -174,9 +175,9 @@ class WorkerState(WorkerPlugin):
                 sample = memory.generate(made["name"], seed=made.get("seed") or 0, params=params, backend=on)
                 with self.lock:
                     self.samples[sample_key] = sample
-            harness.run(task.runs, sample, backend=backend, reps=1, warmup=0, verify=False, keep_output=False,
+            harness.run(resolved, sample, backend=backend, reps=1, warmup=0, verify=False, keep_output=False,
                         instances=1 if task.roots else None, instance_seed=task.roots_seed,
-                        placement=placement if backend == "gpu" else task.placement, **task.params)
+                        placement=placement if backend == "gpu" else task.placement)
         except Exception:   # the kernel refused the small graph (a root past its vertices): the input's warm-up
             log.info("task %s: no warm-up on a small %s graph; it warms up on its input", task.label, made["name"],
                      exc_info=True)
@@ -466,29 +467,28 @@ def _scalar(value):
     return json.dumps(value, default=str)
 
 
-def _base(task: Task, run_id: str) -> dict:
+def _base(task: Task, run_id: str, kernel: str, params: dict) -> dict:
+    """What every row of ``task`` holds; ``kernel`` and ``params``: what ran (a task that did not
+    run: its own), the one source of ``params`` and the ``param_*`` columns."""
     d = task.dataset
     return {"run_id": run_id, "sweep": task.sweep, "task": task.hash, "dataset": d.id,
             "dataset_path": d.path, "generator": d.generator,
             "dataset_params": json.dumps(d.params, sort_keys=True), "seed": d.seed,
-            "kernel": task.kernel, "params": json.dumps(task.params, sort_keys=True),
+            "kernel": kernel, "params": json.dumps(params, sort_keys=True, default=str),
             "asked": task.name, "given": json.dumps(task.given, sort_keys=True, default=str),
-            "worker": _worker_name()}
+            "worker": _worker_name(), **{f"param_{k}": _scalar(v) for k, v in params.items()},
+            **{f"data_{k}": _scalar(v) for k, v in d.params.items()}}
 
 
 def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -> list[dict]:
     """The tidy rows of a finished harness run (see ``ROW``), with their rates against the ceilings."""
-    base = _base(task, run_id)
-    # the kernel that ran (an alias stands for another one on a host-placed graph) and the
-    # parameters it ran with: one source for ``params`` and the ``param_*`` columns
-    base.update(kernel=result.kernel, params=json.dumps(result.params, sort_keys=True, default=str),
-                n=result.dataset.get("n"), m=result.dataset.get("m"), backend=result.backend,
+    # the kernel that ran (an alias stands for another one on a host-placed graph) and its parameters
+    base = _base(task, run_id, result.kernel, result.params)
+    base.update(n=result.dataset.get("n"), m=result.dataset.get("m"), backend=result.backend,
                 device=result.device, placement=result.placement, verified=result.verified, error=result.verify_error,
                 elements=result.elements,
                 finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **timing)
-    extra = {f"param_{k}": _scalar(v) for k, v in result.params.items()}
-    extra.update({f"data_{k}": _scalar(v) for k, v in task.dataset.params.items()})
-    extra.update({f"ceiling_{k}": v for k, v in ceilings.items()})
+    extra = {f"ceiling_{k}": v for k, v in ceilings.items()}
     stats = [{f"stat_{k}": _scalar(v) for k, v in s.items()} for s in result.instance_stats]
     kernel_rows = [{**r, "stage": "kernel"} for r in (*result.rows, *result.step_rows)]
     input_rows = [{**r, "stage": "input", "rep": 0} for r in result.input_rows]
@@ -520,10 +520,8 @@ def _warn_over_ceiling(task: Task, rows: list[dict], ceilings: dict) -> None:
 def error_row(task: Task, run_id: str, error: str, timing: dict | None = None, backend: str | None = None) -> dict:
     """The one row of a task that produced no timings (``backend``: as resolved, if it got that far)."""
     row = dict.fromkeys(ROW)
-    row.update(_base(task, run_id), backend=backend or task.backend, verified=False, error=error,
-               finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **(timing or {}))
-    row.update({f"param_{k}": _scalar(v) for k, v in task.params.items()})
-    row.update({f"data_{k}": _scalar(v) for k, v in task.dataset.params.items()})
+    row.update(_base(task, run_id, task.kernel, task.params), backend=backend or task.backend, verified=False,
+               error=error, finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), **(timing or {}))
     return row
 
 
@@ -543,9 +541,10 @@ def store_rows(results: str, task: Task, rows: list[dict]) -> dict:
     return {"task": task.hash, "status": "failed" if failed else "ok", "error": error, "stored": stored}
 
 
-def _held(task: Task, resources: dict | None):
-    """The workers a partitioned task slices over, held for it (on its own cluster), else nothing."""
-    k = estimate.partitions(task)
+def _held(task: Task, kernel, resources: dict | None):
+    """The workers a partitioned task (of ``kernel``) slices over, held for it (on its own cluster),
+    else nothing."""
+    k = estimate.partitions(task, kernel)
     if k and not task.params.get("scheduler") and resources:
         return dist.reserving(k, resources)
     return contextlib.nullcontext()
@@ -578,21 +577,22 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
     try:
         if failure:
             raise DatasetError(failure)
-        kernel = registry.get(task.runs)
+        # looked up once; the harness takes the parameters as the sweep coerced them (sweep._kernels)
+        resolved = harness.Resolved(task.runs, registry.get(task.runs), task.params)
+        kernel = resolved.kernel
         backend = harness.resolve_backend(task.backend, kernel)
         where = harness.place(kernel, dataset_manifest(task.dataset), backend, task.placement, what=task.dataset.id)
         data, timing["load_s"] = state.dataset(task.dataset, where.load)
         t1 = time.perf_counter()
         warmup, on_sample, timing["first_warmup"] = state.warmup(task, kernel, data, backend, where.placement)
-        sampled = state.warm_up_on_sample(task, kernel, data, backend, where.placement)
+        sampled = state.warm_up_on_sample(task, resolved, data, backend, where.placement)
         if sampled is not None:   # warmed up on a small graph: none on the input
             warmup, on_sample = 0, False
         with dist.driving() if kernel.drives_workers else contextlib.nullcontext(), \
-                _held(task, resources):
-            result = harness.run(task.runs, data, backend=backend, reps=task.reps, warmup=warmup,
+                _held(task, kernel, resources):
+            result = harness.run(resolved, data, backend=backend, reps=task.reps, warmup=warmup,
                                  warmup_sample=on_sample, placement=task.placement, verify=task.verify,
-                                 keep_output=False, instances=task.roots, instance_seed=task.roots_seed,
-                                 **task.params)
+                                 keep_output=False, instances=task.roots, instance_seed=task.roots_seed)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["warmup_s"] = timing.get("warmup_s", 0.0) + (sampled or 0.0)

@@ -60,6 +60,24 @@ def test_bad_parameter_is_refused(dataset):
         harness.run("listrank.random-splitter", dataset, backend="cpu", packing=32)
 
 
+def test_a_resolved_kernel_is_run_as_it_comes(dataset, monkeypatch):
+    # a sweep's task brings its kernel, looked up, and its parameters, coerced as the spec was read:
+    # the harness neither looks it up nor coerces them again; by name it does both, once
+    kernel = registry.get("listrank.best")
+    resolved = harness.Resolved("listrank.best", kernel, kernel.resolve_params({"sublist": 64}))
+    looked, coerced = [], []
+    get, resolve_params = registry.get, Kernel.resolve_params
+    monkeypatch.setattr(registry, "get", lambda name: looked.append(name) or get(name))
+    monkeypatch.setattr(Kernel, "resolve_params", lambda k, given: coerced.append(k.name) or resolve_params(k, given))
+    result = harness.run(resolved, dataset, backend="cpu", reps=1, warmup=0)
+    assert (looked, coerced) == ([], []) and result.kernel == kernel.name and result.params == resolved.params
+    assert result.params is not resolved.params and result.verified
+    by_name = harness.run("listrank.best", dataset, backend="cpu", reps=1, warmup=0, sublist="64")
+    assert (looked, coerced) == (["listrank.best"], [kernel.name]) and by_name.params == result.params
+    with pytest.raises(TypeError, match="comes with its parameters"):
+        harness.run(resolved, dataset, backend="cpu", sublist=64)
+
+
 def test_scan_on_ordered_dataset(tmp_path):
     n = 3000
     path = write_arrays(tmp_path / "ordered", kind="list", n=n,

@@ -421,8 +421,47 @@ def test_a_kernel_warms_up_once_per_parameters_on_a_small_graph_of_its_generator
     with dask.config.set({"graphsweep.worker.warm-up-sample-edges": 1 << 13}):
         state = worker.WorkerState()
         data, _ = state.dataset(ref, "cpu")
-        kernel = registry.get("cc.best")
-        assert state.warm_up_on_sample(plan.tasks[-1], kernel, data, "cpu", "host") is None
+        resolved = harness.Resolved("cc.best", registry.get("cc.best"), plan.tasks[-1].params)
+        assert state.warm_up_on_sample(plan.tasks[-1], resolved, data, "cpu", "host") is None
+
+
+def test_a_sweep_task_looks_its_kernel_up_once_and_coerces_its_parameters_once(tmp_path, monkeypatch):
+    # The spec's parameters are coerced as it is read; the task's run (its warm-up on a small graph
+    # too) takes them as they are, and looks its kernel up once.  Its rows name the kernel as asked
+    # beside the one that ran, and take params and the param_* columns from one source.
+    import json
+
+    import dask.config
+    import pyarrow.parquet as pq
+
+    from graphsweep import generators
+    from graphsweep.kernels import registry
+    from graphsweep.kernels.contract import Kernel
+    from graphsweep.pipeline import store, worker
+    monkeypatch.setattr(worker, "cache_bytes", lambda backend: 0)   # no input fits a cache: a warm-up on a sample
+    monkeypatch.setattr(worker, "_OUTSIDE_A_WORKER", worker.WorkerState())
+    plan = sweep.expand({"name": "once", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
+                         "backend": "cpu", "reps": 1, "warmup": 1, "roots": 1,
+                         "datasets": [{"generator": "rmat", "params": {"scale": 11, "edge_factor": 8}, "seed": 1}],
+                         "kernels": [{"name": "bfs.best", "params": {"alpha": "14"}}]})
+    [task] = plan.tasks
+    ref = plan.datasets[0]
+    generators.generate(ref.generator, ref.path, seed=ref.seed, params=ref.params, progress=False)
+    store.init(plan, resume=False)
+    looked, coerced = [], []
+    get, resolve_params = registry.get, Kernel.resolve_params
+    monkeypatch.setattr(registry, "get", lambda name: looked.append(name) or get(name))
+    monkeypatch.setattr(Kernel, "resolve_params", lambda k, given: coerced.append(k.name) or resolve_params(k, given))
+    with dask.config.set({"graphsweep.worker.warm-up-sample-edges": 1 << 10}):
+        assert worker.run_task(task, str(plan.results), "s", "continue", [])["status"] == "ok"
+    ran = registry.ALIASES["bfs.best"][0]
+    assert looked == ["bfs.best"] and ran not in coerced, (looked, coerced)
+    [row, *_] = pq.read_table(store.task_file(plan.results, task.hash)).to_pylist()
+    assert (row["asked"], row["kernel"], json.loads(row["given"])) == ("bfs.best", ran, {"alpha": 14.0})
+    assert json.loads(row["params"]) == task.params == {k[6:]: v for k, v in row.items() if k.startswith("param_")}
+    # a task that did not run: its own parameters, in both columns alike
+    failed = worker.error_row(task, "s", "DatasetError: boom")
+    assert json.loads(failed["params"]) == {k[6:]: v for k, v in failed.items() if k.startswith("param_")}
 
 
 def test_a_worker_done_with_its_share_takes_tasks_from_a_busy_one_at_once(tmp_path, write_spec, gs, cluster_file,
