@@ -211,6 +211,6 @@ KERNEL = Kernel(name="pagerank.blocked", problem=PAGERANK,
                                                     "of 90% of the edges in a third of the L2)"),
                         "split": Param(16384, minimum=1, help="a row with more entries in a block is summed in "
                                                               "chunks of this many, a warp a chunk"),
-                        "edges_per_lane": Param(4, minimum=1, help="lanes a row: a power of two up to 32, at most "
+                        "edges_per_lane": Param(2, minimum=1, help="lanes a row: a power of two up to 32, at most "
                                                                    "its class's mean entries in the block / this")},
                 setup=setup, needs=("simple", "by-degree"))

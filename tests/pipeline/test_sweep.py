@@ -126,7 +126,7 @@ def test_gap_scales_runs_gap_suites_kernels_on_three_sizes_of_its_graphs():
     from pathlib import Path
     shipped = Path(__file__).parents[2] / "sweeps"
     scales, suite = sweep.load(shipped / "gap-scales.yaml"), sweep.load(shipped / "gap-suite.yaml")
-    assert len(scales.tasks) == 3 * len(suite.tasks) == 138
+    assert len(scales.tasks) == 3 * len(suite.tasks) == 144
     assert {t.hash for t in suite.tasks} < {t.hash for t in scales.tasks}
     assert {d.path for d in suite.datasets} < {d.path for d in scales.datasets}
     assert sorted((d.generator, d.params.get("scale", d.params.get("n"))) for d in scales.datasets) == [
