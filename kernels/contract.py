@@ -88,7 +88,8 @@ class Kernel:
     cpu: Callable | None = None
     params: Mapping[str, Param] = field(default_factory=dict)
     # setup(inp, params): untimed work the kernel needs per input and parameters, run once before
-    # warm-up (check a list is ordered, choose even splitters); it keeps its results in inp.cache.
+    # warm-up (check a list is ordered, choose even splitters); it keeps its results in inp.cache,
+    # and may return the rows of graph representations it chose to build (inp.build: timed inputs).
     setup: Callable | None = None
     # Capabilities this kernel needs beyond its problem's (listrank.scan: an ordered list).
     requires: frozenset = frozenset()

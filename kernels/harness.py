@@ -311,7 +311,8 @@ def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20,
     if kernel.needs:
         result.input_rows = inp.build(kernel.needs)
     if kernel.setup is not None:
-        kernel.setup(inp, params)
+        built = kernel.setup(inp, params)
+        result.input_rows += built or []     # representations a setup chose to build (sssp.select's by-bfs)
     result.instances = problem.instances(inp, params, instances, instance_seed) if problem.instances else [{}]
     impl = getattr(kernel, backend)
     clock = _lap(result, "prepare", clock)

@@ -16,7 +16,16 @@ near-far 7.8 ms, strips 181; uniform 2^24 degree 6 (0.004): near-far 14.5 ms, st
 sweep's scale-free graph has 0.003 (2^22 vertices, this host), R-MAT 20 0.004: near-far on every
 family of sweeps/sssp-best.yaml.  No graph between 0.01 and 0.97 was measured: the bound is the
 middle of that gap.
-Statistics: ``chose`` (the kernel run) and ``locality``, then the chosen kernel's own.
+
+Ids that came in another order (the same grid with its ids shuffled: locality 0.00) must not make
+the choice: where the given ids keep few edges in a strip but every degree is small (at most
+``NARROW_DEGREE``: road maps and grids, not the skewed or dense graphs near-far is for), the graph
+renamed in BFS order (``by-bfs``: a search from the lowest id with an edge, then ids by level;
+built once per graph, timed as an ``input`` phase) is measured the same way, and sssp.strips runs
+on it when it keeps LOCAL_FROM; the root goes in renamed and dist and parent come back in the
+dataset's ids (phase ``map``).
+Statistics: ``chose`` (the kernel run), ``locality`` (of the ids it ran on), ``renamed`` (whether
+it ran on the BFS-renamed graph), then the chosen kernel's own.
 """
 
 from graphsweep.core.errors import ParameterError
@@ -24,10 +33,12 @@ from graphsweep.core.gpu import array_module
 
 from ..contract import Kernel
 from . import ROOT_PARAM, SSSP
+from ..bfs import by_bfs  # noqa: F401  (registers the "by-bfs" representation)
 from . import near_far, strips
 
 SAMPLE = 4096
 LOCAL_FROM = 0.5
+NARROW_DEGREE = 16   # the largest degree of a graph whose BFS-renamed ids are worth measuring
 PARAMS = {**ROOT_PARAM, "delta": near_far.PARAMS["delta"]}
 
 
@@ -52,29 +63,54 @@ def locality(csr, blocks: int) -> float:
 
 
 def choose(inp):
-    """(kernel module, locality): sssp.strips where its strips fit and hold most edges, else near-far
-    (also for a CSR in host memory: near-far's reads are the ones measured over the link)."""
+    """(kernel module, locality, renamed): sssp.strips where its strips fit and hold most edges of
+    the given ids, or of the BFS-renamed ones on a graph of small degrees (renamed: that graph's
+    ``BfsRenamed``), else near-far (also for a CSR in host memory: near-far's reads are the ones
+    measured over the link)."""
     if "sssp.select" not in inp.cache:
         csr = inp.csr()
         blocks = strip_count(inp) if csr.placement == "device" else None
-        share = locality(csr, blocks) if blocks else 0.0
-        inp.cache["sssp.select"] = (strips if share >= LOCAL_FROM else near_far, share)
+        share, renamed = locality(csr, blocks) if blocks else 0.0, None
+        if blocks and share < LOCAL_FROM and csr.nnz and int(csr.degree().max()) <= NARROW_DEGREE:
+            inp.cache["sssp.select.built"] = inp.build(["by-bfs"])
+            candidate = inp.representation("by-bfs")
+            renamed_share = locality(candidate.graph.csr(), blocks)
+            if renamed_share >= LOCAL_FROM:
+                share, renamed = renamed_share, candidate
+        inp.cache["sssp.select"] = (strips if share >= LOCAL_FROM else near_far, share, renamed)
     return inp.cache["sssp.select"]
 
 
-def setup(inp, params) -> None:
-    module, _ = choose(inp)
-    module.KERNEL.setup(inp, module.KERNEL.resolve_params({"delta": params.get("delta")}))
+def setup(inp, params) -> list:
+    """The choice, and the chosen kernel's setup on the graph it will run on; returns the row of
+    the BFS-renamed graph's build where the choice measured it, chosen or not (the harness adds it
+    to the input rows: built now the first time, cached after)."""
+    module, _, renamed = choose(inp)
+    module.KERNEL.setup(renamed.graph if renamed else inp, module.KERNEL.resolve_params({"delta": params.get("delta")}))
+    built = inp.cache.pop("sssp.select.built", None)
+    return built if built is not None else inp.build(["by-bfs"]) if "by-bfs" in inp.builds else []
 
 
 def _run(backend: str):
     def run(inp, params, timer):
-        module, share = choose(inp)
-        resolved = module.KERNEL.resolve_params({"root": params["root"], "delta": params.get("delta")})
+        module, share, renamed = choose(inp)
+        root = params["root"] if renamed is None else int(renamed.rename[params["root"]])
+        resolved = module.KERNEL.resolve_params({"root": root, "delta": params.get("delta")})
         timer.stat("chose", module.KERNEL.name)
         timer.stat("locality", round(share, 3))
-        return getattr(module.KERNEL, backend)(inp, resolved, timer)
+        timer.stat("renamed", renamed is not None)
+        out = getattr(module.KERNEL, backend)(renamed.graph if renamed else inp, resolved, timer)
+        return out if renamed is None else _mapped_back(inp.xp, renamed, out, timer)
     return run
+
+
+def _mapped_back(xp, renamed, out, timer) -> dict:
+    """dist and parent in the dataset's ids: a gather through ``rename``, parents renamed back."""
+    n = renamed.rename.shape[0]
+    with timer.phase("map", read=8 * n + 16 * n, written=16 * n, random=2 * n):
+        dist, parent = out["dist"][renamed.rename], out["parent"][renamed.rename]
+        parent = xp.where(parent >= 0, renamed.order[xp.maximum(parent, 0)], -1)
+    return {"dist": dist, "parent": parent}
 
 
 KERNEL = Kernel(name="sssp.select", problem=SSSP,

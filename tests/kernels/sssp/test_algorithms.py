@@ -305,6 +305,30 @@ def test_best_chooses_strips_by_locality(backend, wg):
     assert res.stats["chose"] == "sssp.near-far" and res.stats["locality"] < 0.5 and res.stats["delta"] == 8
 
 
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_best_finds_a_shuffled_grids_locality_by_renaming_it(backend, wg):
+    """The same grid with its ids shuffled keeps no edges in a strip; its degrees are small, so the
+    graph renamed in BFS order is measured, keeps them, and sssp.strips runs there: the answer in
+    the dataset's ids, the renamed graph's build an input row.  R-MAT (hubs) is never renamed."""
+    n, src, dst, w = wg.grid2d(rows=1024, cols=64)     # CPU strips of 248 ids: about four diagonals
+    shuffle = np.random.default_rng(3).permutation(n).astype(np.int32)
+    g = (n, shuffle[src], shuffle[dst], w)
+    root = int(shuffle[5])
+    res = run("sssp.best", wg.dataset(g), backend, root=root)
+    dist, parent = wg.reference_tree(g, root)
+    np.testing.assert_array_equal(res.output["dist"], dist)
+    assert res.stats["chose"] == "sssp.strips" and res.stats["renamed"] and res.stats["locality"] >= 0.5
+    assert [r["phase"] for r in res.input_rows] == ["csr", "by-bfs"] and not res.input_rows[1]["cached"]
+    assert any(r["phase"] == "map" for r in res.rows)
+    plain = run("sssp.best", wg.dataset(wg.grid2d(rows=1024, cols=64)), backend, root=5)
+    assert plain.stats["chose"] == "sssp.strips" and not plain.stats["renamed"]
+    assert [r["phase"] for r in plain.input_rows] == ["csr"]
+    g = wg.rmat(scale=10, seed=12)
+    res = run("sssp.best", wg.dataset(g), backend, root=wg.root_of(g))
+    assert res.stats["chose"] == "sssp.near-far" and not res.stats["renamed"]
+    assert [r["phase"] for r in res.input_rows] == ["csr"]
+
+
 def test_best_alias():
     assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0] == "sssp.select"
     assert registry.for_placement("sssp.best", "host") == "sssp.near-far"     # a CSR in host memory

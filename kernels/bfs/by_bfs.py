@@ -1,0 +1,80 @@
+"""The graph renamed in breadth-first order, registered with the graph input as ``by-bfs`` (built
+once per graph, timed as its own ``input`` phase: the search and the renamed graph's CSR).
+
+A kernel whose speed rests on ids that name nearby vertices (``sssp.strips``: a block's strip of
+consecutive ids should hold most of its edges) gets that locality from the graph's structure
+instead of the order its ids came in: on a road-like graph a BFS level is a thin front, so
+consecutive levels, hence consecutive renamed ids, are neighbours (the 4096^2 grid: in row order
+or renamed, a strip of 64K ids keeps 90%+ of its edges; with its ids shuffled, none).
+
+The search (``bfs.direction-optimizing``) starts at the first of the deepest vertices of a search
+from the lowest id with an edge (a pseudo-peripheral vertex, as RCM finds one); renamed ids follow
+(level, id), the vertices it does not reach last, by id.  ``graph`` is the renamed graph (same
+weights, its CSR built), ``rename[v]`` the renamed id of vertex v, ``order[i]`` the vertex renamed
+i, ``levels`` the search's depth (the root's eccentricity: a lower bound on the diameter).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import GraphInput, register
+from ..graph.csr import Builder
+from ..timing import timer_for
+from . import direction_optimizing as search
+
+
+@dataclass(frozen=True)
+class BfsRenamed:
+    graph: GraphInput
+    rename: object     # int64, n
+    order: object      # int64, n
+    levels: int
+
+
+def _levels(inp, root: int):
+    params = search.KERNEL.resolve_params({"root": root})
+    search.KERNEL.setup(inp, params)
+    timer = timer_for(inp.backend)
+    level = (search.KERNEL.gpu if inp.backend == "gpu" else search.KERNEL.cpu)(inp, params, timer)["level"]
+    timer.finish()
+    return level
+
+
+def build_by_bfs(inp) -> BfsRenamed:
+    xp, n = inp.xp, inp.n
+    with_edges = xp.flatnonzero(inp.degree_nonzero())
+    root = int(with_edges[0]) if with_edges.shape[0] else 0
+    # From the deepest vertex of a first search (a pseudo-peripheral one, as RCM starts): its
+    # levels are the thinnest fronts, e.g. a grid's diagonals from a corner rather than rings.
+    level = _levels(inp, root)
+    level = _levels(inp, int(xp.flatnonzero(level == level.max())[0])) if n else level
+    levels = int(level.max()) + 1 if n else 0
+    key = xp.where(level < 0, levels, level).astype(np.int64) * n + xp.arange(n, dtype=np.int64)
+    order = xp.argsort(key)
+    del key, level
+    rename = xp.empty(n, dtype=np.int64)
+    rename[order] = xp.arange(n, dtype=np.int64)
+    graph = GraphInput(n, rename[inp.src].astype(inp.src.dtype), rename[inp.dst].astype(inp.dst.dtype), inp.weight,
+                       directed=inp.directed, where=f"{inp.where} (renamed by BFS)", xp=xp)
+    graph.csr()
+    return BfsRenamed(graph, rename, order, levels)
+
+
+def _traffic(inp) -> dict:
+    """The two searches' CSR passes (about two each: top-down then bottom-up), the edge list read and renamed,
+    the renamed CSR written (its sort's passes show as GB/s below the model)."""
+    isz, wsz = inp.index_dtype.itemsize, 4 if inp.weighted else 0
+    arcs = (1 if inp.directed else 2) * inp.m
+    return {"read": 4 * arcs * isz + inp.m * (2 * isz + wsz) + 8 * inp.n,
+            "written": inp.m * (2 * isz + wsz) + arcs * (isz + wsz) + 24 * inp.n, "random": 2 * inp.m}
+
+
+def _warm_up(inp) -> None:
+    xp = inp.xp
+    edges = xp.asarray([0, 1, 1], dtype=inp.src.dtype)
+    weight = None if inp.weight is None else xp.ones(3, dtype=np.int32)
+    build_by_bfs(GraphInput(3, edges, edges[::-1].copy(), weight, directed=inp.directed, where="<warm-up>", xp=xp))
+
+
+register("by-bfs", Builder(build_by_bfs, _traffic, _warm_up))
