@@ -24,9 +24,11 @@ from .simple import tiny
 
 
 @dataclass(frozen=True)
-class DegreeOrderedCSR(CSR):
+class RenamedCSR(CSR):
+    """A CSR of a graph under a renaming of its vertices (by degree here; ``pagerank.blocked`` also
+    makes one in BFS order)."""
     order: object = None     # int64, n: the original id of each renamed vertex
-    rename: object = None    # the index dtype, n: the renamed id of each original vertex
+    rename: object = None    # n: the renamed id of each original vertex
 
 
 def degree_order(xp, degree):
@@ -35,7 +37,7 @@ def degree_order(xp, degree):
                                                                                     -degree]))
 
 
-def build_by_degree(inp) -> DegreeOrderedCSR:
+def build_by_degree(inp) -> RenamedCSR:
     xp, n = inp.xp, inp.n
     simple = inp.representation("simple")
     degree = simple.degree()
@@ -56,7 +58,7 @@ def build_by_degree(inp) -> DegreeOrderedCSR:
         rows.sort()
         cols = rows % n if n else rows
     del rows
-    return DegreeOrderedCSR(offsets, cols.astype(simple.indices.dtype), None, n, order=order, rename=kept)
+    return RenamedCSR(offsets, cols.astype(simple.indices.dtype), None, n, order=order, rename=kept)
 
 
 def _traffic(inp) -> dict:

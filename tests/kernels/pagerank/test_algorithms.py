@@ -92,12 +92,12 @@ def test_blocked_plan_covers_every_entry_once_within_its_block(shape, blocks, si
     """The GPU's plan, made on the CPU: each block holds exactly the entries whose columns lie in its
     window, rows still sorted; the first block's ranges cover every row, the others only rows with
     entries there; chunks cover each row longer than split; lanes follow the mean entries a row."""
-    from graphsweep.kernels.pagerank.blocked import plan
+    from graphsweep.kernels.pagerank.blocked import plan, renamed
     n, src, dst = simple_shapes[shape]()
     inp = from_edges(src, dst, n)
     params = {"dtype": "float32", "column_blocks": blocks, "split": 7, "edges_per_lane": 2}
     parts = plan(inp, params)["parts"]
-    ranked = inp.representation("by-degree")
+    ranked = renamed(inp)
     width = -(-n // blocks)
     assert len(parts) == blocks
     for v in range(n):
@@ -122,6 +122,30 @@ def test_blocked_plan_covers_every_entry_once_within_its_block(shape, blocks, si
         assert sorted(set(part["chunk_vertex"].tolist())) == long_rows.tolist()
         assert len(part["chunk_vertex"]) == sum(-(-degree[v] // 7) for v in long_rows)
     assert plan(inp, params) is plan(inp, params)                 # made once per graph and parameters
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shape, renaming", [("rmat", ["by-degree"]), ("star", ["by-degree"]),
+                                             ("grid", ["by-bfs", "by-bfs.simple"]),
+                                             ("components", ["by-bfs", "by-bfs.simple"])])
+def test_blocked_renames_by_degree_or_where_degrees_are_small_in_bfs_order(shape, renaming, backend, simple_shapes,
+                                                                           simple_dataset):
+    """Hubs: by degree; every degree at most 16: in BFS order.  Either is an input row, built once
+    per graph (cached on the next run), and the scores come back in the dataset's ids."""
+    from graphsweep.kernels.pagerank.blocked import renamed
+    n, src, dst = simple_shapes[shape]()
+    data = simple_dataset((n, src, dst))
+    shuffle = np.random.default_rng(2).permutation(n).astype(np.int32)
+    for graph in (data, simple_dataset((n, shuffle[src], shuffle[dst]))):
+        first = harness.run("pagerank.blocked", graph, backend=backend, reps=1, warmup=0)
+        again = harness.run("pagerank.blocked", graph, backend=backend, reps=1, warmup=0, edges_per_lane=1)
+        assert first.verified and again.verified, (first.verify_error, again.verify_error)
+        assert [r["phase"] for r in first.input_rows] == ["simple", *renaming] == [r["phase"] for r in again.input_rows]
+        assert not any(r["cached"] for r in first.input_rows) and all(r["cached"] for r in again.input_rows)
+    exact = exact_scores(n, src, dst, True)
+    assert np.abs(first.output["score"] - exact[np.argsort(shuffle)]).sum() <= 1e-3
+    order = np.asarray(renamed(from_edges(src, dst, n)).order)
+    assert sorted(order.tolist()) == list(range(n))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
