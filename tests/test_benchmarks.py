@@ -1,6 +1,7 @@
 """The benchmarks' printers: each prints its ratio table from a sweep's results folder, here a tiny
 CPU sweep over every alias's problem (and the published APSP sweep), as a user runs them."""
 
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -114,3 +115,29 @@ def test_no_benchmark_imports_a_sibling_script():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             assert not {name.split(".")[0] for name in names} & siblings, f"{script.name} imports {names}"
+
+
+def test_sssp_road_prints_the_grids_against_the_target_and_tuned_near_far(tmp_path, capsys, monkeypatch):
+    from graphsweep.pipeline.cli import main
+    spec = {"name": "road", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"), "backend": "cpu",
+            "reps": 1, "warmup": 0, "roots": 2, "roots_seed": 1,
+            "datasets": [{"generator": "grid", "params": {"rows": 24, "cols": 24, "keep": 0.8, "weights": "1:30"}},
+                         {"generator": "uniform", "params": {"n": 300, "degree": 6, "weights": "1:10"}}],
+            "kernels": ["sssp.best", "sssp.near-far", {"name": "sssp.near-far", "params": {"delta": [4, 64]},
+                                                       "datasets": ["grid_*"]}]}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump({"profiles": {"one": {"kind": "local-cpu", "options": {
+        "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
+    with pytest.raises(SystemExit) as done:
+        main(["run", str(tmp_path / "spec.yaml"), "--cluster", "one", "--cluster-file", str(tmp_path / "cluster.yaml"),
+              "--no-report", "--no-progress"])
+    assert done.value.code == 0
+    out = printed(capsys, monkeypatch, "sssp_road.py", tmp_path / "results")
+    grid = [line for line in out.splitlines() if line.startswith("grid_")]
+    ratios = lambda line: re.findall(r"\d+\.\d+x", line)  # noqa: E731
+    assert len(grid) == 4 and all(len(ratios(line)) == 2 for line in grid)      # against 30 ms and tuned near-far
+    assert "sssp.near-far delta=4" in out and "sssp.near-far delta=64" in out
+    best = next(line for line in grid if "sssp.best" in line)
+    assert best.rstrip().endswith(("sssp.near-far", "sssp.strips", "renamed by BFS"))     # what it chose
+    uniform = [line for line in out.splitlines() if line.startswith("uniform_")]
+    assert len(uniform) == 2 and all(len(ratios(line)) == 1 and " - " in line for line in uniform)
