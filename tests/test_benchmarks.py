@@ -141,3 +141,12 @@ def test_sssp_road_prints_the_grids_against_the_target_and_tuned_near_far(tmp_pa
     assert best.rstrip().endswith(("sssp.near-far", "sssp.strips", "renamed by BFS"))     # what it chose
     uniform = [line for line in out.splitlines() if line.startswith("uniform_")]
     assert len(uniform) == 2 and all(len(ratios(line)) == 1 and " - " in line for line in uniform)
+
+
+def test_best_rules_print_each_rules_choice_against_its_axis(results, capsys, monkeypatch):
+    out = printed(capsys, monkeypatch, "best_rules.py", results)
+    assert "--- tc.search: the rule's lanes against the axis" in out
+    rows = [line for line in out.splitlines() if line.startswith("rmat_")]
+    assert len(rows) == 1 and "4: " in rows[0]              # the fixture's axis: lanes 4 beside the rule's
+    rule, ms, best, best_ms, ratio = rows[0].split()[1:6]
+    assert int(best) == 4 and abs(float(ms) / float(best_ms) - float(ratio)) < 0.01
