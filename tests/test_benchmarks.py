@@ -150,3 +150,11 @@ def test_best_rules_print_each_rules_choice_against_its_axis(results, capsys, mo
     assert len(rows) == 1 and "4: " in rows[0]              # the fixture's axis: lanes 4 beside the rule's
     rule, ms, best, best_ms, ratio = rows[0].split()[1:6]
     assert int(best) == 4 and abs(float(ms) / float(best_ms) - float(ratio)) < 0.01
+
+
+def test_listrank_prints_each_variant_against_both_chase_floors(results, capsys, monkeypatch):
+    out = printed(capsys, monkeypatch, "listrank.py", results)
+    rows = [line for line in out.splitlines() if "x listrank.best" in line]
+    assert len(rows) == 4 and sum("1.00x listrank.best" in line for line in rows) == 2     # two lists, two kernels
+    assert all("x chase floor" in line and "x chase+store floor" in line for line in rows)
+    assert "listrank.wyllie" in out and "cc." not in out
