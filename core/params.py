@@ -49,6 +49,9 @@ class Param:
     choices: tuple = ()
     minimum: float | None = None
     help: str = ""
+    # Left out of an identity at its default (``identity``): a parameter added after datasets and
+    # results were named by the others, which keep their names and hashes.
+    omit_default: bool = False
 
     def coerce(self, name: str, value: Any) -> Any:
         """``value`` (from YAML, Python or a CLI string) as this parameter's type, or ParameterError."""
@@ -104,3 +107,10 @@ def resolve(owner: str, declared: dict, given: dict, fault=None) -> dict:
                 raise
             raise fault(name, str(exc).removeprefix(f"parameter '{name}': ")) from None
     return out
+
+
+def identity(declared: dict, resolved: dict) -> dict:
+    """``resolved`` as an identity holds it (a generated dataset's manifest and name, its tasks'
+    hashes): without the parameters declared ``omit_default`` that are at their default."""
+    return {name: value for name, value in resolved.items()
+            if not (declared[name].omit_default and value == declared[name].default)}

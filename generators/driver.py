@@ -18,7 +18,7 @@ from pathlib import Path
 from graphsweep.core import gpu
 from graphsweep.core.capacity import format_bytes
 from graphsweep.core.errors import ParameterError
-from graphsweep.core.params import resolve
+from graphsweep.core.params import identity, resolve
 from graphsweep.datasets.writer import abort, begin, commit, write_part
 
 from .estimate import check_room, generation_cost
@@ -155,8 +155,8 @@ def generate(name: str, out, *, seed: int, params: dict | None = None, part_rows
                              "(a conservative estimate)\n")
         bar = Progress(f"generate {name}", len(tasks), "parts", enabled=progress)
         parts = (_run_local(tasks, bar) if client is None else _run_distributed(client, tasks, plan, bar))
-        return commit(pending, parts, generator={"name": name, "params": resolved, "seed": seed},
-                      stats=plan.stats)
+        return commit(pending, parts, stats=plan.stats,
+                      generator={"name": name, "params": identity(generator.params, resolved), "seed": seed})
     except BaseException:
         abort(pending)
         raise

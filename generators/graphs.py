@@ -29,7 +29,7 @@ import numpy as np
 
 from graphsweep.core.params import Param
 
-from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
+from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
 from .streams import STREAM_EDGES, Feistel, block_rng, blockwise, stream_key
 
 _EDGE_DTYPES = (np.uint64, np.uint64)
@@ -161,27 +161,27 @@ def _part_rmat(plan: Plan, start: int, stop: int, xp) -> dict:
     return _columns(plan, perm.forward(src), perm.forward(dst))
 
 
-DENSITY = Generator(
+DENSITY = permutable(Generator(
     "density", "graph", "COUNT random sub-graphs, m edges, n = sqrt(m / (2 density)) (genRandomGraph)",
     {"m": Param(1 << 20, int, minimum=1, help="number of edges"),
      "density": Param(0.001, float, help="edge density δ in (0, 1]; n = sqrt(m / (2δ))"),
      "count": Param(1, int, minimum=1, help="number of sub-graphs"), "weights": WEIGHTS},
-    _plan_density, _part_density)
+    _plan_density, _part_density))
 
-UNIFORM = Generator(
+UNIFORM = permutable(Generator(
     "uniform", "graph", "random graph of average degree DEGREE (Harish & Narayanan)",
     {"n": n_param(), "degree": Param(6.0, float, minimum=0, help="average degree (m = n·degree/2)"),
      "weights": WEIGHTS},
-    _plan_uniform, _part_uniform)
+    _plan_uniform, _part_uniform))
 
-SCALE_FREE = Generator(
+SCALE_FREE = permutable(Generator(
     "scale-free", "graph", "0.1% hub vertices of degree up to 1000, average degree 6 (Harish & Narayanan)",
     {"n": Param(1 << 20, int, minimum=2, help="number of vertices"),
      "degree": Param(6.0, float, minimum=0, help="average degree (m = n·degree/2)"),
      "hub_fraction": Param(0.001, float, help="fraction of vertices that are hubs, in (0, 1)"),
      "max_degree": Param(1000, int, minimum=1, help="degree of each hub (the maximum degree)"),
      "weights": WEIGHTS},
-    _plan_scale_free, _part_scale_free)
+    _plan_scale_free, _part_scale_free))
 
 def _part_rmat_gpu(plan: Plan, start: int, stop: int) -> dict:
     """``_part_rmat`` on the GPU (``rmat.cu``): the same Philox draws and Feistel permutation, one
@@ -208,7 +208,7 @@ def _part_rmat_gpu(plan: Plan, start: int, stop: int) -> dict:
 
 _RMAT_CU = Path(__file__).parent / "rmat.cu"
 
-RMAT = Generator(
+RMAT = permutable(Generator(
     "rmat", "graph", "Graph500 Kronecker (R-MAT) graph, 2^SCALE vertices, EDGE_FACTOR·2^SCALE edges",
     {"scale": Param(16, int, minimum=1, help="log2 of the number of vertices"),
      "edge_factor": Param(16, int, minimum=1, help="edges per vertex"),
@@ -216,4 +216,4 @@ RMAT = Generator(
      "b": Param(0.19, float, help="probability of quadrant b"),
      "c": Param(0.19, float, help="probability of quadrant c (d = 1 - a - b - c)"),
      "weights": WEIGHTS},
-    _plan_rmat, _part_rmat, gpu=True)
+    _plan_rmat, _part_rmat, gpu=True))

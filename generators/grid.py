@@ -17,7 +17,7 @@ import numpy as np
 
 from graphsweep.core.params import Param
 
-from .registry import WEIGHTS, Generator, Plan, need, parse_weights
+from .registry import WEIGHTS, Generator, Plan, need, parse_weights, permutable
 from .streams import BLOCK_ROWS, STREAM_GRID, block_rng, stream_key
 
 
@@ -93,10 +93,10 @@ def _part_grid(plan: Plan, start: int, stop: int, xp) -> dict:
     return {"src": src.astype(dtype), "dst": dst.astype(dtype)}
 
 
-GRID = Generator(
+GRID = permutable(Generator(
     "grid", "graph", "ROWS x COLS 4-neighbour grid keeping a fraction KEEP of its edges (road-like)",
     {"rows": Param(1024, int, minimum=1, help="grid rows"),
      "cols": Param(1024, int, minimum=1, help="grid columns (n = rows * cols, row-major ids)"),
      "keep": Param(1.0, float, help="fraction of the full grid's edges kept, in [0, 1] (road-like: 0.8)"),
      "weights": WEIGHTS},
-    _plan_grid, _part_grid)
+    _plan_grid, _part_grid))

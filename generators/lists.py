@@ -21,7 +21,7 @@ import numpy as np
 
 from graphsweep.core.params import Param
 
-from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
+from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
 from .streams import Feistel
 
 
@@ -96,8 +96,8 @@ ORDERED_LIST = Generator(
     "ordered-list", "list", "the ordered list succ[i] = i+1 (best case for list ranking)",
     {"n": n_param("list nodes")}, _plan_ordered, _part_ordered, gpu=True)
 
-LIST_GRAPH = Generator(
+LIST_GRAPH = permutable(Generator(
     "list-graph", "graph", "COUNT random lists covering n vertices, as graph edges (genListGraph)",
     {"n": n_param(), "count": Param(1, int, minimum=1, help="number of lists (components)"),
      "weights": WEIGHTS},
-    _plan_list_graph, _part_list_graph, gpu=True)
+    _plan_list_graph, _part_list_graph, gpu=True))

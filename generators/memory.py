@@ -21,7 +21,7 @@ import numpy as np
 from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import FORMAT, VERSION
 from graphsweep.core.gpu import backend_module, backend_named
-from graphsweep.core.params import resolve
+from graphsweep.core.params import identity, resolve
 from graphsweep.datasets.reader import Dataset
 
 from .driver import GENERATORS
@@ -46,8 +46,8 @@ def manifest(name: str, resolved: dict, seed: int, p: Plan) -> dict:
     """The manifest ``driver.generate`` would commit for this plan, without parts or date."""
     return {"format": FORMAT, "version": VERSION, "kind": p.kind, "n": p.n, "index_dtype": str(p.index_dtype),
             "weighted": p.weighted, "directed": False, **({"m": p.rows} if p.kind == "graph" else {}),
-            "generator": {"name": name, "params": resolved, "seed": seed}, "parts": [], "stats": p.stats,
-            "store": "memory"}
+            "generator": {"name": name, "params": identity(GENERATORS[name].params, resolved), "seed": seed},
+            "parts": [], "stats": p.stats, "store": "memory"}
 
 
 def _rows(name: str, p: Plan, start: int, stop: int, xp) -> dict:

@@ -13,7 +13,7 @@ the part size.  n - 1 edges, stored once each (undirected), one component.
 import numpy as np
 
 from .graphs import _columns, _edges, _uniform_below
-from .registry import WEIGHTS, Generator, Plan, n_param, parse_weights
+from .registry import WEIGHTS, Generator, Plan, n_param, parse_weights, permutable
 from .streams import Feistel
 
 
@@ -33,7 +33,7 @@ def _part(plan: Plan, start: int, stop: int, xp) -> dict:
     return _columns(plan, perm.forward(child), perm.forward(parent))
 
 
-RECURSIVE_TREE = Generator(
+RECURSIVE_TREE = permutable(Generator(
     "recursive-tree", "graph", "random recursive tree: vertex i hangs from a uniformly random earlier one, "
                                "ids permuted",
-    {"n": n_param(), "weights": WEIGHTS}, _plan, _part)
+    {"n": n_param(), "weights": WEIGHTS}, _plan, _part))

@@ -3,9 +3,14 @@ part function that computes any row range of the dataset from the plan alone.
 
 A ``Plan`` is small and picklable (trees carry their parent array), so the driver hands it to
 one task per part; ``part(plan, start, stop, xp)`` is a pure function of its arguments.
+
+Every graph kind is ``permutable``: with ``permute_ids: true`` its vertex ids are relabelled by a
+keyed Feistel permutation π of [0, n) (stream ``STREAM_IDS`` of the seed), the edge (u, v) of
+the kind becoming (π(u), π(v)) in the same row, so rules that key on the order ids come in can
+be tested on the same graph numbered otherwise (issue #32).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -14,7 +19,7 @@ from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import INT32_MAX, index_dtype_for
 from graphsweep.core.params import Param
 
-from .streams import STREAM_WEIGHTS, block_rng, blockwise, stream_key
+from .streams import STREAM_IDS, STREAM_WEIGHTS, Feistel, block_rng, blockwise, stream_key
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,7 @@ class Plan:
     weights: tuple | None = None  # (lo, hi) inclusive, or None
     stats: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
+    ids: Feistel | None = None  # the permutation of vertex ids (``permute_ids``), or None
 
     @property
     def index_dtype(self) -> np.dtype:
@@ -47,6 +53,27 @@ class Generator:
     plan: Callable  # (resolved params, seed) -> Plan; raises ParameterError
     part: Callable  # (plan, start, stop, xp) -> {column: array of rows [start, stop)}
     gpu: bool = False  # part() also runs with xp = CuPy, giving the same arrays
+
+
+PERMUTE_IDS = Param(False, bool, omit_default=True,
+                    help="relabel vertex ids by a keyed random permutation (the same graph, ids in no "
+                         "particular order)")
+
+
+def permutable(generator: Generator) -> Generator:
+    """``generator`` (a graph kind) with the parameter ``permute_ids``: its plan then holds the
+    permutation π of the ids, and each part's src and dst are π of the kind's, computed on ``xp``."""
+    def plan(params: dict, seed: int) -> Plan:
+        made = generator.plan(params, seed)
+        return replace(made, ids=Feistel.for_seed(made.n, seed, STREAM_IDS)) if params["permute_ids"] else made
+
+    def part(plan: Plan, start: int, stop: int, xp) -> dict:
+        columns = generator.part(plan, start, stop, xp)
+        if plan.ids is None:
+            return columns
+        return {**columns, **{c: plan.ids.forward(columns[c], xp).astype(plan.index_dtype) for c in ("src", "dst")}}
+
+    return replace(generator, params={**generator.params, "permute_ids": PERMUTE_IDS}, plan=plan, part=part)
 
 
 def n_param(what: str = "vertices", default: int = 1 << 20) -> Param:

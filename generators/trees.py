@@ -20,7 +20,7 @@ import numpy as np
 from graphsweep.datasets.format import index_dtype_for
 from graphsweep.core.params import Param
 
-from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights
+from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
 from .streams import BLOCK_ROWS, STREAM_TREE, Feistel, block_rng, stream_key
 
 
@@ -75,8 +75,8 @@ def _part(plan: Plan, start: int, stop: int, xp) -> dict:
             "dst": perm.forward(child).astype(plan.index_dtype)}
 
 
-TREE = Generator(
+TREE = permutable(Generator(
     "tree", "graph", "COUNT random trees over n vertices, at most K children each (genTreeGraph)",
     {"n": n_param(), "count": Param(1, int, minimum=1, help="number of trees (components)"),
      "k": Param(2, int, minimum=1, help="most children of any node"), "weights": WEIGHTS},
-    _plan, _part)
+    _plan, _part))

@@ -55,7 +55,7 @@ from pathlib import Path
 from graphsweep.core import gpu
 from graphsweep.core.errors import GraphsweepError, ParameterError
 from graphsweep.datasets.format import read_manifest
-from graphsweep.core.params import Param, resolve
+from graphsweep.core.params import Param, identity, resolve
 from graphsweep.kernels import registry
 from graphsweep.kernels.contract import capabilities, capabilities_of, mismatch
 
@@ -376,12 +376,13 @@ def _datasets(entries, where: _Where, data: Path, checksums: bool) -> list[Datas
         for seed in seeds:
             _int(seed, at / "seed", 0)
         for given in _grid(entry.get("params"), at / "params"):
-            # Named by the parameters given; identified (as in its manifest) by all, defaults filled.
-            params = _coerce(gen.params, given, at / "params", name)
+            # Named by the parameters given; identified (as in its manifest) by all, defaults filled,
+            # but for those an identity leaves out at their default (left out of the name too).
+            params = identity(gen.params, _coerce(gen.params, given, at / "params", name))
             # What the generator's manifest will say: undirected, weighted when given weights.
             caps = sorted(capabilities_of(gen.kind, weighted=params.get("weights", "none") != "none", generator=name))
             for seed in seeds:
-                ident = _dataset_name(name, given, seed)
+                ident = _dataset_name(name, {k: v for k, v in given.items() if k in params}, seed)
                 out.append(DatasetRef(id=ident, path=f"<memory:{ident}>" if store == "memory" else str(data / ident),
                                       generator=name, params=params, seed=seed, kind=gen.kind, capabilities=caps,
                                       store=store, checksums=checksums))

@@ -44,7 +44,7 @@ from graphsweep.datasets import format as dataset_format
 from graphsweep.core import capacity, gpu
 from graphsweep.datasets import reader
 from graphsweep.core.errors import DatasetError
-from graphsweep.core.params import resolve
+from graphsweep.core.params import identity, resolve
 from graphsweep.generators import GENERATORS, memory
 from graphsweep.kernels import ceilings, cuda, graph, harness, registry, throughput
 from graphsweep.kernels import dist
@@ -276,8 +276,9 @@ SAMPLE_RATIO = 4
 
 def sample_params(generator: str, params: dict, edges: int) -> dict | None:
     """The parameters of ``generator``'s graph of about ``edges`` edges with the shape of the one
-    ``params`` make — the same degree, skew, weights and sub-graph share; fewer vertices (R-MAT's
-    scale, a grid's sides) — or None for a generator not known here or a graph no larger."""
+    ``params`` make — the same degree, skew, weights, sub-graph share and id order; fewer vertices
+    (R-MAT's scale, a grid's sides), as a manifest holds them — or None for a generator not known
+    here or a graph no larger."""
     if generator not in GENERATORS:
         return None
     try:
@@ -299,7 +300,7 @@ def sample_params(generator: str, params: dict, edges: int) -> dict | None:
         out = {**p, "n": n, **({"count": max(1, p["count"] * n // p["n"])} if "count" in p else {})}
     else:
         return None
-    return None if out == p else out
+    return None if out == p else identity(GENERATORS[generator].params, out)
 
 
 def _memory(on_gpu: bool) -> int:

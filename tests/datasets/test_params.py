@@ -3,7 +3,7 @@
 import pytest
 
 from graphsweep.core.errors import ParameterError
-from graphsweep.core.params import Param, resolve
+from graphsweep.core.params import Param, identity, resolve
 
 
 @pytest.mark.parametrize("text, value", [("1024", 1024), ("0x400", 1024), ("1e6", 1_000_000), (" 7 ", 7)])
@@ -40,3 +40,10 @@ def test_resolve_fills_defaults_and_names_unknown():
     assert resolve("gen", declared, {"n": "20"}) == {"n": 20, "p": None}
     with pytest.raises(ParameterError, match=r"gen: unknown parameter 'q' \(allowed: n, p\)"):
         resolve("gen", declared, {"q": 1})
+
+
+def test_identity_leaves_out_only_omit_default_parameters_at_their_default():
+    declared = {"n": Param(8), "mode": Param("a", str), "permute_ids": Param(False, bool, omit_default=True)}
+    assert identity(declared, resolve("g", declared, {})) == {"n": 8, "mode": "a"}
+    assert identity(declared, resolve("g", declared, {"permute_ids": "yes"})) == {"n": 8, "mode": "a",
+                                                                                  "permute_ids": True}

@@ -20,6 +20,7 @@ def client():
     ("list", {"n": 4 << 20}, 3 << 20),
     ("rmat", {"scale": 18, "edge_factor": 16, "weights": "1:10"}, 3 << 20),
     ("tree", {"n": 300_000, "count": 5, "k": 3}, 100_000),
+    ("grid", {"rows": 1000, "cols": 1500, "keep": 0.8, "permute_ids": True}, 700_000),
 ])
 def test_two_workers_match_in_process(tmp_path, client, kind, params, part_rows):
     from distributed import get_task_stream

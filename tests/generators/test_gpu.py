@@ -23,6 +23,13 @@ def test_gpu_rmat_equals_cpu(tmp_path, params):
     _same_on_both(tmp_path, "rmat", params)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind,params", [("list-graph", {"n": (1 << 20) + 3, "count": 3}),
+                                         ("rmat", {"scale": 12, "edge_factor": 16, "weights": "1:255"})])
+def test_gpu_permuted_ids_equal_cpu(tmp_path, kind, params):
+    _same_on_both(tmp_path, kind, {**params, "permute_ids": True})
+
+
 def _same_on_both(tmp_path, kind, params):
     cpu = read(generate(kind, tmp_path / "cpu", seed=9, params=params, part_rows=300_000, progress=False))
     gpu = read(generate(kind, tmp_path / "gpu", seed=9, params=params, part_rows=300_000,

@@ -43,6 +43,17 @@ def test_generate_graph_with_params_and_workers(tmp_path, capsys):
     assert all(np.array_equal(data.columns[c], read(tmp_path / "s").columns[c]) for c in data.columns)
 
 
+def test_generate_takes_permute_ids(tmp_path, capsys):
+    from graphsweep.generators import memory
+    assert run(capsys, "generate", "grid", "--rows", "30", "--cols", "20", "--permute-ids", "true",
+               "--part-rows", "100", "--out", tmp_path / "g")[0] == 0
+    data = read(tmp_path / "g")
+    assert data.manifest["generator"]["params"]["permute_ids"] is True
+    same = memory.generate("grid", seed=1, params={"rows": 30, "cols": 20, "permute_ids": True})
+    assert all(np.array_equal(data.columns[c], same.columns[c]) for c in ("src", "dst"))
+    assert "--permute-ids" in run(capsys, "generate", "grid", "--help")[1]
+
+
 def test_datasets_show_validate(tmp_path, capsys):
     run(capsys, "generate", "tree", "--n", "100", "--count", "3", "--out", tmp_path / "t")
     code, out, _ = run(capsys, "datasets", "show", tmp_path / "t")

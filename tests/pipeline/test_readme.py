@@ -50,7 +50,7 @@ def test_every_readme_example_runs(tmp_path, gs, cluster, monkeypatch, wait_for)
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(
         {"profiles": {"shared": {"kind": "address", "address": cluster.scheduler_address}}}))
     examples = readme_examples()
-    assert len(examples) == 20 and all(argv[0] == "graphsweep" for argv in examples)
+    assert len(examples) == 21 and all(argv[0] == "graphsweep" for argv in examples)
     for argv in examples:
         args = scaled(argv[1:])
         results = tmp_path / "results" / "listrank-time-vs-n"

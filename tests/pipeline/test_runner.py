@@ -366,6 +366,8 @@ def test_sample_params_keep_a_graphs_shape_at_a_small_size():
                                                                              "weights": "none"}
     grid = sample_params("grid", {"rows": 4096, "cols": 4096, "keep": 0.8}, edges)
     assert grid["keep"] == 0.8 and 0.5 < 2 * grid["rows"] * grid["cols"] * 0.8 / edges < 1.5
+    assert sample_params("grid", {"rows": 4096, "cols": 4096, "keep": 0.8, "permute_ids": True}, edges) == {
+        **grid, "permute_ids": True}   # ids in the input's order
     dense = sample_params("density", {"m": 1 << 24, "density": 1e-5, "count": 64}, edges)
     assert dense["m"] == edges and dense["count"] == 4 and dense["density"] == 1e-5
     assert sample_params("list-graph", {"n": 1 << 25, "count": 1 << 19}, edges) == {"n": edges, "count": 1 << 14,

@@ -41,6 +41,45 @@ def test_task_hash_is_stable_and_names_what_matters():
     assert c.tasks[0].hash == d.tasks[0].hash
 
 
+# Dataset ids and cc.best task hashes as they were before the generators took permute_ids (main at
+# 82fd3f9): a parameter an identity leaves out at its default renames no dataset and no task.
+BEFORE_PERMUTE_IDS = [
+    ("list-graph", {"n": 100}, "list-graph_n=100_seed=3", "c0bb79a2e807c0e9"),
+    ("tree", {"n": 100}, "tree_n=100_seed=3", "3875901a1b114fa5"),
+    ("recursive-tree", {"n": 100}, "recursive-tree_n=100_seed=3", "c461d72fd1282d5e"),
+    ("density", {"m": 100}, "density_m=100_seed=3", "c1c9995bbf7ac496"),
+    ("uniform", {"n": 100}, "uniform_n=100_seed=3", "971f944107e5d5df"),
+    ("scale-free", {"n": 100}, "scale-free_n=100_seed=3", "af5628e6198b23f2"),
+    ("rmat", {"scale": 5}, "rmat_scale=5_seed=3", "4f892adaeeed6bc7"),
+    ("grid", {"rows": 10, "cols": 10}, "grid_rows=10_cols=10_seed=3", "6ed450965a3d2241"),
+]
+
+
+@pytest.mark.parametrize("generator,params,name,task", BEFORE_PERMUTE_IDS)
+def test_permute_ids_at_its_default_leaves_names_and_hashes_as_they_were(generator, params, name, task):
+    def planned(**extra):
+        return sweep.expand(spec(data="/tmp/d", kernels=["cc.best"],
+                                 datasets=[{"generator": generator, "params": {**params, **extra}, "seed": 3}]))
+
+    for plan in (planned(), planned(permute_ids=False)):
+        assert (plan.datasets[0].id, plan.tasks[0].hash) == (name, task)
+        assert plan.datasets[0].path == f"/tmp/d/{name}" and "permute_ids" not in plan.datasets[0].params
+    permuted = planned(permute_ids=True)
+    assert permuted.datasets[0].id == name.replace("_seed=3", "_permute_ids=True_seed=3")
+    assert permuted.datasets[0].params["permute_ids"] is True and permuted.tasks[0].hash != task
+
+
+def test_a_dataset_made_before_permute_ids_is_still_the_sweeps(tmp_path):
+    from graphsweep.generators import generate
+    from graphsweep.pipeline.worker import made_already
+    grids = {"generator": "grid", "params": {"rows": 8, "cols": 8, "permute_ids": [False, True]}}
+    plan = sweep.expand(spec(data=str(tmp_path), kernels=["cc.best"], datasets=[grids]))
+    plain, permuted = plan.datasets
+    generate("grid", plain.path, seed=1, params={"rows": 8, "cols": 8}, progress=False)
+    assert made_already(plain) == {"id": plain.id, "path": plain.path, "error": None}
+    assert made_already(permuted) is None
+
+
 def test_plan_round_trips_through_json():
     plan = sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "params": {"threads": [64, 128]}}]))
     again = sweep.SweepPlan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
@@ -131,6 +170,22 @@ def test_gap_scales_runs_gap_suites_kernels_on_three_sizes_of_its_graphs():
     assert {d.path for d in suite.datasets} < {d.path for d in scales.datasets}
     assert sorted((d.generator, d.params.get("scale", d.params.get("n"))) for d in scales.datasets) == [
         ("rmat", 21), ("rmat", 22), ("rmat", 23), ("uniform", 1 << 21), ("uniform", 1 << 22), ("uniform", 1 << 23)]
+
+
+def test_cc_families_ships_permuted_twins_and_keeps_its_earlier_tasks():
+    from dataclasses import replace
+    from pathlib import Path
+    plan = sweep.load(Path(__file__).parents[2] / "sweeps" / "cc-families.yaml")
+    assert (len(plan.datasets), len(plan.tasks)) == (14, 70)   # as its header says
+    permuted = [d for d in plan.datasets if d.params.get("permute_ids")]
+    assert sorted(d.generator for d in permuted) == ["density", "grid", "rmat", "uniform"]
+    plain = {(d.generator, d.seed, tuple(sorted(d.params.items()))) for d in plan.datasets}
+    for d in permuted:   # each the twin of a dataset in generation order
+        twin = {k: v for k, v in d.params.items() if k != "permute_ids"}
+        assert (d.generator, d.seed, tuple(sorted(twin.items()))) in plain
+    # the 50 tasks it had before its permuted twins, their hashes unchanged (fingerprint then)
+    earlier = replace(plan, tasks=[t for t in plan.tasks if t.dataset not in permuted])
+    assert len(earlier.tasks) == 50 and earlier.fingerprint == "1bd10b8870244d19"
 
 
 # --- store: memory and placement (graphs larger than the GPU) --------------------------------
