@@ -4,7 +4,8 @@
     graphsweep run sweeps/gap-suite.yaml                        # on a GPU machine
     python3 benchmarks/gap.py results/gap-suite [--gapbs peers/gapbs]
 
-Per graph and problem (PageRank, BC, TC), each variant's median time (BC: per root), G edges/s,
+Per graph and problem (PageRank, BC, TC), each variant's median time (BC: per root, a run of a
+group of roots, bc.batched's, divided by its roots with its byte model), G edges/s,
 time over the alias's and over its memory floor: the byte model of its run, streamed bytes at the
 copy ceiling plus random accesses at the gather ceiling, both as the worker measured them (gathers
 into tables that fit the L2 beat that ceiling, so a kernel can beat its floor); PageRank's instead:
@@ -71,6 +72,15 @@ def per_iteration(row) -> str:
             f"{row['median_ms'] / floor_ms:5.2f}x streamed floor")
 
 
+def per_root(rows):
+    """BC's summary rows per root: a run of bc.batched covers ``stat_roots`` roots (the mean over its
+    instances), bc.brandes's one; its time and byte model divided by them (its rate already counts
+    each root's edges), and ``roots``, the roots of a GAPBS trial, beside."""
+    roots = rows["stat_roots"].fillna(1.0) if "stat_roots" in rows else 1.0
+    scaled = {c: rows[c] / roots for c in ("median_ms", "bytes_read", "bytes_written", "random_accesses", "elements")}
+    return rows.assign(**scaled, roots=roots * rows["instances"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="the results folder of sweeps/gap-suite.yaml")
@@ -84,6 +94,8 @@ def main():
         rows = total[total["kernel"].str.startswith(prefix + ".")]
         if rows.empty:
             continue
+        if prefix == "bc":
+            rows = per_root(rows)
         print(f"--- {alias} ({registry.get(alias).name})")
         print_groups(rows, alias, "dataset", extra=extras.get(prefix, over_floor))
         for _, best in rows[mark_best(rows, alias)].iterrows():
@@ -91,11 +103,11 @@ def main():
             if shape is None:
                 continue
             # a GAPBS trial of BC covers every root; of PageRank and TC, one run
-            ms = best["median_ms"] * (best["instances"] if prefix == "bc" else 1)
+            ms = best["median_ms"] * (best["roots"] if prefix == "bc" else 1)
             seconds, source = None, ""
             if args.gapbs:
                 tolerance = float(best.get("param_tolerance", 1e-4))
-                seconds = gapbs_seconds(args.gapbs, program, *shape, int(best["instances"]), tolerance)
+                seconds = gapbs_seconds(args.gapbs, program, *shape, round(best.get("roots", 1)), tolerance)
                 source = "measured here"
             if seconds is None and (program, *shape) in ISSUE_GAPBS:
                 seconds, source = ISSUE_GAPBS[(program, *shape)], "the issue's, H200 host"

@@ -44,6 +44,9 @@ class Problem:
     - ``requires``: dataset capabilities every kernel of the problem needs (``undirected``,
       ``weighted``; see ``capabilities``); a sweep skips the datasets without them, with a note.
     - ``element``/``elements(inp)``: what a run's rate counts (list nodes, or input edges: GTEPS).
+    - ``covers(instance) -> int``: how many of the problem's runs one run of ``instance`` does at once
+      (BC's group of k roots: k traversals in one); its rows count ``covers`` times ``elements``, so
+      rates stay per root.  None: one.
     - ``instances(inp, params, count, seed) -> [dict]``: per-run instances, e.g. BFS roots; each
       is timed ``reps`` times, merged into the params of the run and of the verifier, and recorded.
     - ``sample(inp) -> inp``: a small input of the same kind, index type and device that takes
@@ -62,6 +65,7 @@ class Problem:
     element: str = "node"
     elements: Callable = _count_nodes
     instances: Callable | None = None
+    covers: Callable | None = None
     sample: Callable | None = None
     columns: Callable | None = None
     save: Callable | None = None
@@ -77,6 +81,10 @@ class Problem:
             raise ValueError(f"{self.name} output must hold {self.outputs[0]!r} and only {self.outputs}; "
                              f"got {sorted(output)}")
         return {k: output[k] for k in self.outputs if k in output}
+
+    def runs_in(self, instance: dict) -> int:
+        """How many of the problem's runs one run of ``instance`` does (``covers``; 1 without it)."""
+        return 1 if self.covers is None else int(self.covers(instance))
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ up and coerces its parameters (or takes a ``Resolved`` kernel: a sweep's task, i
 coerced as the spec was read) and returns a ``KernelResult``:
 
 - ``rows``: one tidy row per (instance, rep, phase); a phase named ``total`` brackets each run.
+  A run of an instance that does several of the problem's runs at once (``Problem.covers``: BC's
+  group of roots) says how many in its rows' ``covers``, and counts them all in their ``elements``
+  (else ``elements``, the problem's count on the input, is the task's).
 - ``step_rows``: one row per step of phases timed with ``step=`` (iterations, BFS levels), for the
   last timed rep of each instance.
 - ``input_rows``: the timed builds of the graph representations the kernel needs (``csr``), made
@@ -58,7 +61,7 @@ class KernelResult:
     device: str
     dataset: dict
     params: dict
-    elements: int = 0
+    elements: int = 0          # the problem's count on the input (rows of several runs at once: theirs)
     rows: list = field(default_factory=list)
     step_rows: list = field(default_factory=list)
     input_rows: list = field(default_factory=list)
@@ -86,7 +89,8 @@ class KernelResult:
         return self.instance_stats[-1] if self.instance_stats else {}
 
     def summary(self) -> list[dict]:
-        """Per phase: mean, std, median and min ms over reps (and instances), and the per-run byte model."""
+        """Per phase: mean, std, median and min ms over reps (and instances), the mean elements of a
+        run (``rows``), and the per-run byte model."""
         by_phase = {}
         for row in self.rows:
             by_phase.setdefault(row["phase"], []).append(row)
@@ -94,6 +98,7 @@ class KernelResult:
         for phase, rows in by_phase.items():
             ms = [r["ms"] for r in rows]
             out.append({"phase": phase, "reps": len(ms), "mean_ms": statistics.fmean(ms),
+                        "elements": statistics.fmean(r.get("elements", self.elements) for r in rows),
                         "std_ms": statistics.stdev(ms) if len(ms) > 1 else 0.0,
                         "median_ms": statistics.median(ms), "min_ms": min(ms),
                         "bytes_read": rows[0]["bytes_read"], "bytes_written": rows[0]["bytes_written"],
@@ -360,6 +365,9 @@ def _time_instances(result, problem, impl, inp, params, backend, reps, verify, e
     for index, instance in enumerate(result.instances):
         run_params = {**params, **instance}
         tags = {"instance": index, **{f"inst_{k}": v for k, v in instance.items()}}
+        covers = problem.runs_in(instance)
+        if covers != 1:
+            tags.update(covers=covers, elements=result.elements * covers)
         timers = []
         output = None  # let the previous instance's output go before the next one allocates
         marks, compiled_before = first_run_marks(backend), compile_seconds()

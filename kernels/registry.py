@@ -46,6 +46,7 @@ MODULES = [
     "graphsweep.kernels.pagerank.distributed",
     "graphsweep.kernels.tc.search",
     "graphsweep.kernels.bc.brandes",
+    "graphsweep.kernels.bc.batched",
 ]
 
 # name -> (target, why): names that stand for another kernel, e.g. the fastest of a family.

@@ -36,13 +36,14 @@ def _params(pairs) -> dict:
 
 def phase_table(result, ceiling: dict) -> list[dict]:
     """Per phase: the summary row plus its rates from the byte model against the ceilings
-    (kernel phases, then the graph builds the kernel needed, marked ``stage: input``)."""
+    (kernel phases, their runs' mean elements, then the graph builds the kernel needed, marked
+    ``stage: input``)."""
     rows = [{**row, "stage": "kernel"} for row in result.summary()]
     rows += [{**row, "stage": "input", "reps": 1, "mean_ms": row["ms"], "std_ms": 0.0, "median_ms": row["ms"],
               "min_ms": row["ms"]} for row in result.input_rows]
     for row in rows:
         row.update(throughput.rates(row["mean_ms"], row["bytes_read"] + row["bytes_written"],
-                                    row["random_accesses"], result.elements, ceiling,
+                                    row["random_accesses"], row.get("elements", result.elements), ceiling,
                                     link_bytes=row.get("bytes_link", 0)))
     return rows
 

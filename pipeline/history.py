@@ -114,6 +114,7 @@ FINISHED = re.compile(r"run (\S+) finished in ([0-9.]+) s"
                       r"(?:.*'generate_s': ([-+0-9.e]+))?(?:.*'seconds': ([-+0-9.e]+))?")
 # What a task's rows say of its cost (columns a task file may lack are read as missing).
 RECORD_COLUMNS = ("task", "run_id", "dataset", "kernel", "params", "backend", "device", "worker", "n", "m", "elements",
+                  "covers",
                   "stage", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "task_s", "timed_s",
                   "load_s", "prepare_s", "warmup_s", "first_warmup", "first_run_s", "compile_s", "ceilings_s", "started_at",
                   "ceiling_gather_gelems", "ceiling_copy_gbps", "verify_s")
@@ -231,7 +232,7 @@ class TaskRecord:
     device: str
     worker: str
     elements: int           # what its problem counts (list nodes, graph edges, vertex pairs)
-    runs: int               # timed runs (reps x instances)
+    runs: int               # timed runs (reps x instances; one covering k of its problem's runs: k)
     task_s: float           # its worker's seconds on it, loading and warm-up included
     timed_s: float          # of which the timed runs
     gather: float | None    # the device's random-gather ceiling (G/s), as its worker measured it
@@ -328,9 +329,13 @@ def _task_records(path: Path) -> list[TaskRecord]:
     out = []
     for task, mine in timed.groupby("task", sort=False):
         first = mine.iloc[0]
+        # a run of several of the problem's runs at once (BC's group of roots) counts as that many,
+        # each of the elements an estimate counts per run (harness: ``covers``)
+        covers = mine["covers"].fillna(1)
         elements = next((v for v in (first["elements"], first["m"], first["n"]) if pd.notna(v) and v), 0)
+        elements = int(elements) // int(covers.iloc[0])
         out.append(TaskRecord(task, str(first["run_id"]), first["kernel"], str(first["params"]), first["backend"],
-                              first["device"], str(first["worker"]), int(elements), len(mine),
+                              first["device"], str(first["worker"]), elements, int(covers.sum()),
                               float(first["task_s"]), float(first["timed_s"]), _number(first["ceiling_gather_gelems"]),
                               _seconds(first["ceilings_s"]), _number(first["started_at"]), str(first["dataset"]),
                               _seconds(first["load_s"]) + _seconds(first["prepare_s"]), _seconds(first["compile_s"]),

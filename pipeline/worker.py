@@ -495,10 +495,12 @@ def result_rows(task: Task, run_id: str, result, ceilings: dict, timing: dict) -
     input_rows = [{**r, "stage": "input", "rep": 0} for r in result.input_rows]
     every = (*kernel_rows, *input_rows)
     # every row's rates at once (the same arithmetic as one row's): a task's hundreds of step rows
-    # (levels, iterations) took 30-100 ms of the worker's time between two tasks one at a time
+    # (levels, iterations) took 30-100 ms of the worker's time between two tasks one at a time;
+    # a row of several runs at once (harness: ``covers``) brings its own elements
     rates = throughput.rates(np.array([r["ms"] for r in every], dtype=float),
                              np.array([r["bytes_read"] + r["bytes_written"] for r in every], dtype=float),
-                             np.array([r["random_accesses"] for r in every], dtype=float), result.elements,
+                             np.array([r["random_accesses"] for r in every], dtype=float),
+                             np.array([r.get("elements", result.elements) for r in every], dtype=float),
                              ceilings, link_bytes=np.array([r.get("bytes_link", 0) for r in every], dtype=float))
     columns = {k: np.broadcast_to(np.asarray(v), (len(every),)).tolist() for k, v in rates.items()}
     rows = []

@@ -24,7 +24,8 @@ def results(tmp_path_factory) -> Path:
                          {"generator": "rmat", "params": {"scale": 8, "edge_factor": 8}}],
             "kernels": ["listrank.best", "listrank.wyllie", "cc.best", "cc.hook-compress", "bfs.best",
                         {"name": "bfs.best", "params": {"direction": "top-down"}}, "pagerank.best",
-                        "pagerank.pull", "bc.best", "tc.best", {"name": "tc.search", "params": {"lanes": 4}}]}
+                        "pagerank.pull", "bc.best", {"name": "bc.batched", "params": {"sources": 2}}, "tc.best",
+                        {"name": "tc.search", "params": {"lanes": 4}}]}
     (folder / "spec.yaml").write_text(yaml.safe_dump(spec))
     (folder / "cluster.yaml").write_text(yaml.safe_dump({"profiles": {"one": {"kind": "local-cpu", "options": {
         "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
@@ -58,6 +59,21 @@ def test_gap_prints_each_alias_beside_its_variants(results, capsys, monkeypatch)
         assert f"--- {alias} ({kernel})" in out and f"1.00x {alias}" in out
     assert "tc.search lanes=4" in out and "pagerank.pull " in out and "x floor" in out
     assert "it." in out and "x streamed floor" in out          # PageRank: per iteration, against streamed bytes
+    # BC per root: bc.batched's run of its 2 roots at once halved, beside bc.brandes's run of one
+    bc = out.split("--- bc.best")[1].split("---")[0]
+    assert "bc.batched" in bc and "bc.brandes" in bc
+
+
+def test_gap_puts_bc_per_root_whatever_roots_a_run_covers():
+    import pandas as pd
+    gap = runpy.run_path(str(BENCHMARKS / "gap.py"))
+    rows = pd.DataFrame({"kernel": ["bc.brandes", "bc.batched"], "median_ms": [10.0, 20.0], "instances": [4, 1],
+                         "stat_roots": [float("nan"), 4.0], "bytes_read": [100.0, 400.0], "bytes_written": [0.0, 0.0],
+                         "random_accesses": [8.0, 32.0], "elements": [1000, 4000]})
+    per_root = gap["per_root"](rows)
+    assert per_root["median_ms"].tolist() == [10.0, 5.0] and per_root["roots"].tolist() == [4.0, 4.0]
+    assert per_root["bytes_read"].tolist() == [100.0, 100.0] and per_root["elements"].tolist() == [1000, 1000]
+    assert (per_root["median_ms"] * per_root["roots"]).tolist() == [40.0, 20.0]       # a GAPBS trial's
 
 
 def test_bfs_and_components_tables(results, capsys, monkeypatch):

@@ -28,8 +28,9 @@ from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
+from ..graph import ROOT_PARAM
 from ..graph.simple import long_rows
-from . import BC, ROOT_PARAM
+from . import BC
 
 NO_SPLIT = np.iinfo(np.int64).max
 

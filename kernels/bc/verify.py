@@ -6,10 +6,11 @@ Forward, level by level over every edge (a, b) in both directions: b is at level
 at d and b was unreached; then sigma[b] += sigma[a] over the edges from level d to d + 1 (a
 weighted ``bincount``).  Backward, deepest level first: delta[a] += sigma[a] / sigma[b] *
 (1 + delta[b]) over the same edges.  It asserts centrality has shape (n,), is finite and
-non-negative, is 0 at the root, and equals delta within RTOL (relative) + ATOL.  Cost: two
-passes over the edges per level (a 2-D grid's thousands of levels make it slow there), once per
-graph and root: the dependencies are kept on the graph input (``checks.reference``), so the next
-task from the same root compares with them.
+non-negative, and equals delta (summed over the roots of a group: each root's computed alone)
+within RTOL (relative) + ATOL; from one root, that it is 0 at the root (in a group a root's own
+dependency is 0, the others' on it not).  Cost: two passes over the edges per level (a 2-D grid's
+thousands of levels make it slow there), once per graph and root: the dependencies are kept on the
+graph input (``checks.reference``), so the next task from the same root compares with them.
 """
 
 import numpy as np
@@ -23,18 +24,24 @@ RTOL = 1e-9
 ATOL = 1e-9
 
 
-def verify_centrality(inp, root: int, centrality) -> dict:
+def verify_centrality(inp, roots, centrality) -> dict:
+    """Check ``centrality`` against the dependencies of ``roots`` (a root, or a group of roots whose
+    dependencies it sums); returns the most levels a root's search had."""
     xp, n = inp.xp, inp.n
+    group = tuple(int(r) for r in roots) if np.ndim(roots) else (int(roots),)
     centrality = checks.vector(xp, centrality, n, "centrality", np.float64)
     checks.finite_non_negative(xp, centrality, "centrality")
-    if float(centrality[root]) != 0.0:
-        raise VerificationError(f"centrality[{root}] of the root is {float(centrality[root])}, expected 0")
-    expected, levels = checks.reference(inp, ("bc", "dependencies", int(root)),
-                                        lambda: brandes_dependencies(inp, root))
+    if len(group) == 1 and float(centrality[group[0]]) != 0.0:
+        raise VerificationError(f"centrality[{group[0]}] of the root is {float(centrality[group[0]])}, expected 0")
+    expected, levels = None, 0
+    for root in group:
+        delta, depth = checks.reference(inp, ("bc", "dependencies", root), lambda: brandes_dependencies(inp, root))
+        expected, levels = delta if expected is None else expected + delta, max(levels, depth)
     bad = xp.abs(centrality - expected) > RTOL * xp.abs(expected) + ATOL
     if bool(bad.any()):
         v = checks.first(xp, bad)
-        raise VerificationError(f"centrality[{v}] is {float(centrality[v])!r}, an independent Brandes from root {root} "
+        source = f"root {group[0]}" if len(group) == 1 else f"roots {', '.join(map(str, group))} summed"
+        raise VerificationError(f"centrality[{v}] is {float(centrality[v])!r}, an independent Brandes from {source} "
                                 f"gives {float(expected[v])!r}")
     return {"levels": levels}
 

@@ -31,6 +31,12 @@ def kernel(name: str):
         return None
 
 
+def counts_edges(name: str) -> bool:
+    """Whether kernel ``name``'s rates count input edges (its problem's ``element``)."""
+    k = kernel(name)
+    return k is not None and k.problem.element == "edge"
+
+
 def problem_of(name: str) -> str:
     """The problem a kernel solves: its declaration's, else the part of its name before the dot."""
     k = kernel(name)
@@ -106,7 +112,8 @@ def prepare(summary: pd.DataFrame, exclude=()) -> pd.DataFrame:
     s["size"], s["by_edges"] = s["n"], False
     if "m" in s and "elements" in s:
         m = pd.to_numeric(s["m"], errors="coerce")
-        s["by_edges"] = m.notna() & (s["elements"] == m)
+        # a run of k roots at once (bc.batched) counts k m: its kernel's declaration says edges
+        s["by_edges"] = m.notna() & ((s["elements"] == m) | s["kernel"].map(counts_edges))
         s["size"] = m.where(s["by_edges"], s["n"])
     return s
 

@@ -1,5 +1,6 @@
 """The harness over list-ranking kernels: tidy rows per (rep, phase), a total, verification."""
 
+import dataclasses
 import tracemalloc
 
 import numpy as np
@@ -76,6 +77,22 @@ def test_a_resolved_kernel_is_run_as_it_comes(dataset, monkeypatch):
     assert (looked, coerced) == (["listrank.best"], [kernel.name]) and by_name.params == result.params
     with pytest.raises(TypeError, match="comes with its parameters"):
         harness.run(resolved, dataset, backend="cpu", sublist=64)
+
+
+def test_an_instance_that_does_several_runs_counts_their_elements(dataset, monkeypatch):
+    # Problem.covers: the rows of an instance doing k of its problem's runs at once (BC's group of
+    # roots) say k and count k times the elements; an instance of one run keeps the task's
+    problem = dataclasses.replace(LISTRANK, instances=lambda inp, params, count, seed: [{"k": 3}, {"k": 1}],
+                                  covers=lambda instance: instance["k"])
+    covered = Kernel(name="listrank.covered", problem=problem, summary="test", cpu=sequential.run_cpu)
+    monkeypatch.setattr(registry, "get", lambda name: covered)
+    result = harness.run("listrank.covered", dataset, backend="cpu", reps=2, warmup=0)
+    assert result.elements == 5000 and result.verified
+    first = [r for r in result.rows if r["instance"] == 0]
+    assert first and all((r["covers"], r["elements"]) == (3, 15000) for r in first)
+    assert all("covers" not in r and "elements" not in r for r in result.rows if r["instance"] == 1)
+    assert next(s for s in result.summary() if s["phase"] == "total")["elements"] == (15000 + 5000) / 2
+    assert LISTRANK.runs_in({}) == 1 and problem.runs_in({"k": 3}) == 3
 
 
 def test_scan_on_ordered_dataset(tmp_path):

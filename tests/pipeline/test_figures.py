@@ -318,6 +318,14 @@ def test_graph_problems_run_over_m_and_their_rate_is_gteps_with_the_spread_over_
     assert sizes.fig_time_vs_size(lists).axes[0].get_xlabel() == "n (list nodes or vertices)"
 
 
+def test_a_run_of_several_roots_counting_their_edges_is_still_plotted_over_m():
+    # bc.batched's run of 4 roots counts 4 m edges: its kernel counts edges, so its size is m
+    rows = [row("bc.batched", n, n / 1e6, generator="uniform", m=3 * n, elements=4 * 3 * n) for n in (2**20, 2**22)]
+    prepared = core.prepare(frame(rows))
+    assert prepared["by_edges"].all() and prepared["size"].tolist() == [3 * 2**20, 3 * 2**22]
+    assert labels(rates.fig_rate_vs_size(frame(rows)).axes[0]) == ["bc.batched"]
+
+
 def test_gteps_vs_degree_and_the_figures_a_degree_sweep_gets():
     rows = [row(k, 100000, 0.01 * d * f, generator="uniform", data={"degree": d}, m=50000 * d,
                 gelems_min=0.5, gelems_max=2.0) for k, f in (("bfs.harish", 20.0), ("bfs.best", 1.0))

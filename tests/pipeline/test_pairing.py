@@ -228,6 +228,39 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
     assert set(worker.ROW) <= set(frame.columns)
 
 
+def test_a_group_of_roots_counts_its_edges_once_per_root_in_rows_summary_and_history(tmp_path):
+    """bc.batched's 8 roots in 2 groups of 4: its rows count 4 m edges and cover 4 runs, so its
+    G edges/s is per root as bc.brandes's; an estimate's history counts 8 runs of m edges a rep."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphsweep.datasets.reader import Dataset
+    from graphsweep.kernels import harness
+    from graphsweep.pipeline import history, worker
+
+    rng = np.random.default_rng(2)
+    data = Dataset.in_memory("graph", 64, src=rng.integers(0, 64, 300).astype(np.int32),
+                             dst=rng.integers(0, 64, 300).astype(np.int32))
+    result = harness.run("bc.batched", data, backend="cpu", reps=2, warmup=0, instances=8, instance_seed=3)
+    [task] = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64}}], kernels=["bc.batched"],
+                               roots=8, roots_seed=3)).tasks
+    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "stats", "verify", "kernel", "task",
+                                              "ceilings")}
+    timing.update(started_at=0.0, compile_s=0.0, first_warmup=False, first_run_s=0.0)
+    frame = pd.DataFrame(worker.result_rows(task, "run", result, {"copy_gbps": 100.0}, timing))
+    kernel_rows, input_rows = frame[frame["stage"] == "kernel"], frame[frame["stage"] == "input"]
+    assert (kernel_rows["elements"] == 4 * 300).all() and (kernel_rows["covers"] == 4).all()
+    assert (input_rows["elements"] == 300).all() and input_rows["covers"].isna().all()
+    row = kernel_rows.iloc[0]
+    assert row["gelems_per_s"] == pytest.approx(4 * 300 / (row["ms"] / 1e3) / 1e9)
+    total = reducer.summarize(frame).query("stage == 'kernel' and phase == 'total'").iloc[0]
+    assert total["instances"] == 2 and total["elements"] == 4 * 300
+    path = tmp_path / "task.parquet"
+    pq.write_table(pa.Table.from_pandas(frame.assign(task_s=1.0), preserve_index=False), path)
+    [record] = history._task_records(path)
+    assert (record.elements, record.runs) == (300, 2 * 8)
+
+
 def test_memory_check_charges_each_placement_its_own_largest_task(tmp_path):
     from graphsweep.core.capacity import NoRoomError
     from graphsweep.pipeline import estimate

@@ -160,12 +160,12 @@ def test_default_sweep_and_shipped_sweeps_expand():
 
 
 def test_gap_scales_runs_gap_suites_kernels_on_three_sizes_of_its_graphs():
-    # the sweep issue #34's scaling is measured on: gap-suite's 23 kernel entries on kron and urand
+    # the sweep issue #34's scaling is measured on: gap-suite's kernel entries on kron and urand
     # at scales 21, 22 and 23, scale 22 being gap-suite's own graphs (one dataset on disk for both)
     from pathlib import Path
     shipped = Path(__file__).parents[2] / "sweeps"
     scales, suite = sweep.load(shipped / "gap-scales.yaml"), sweep.load(shipped / "gap-suite.yaml")
-    assert len(scales.tasks) == 3 * len(suite.tasks) == 144
+    assert len(scales.tasks) == 3 * len(suite.tasks) == 156
     assert {t.hash for t in suite.tasks} < {t.hash for t in scales.tasks}
     assert {d.path for d in suite.datasets} < {d.path for d in scales.datasets}
     assert sorted((d.generator, d.params.get("scale", d.params.get("n"))) for d in scales.datasets) == [
