@@ -73,8 +73,9 @@ ALIASES = {
                                           "2026-11-28): 1.8-2.0x cuSPARSE's SpMV PageRank (pagerank.spmv) a trial; "
                                           "its column blocks by the degree rule within 4% of the best count; "
                                           "benchmarks/gap.py prints it beside GAPBS"),
-    "bc.best": ("bc.brandes", "the one BC design: kron 24 41 ms per root, urand 24 43 ms (benchmarks/gap.py, H200, "
-                              "2026-11-24); rerun: sweeps/gap-suite.yaml"),
+    "bc.best": ("bc.batched", "4 roots a traversal: kron 24 13.2 ms a root, urand 24 18.1 ms, against bc.brandes's "
+                              "41.8 and 43.4 (sweeps/bc-24.yaml, H200, 2026-11-28): 85x / 115x GAPBS's bc -i 4 on the "
+                              "same host; rerun: sweeps/bc-24.yaml, benchmarks/gap.py --gapbs"),
     "tc.best": ("tc.search", "the one TC design: kron 24 0.78 s = 61x GAPBS, urand 24 35 ms = 188x "
                              "(benchmarks/gap.py, H200, 2026-11-24); lanes from the oriented graph's edge-weighted "
                              "mean out-degree, the best of 1-32 on kron and urand 22 (benchmarks/best_rules.py, "

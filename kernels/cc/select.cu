@@ -1,6 +1,6 @@
 // cc.select's statistic (see select.py): of GS_SEL_SAMPLES sampled vertices, how many lie in a
-// small component of nearby ids — one whose breadth-first search from the sample closes within
-// GS_SEL_LEVELS levels and GS_SEL_LIMIT vertices, all within GS_SEL_SPAN of each other.  One warp
+// small component — one whose breadth-first search from the sample closes within GS_SEL_LEVELS
+// levels and GS_SEL_LIMIT vertices, whatever their ids.  One warp
 // a sample: a lane takes one frontier vertex and reads its row (up to GS_SEL_ROW entries at once,
 // so a level costs about two dependent loads); a neighbour is new when it enters the warp's hash
 // set in shared memory (a CAS into an open-addressed table twice the limit's size: the first lane
@@ -10,7 +10,7 @@
 #include "cc/common.cuh"
 
 #if !defined(GS_SEL_SAMPLES) || !defined(GS_SEL_LIMIT) || !defined(GS_SEL_LEVELS) || !defined(GS_SEL_WARPS) || \
-    !defined(GS_SEL_ROW) || !defined(GS_SEL_SPAN)
+    !defined(GS_SEL_ROW)
 #error "compile through kernels/cc/select.py, which defines the shared constants"
 #endif
 
@@ -57,7 +57,6 @@ graphsweep_cc_select_small(const O* __restrict__ off, const S* __restrict__ idx,
 
     // Warp-uniform state: every lane holds the same count, head and verdict.
     int count = 1, head = 0, closed = 1;
-    S lo = root, hi = root;                          // this lane's smallest and largest id found
     for (int level = 0; head < count; ++level) {
         if (level == GS_SEL_LEVELS) { closed = 0; break; }
         const int end = count;                       // this level's frontier is queue[head, end)
@@ -89,11 +88,7 @@ graphsweep_cc_select_small(const O* __restrict__ off, const S* __restrict__ idx,
                 int at_queue = count + before - mine;
 #pragma unroll
                 for (int k = 0; k < GS_SEL_ROW; ++k) {
-                    if (fresh >> k & 1u) {
-                        queue[at_queue++] = row[k];
-                        lo = row[k] < lo ? row[k] : lo;
-                        hi = row[k] > hi ? row[k] : hi;
-                    }
+                    if (fresh >> k & 1u) queue[at_queue++] = row[k];
                 }
                 count += adds;
                 __syncwarp();
@@ -102,12 +97,7 @@ graphsweep_cc_select_small(const O* __restrict__ off, const S* __restrict__ idx,
         if (!closed) break;
         head = end;
     }
-    for (int d = 16; d > 0; d >>= 1) {
-        const S l = __shfl_xor_sync(0xffffffffu, lo, d), h = __shfl_xor_sync(0xffffffffu, hi, d);
-        lo = l < lo ? l : lo;
-        hi = h > hi ? h : hi;
-    }
-    if (lane == 0 && closed && hi - lo < GS_SEL_SPAN) atomicAdd(&small, 1);
+    if (lane == 0 && closed) atomicAdd(&small, 1);
     __syncthreads();
     if (threadIdx.x == 0) partial[blockIdx.x] = small;
 }

@@ -14,9 +14,9 @@ The choice, in two steps:
    nothing, and the graphs split by their components: a sample of SAMPLES vertices (hashed from
    SEED), each searched breadth-first for at most LEVELS levels and LIMIT vertices (select.cu, a
    warp a sample).  When at least SMALL_SHARE of them lie in components that close within those
-   bounds and whose ids lie within SPAN of each other, cc.adaptive (Sutton's Atomic-Hook +
-   Multi-Jump over the edge list in segments): there most edges are redundant, a component's
-   labels share a few cache lines, and the per-segment compression keeps the small trees flat;
+   bounds, whatever their ids, cc.adaptive (Sutton's Atomic-Hook + Multi-Jump over the edge list
+   in segments): there most edges are redundant and the per-segment compression keeps the small
+   trees flat;
    otherwise cc.sampled-union-find with sample=false (init and one pass linking every remaining
    edge once).  cc.adaptive needs the edge list whole on the device: a graph placed in slices
    never takes it.
@@ -34,14 +34,19 @@ without the sample, lists 32M 2.75 ms against 3.18 with it, trees 32M 2.79 / 3.9
 (R-MAT 24, uniform 2M/40M, density) the sample is 1.5-5.5x faster (R-MAT 24: 1.75 ms against 9.6).
 Round 4 (H100), the component sample then taken in each run: on 2^18 components of 32 consecutive ids cc.adaptive takes
 0.469 ms against the union-find's 0.546, on 16M vertices in components of 1-64 with permuted ids
-1.93 against 1.76 (why nearby ids, not size alone, decide); cc.best 0.487-0.496 ms there (the
+1.93 against 1.76 (why nearby ids, not size alone, decided then); cc.best 0.487-0.496 ms there (the
 sample ~22 us of its 0.049 ms choose phase), and everywhere else as the union-find plus choose
 (0.05-0.12 ms on the 16-32M-vertex sparse graphs, 1-4%).  Round 5 (H100, the published
 sweeps/cc-families.yaml, the sample in setup): 0.82-1.005x the fastest other cc.* kernel and
-1.47-6.36x ECL-CC on all ten families (docs/results.md section 15).
+1.47-6.36x ECL-CC on all ten families (docs/results.md section 15).  Round 6 (H200, the sweep with
+permuted twins, issue #32): on many small components cc.adaptive was the fastest whatever the ids
+(lists of 32, ids permuted: 1.17 ms against the union-find's 1.44; trees of 32 1.28 / 1.37; density
+sub-graphs of 32, permuted 0.80 / 0.94), so the rule no longer asks that a component's ids lie
+near each other (SPAN, round 4's H100 condition: there the permuted components of 1-64 ran 1.93
+against 1.76) — an id order is no structure.
 Statistics: ``chose`` (the kernel and parameters run, e.g. "cc.sampled-union-find sample=false"),
 ``average_degree`` and, below SPARSE_BELOW, ``small_share`` (the sampled share in small
-components of nearby ids) and ``sample_ms``; then the chosen kernel's own.
+components) and ``sample_ms``; then the chosen kernel's own.
 """
 
 import time
@@ -61,13 +66,12 @@ SPARSE_BELOW = 4.0            # average degree below which no sample of the larg
 SAMPLES = 256                 # vertices whose component is sampled (a warp each)
 LIMIT = 64                    # a component is small when its search closes within LIMIT vertices,
 LEVELS = 8                    # ... LEVELS levels (a path-like search gives up early),
-SPAN = 1024                   # ... and its ids lie within SPAN of each other (4 KB of labels)
 SMALL_SHARE = 0.5             # share of small samples from which cc.adaptive runs
 WARPS = 8                     # samples per block of select.cu
 ROW = 8                       # row entries a lane reads at once
 SEED = 0x5E1EC7
 DEFINES = (f"-DGS_SEL_SAMPLES={SAMPLES}", f"-DGS_SEL_LIMIT={LIMIT}", f"-DGS_SEL_LEVELS={LEVELS}",
-           f"-DGS_SEL_WARPS={WARPS}", f"-DGS_SEL_ROW={ROW}", f"-DGS_SEL_SPAN={SPAN}")
+           f"-DGS_SEL_WARPS={WARPS}", f"-DGS_SEL_ROW={ROW}")
 
 
 def _degree(inp) -> float:
@@ -129,8 +133,7 @@ def setup(inp, params) -> None:
 
 @numba.njit(cache=True)
 def _small_samples(off, idx, seed):
-    """How many of the SAMPLES sampled vertices lie in a small component of nearby ids (select.cu's
-    search)."""
+    """How many of the SAMPLES sampled vertices lie in a small component (select.cu's search)."""
     n = off.shape[0] - 1
     small = 0
     seen = np.empty(LIMIT, dtype=idx.dtype)
@@ -164,7 +167,7 @@ def _small_samples(off, idx, seed):
             if not closed:
                 break
             head = end
-        small += closed and seen[:count].max() - seen[:count].min() < SPAN
+        small += closed
     return small
 
 

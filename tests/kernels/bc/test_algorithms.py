@@ -14,7 +14,7 @@ from graphsweep.kernels.graph import from_edges
 from ..conftest import BACKENDS, every_shape_variant_and_backend, neighbour_sets
 
 VARIANTS = {
-    "best": ("bc.best", {}),
+    "brandes": ("bc.brandes", {}),
     "small": ("bc.brandes", {"threads": 32, "blocks": 3}),
     "wide": ("bc.brandes", {"threads": 512}),
     "split": ("bc.brandes", {"split": 16, "threads": 64, "blocks": 2}),
@@ -108,7 +108,7 @@ def test_verifier_runs_brandes_once_per_graph_and_root(simple_shapes, simple_dat
     monkeypatch.setattr(bc_verify, "brandes_dependencies", lambda inp, root: roots.append(root) or brandes(inp, root))
     n, src, dst = simple_shapes["messy"]()
     data = simple_dataset((n, src, dst))
-    for variant in ("best", "split", "no-split"):
+    for variant in ("brandes", "split", "no-split"):
         name, params = VARIANTS[variant]
         res = harness.run(name, data, backend="cpu", reps=1, warmup=0, instances=2, instance_seed=5, **params)
         assert res.verified, res.verify_error
