@@ -245,7 +245,7 @@ ONCE, SKIP = "cc.sampled-union-find sample=false", "cc.sampled-union-find"
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("graph,chose", [("random-list", ONCE), ("many-lists", ONCE), ("tree-k3", ONCE),
-                                         ("grid", ONCE), ("small-components", ONCE),
+                                         ("grid", ONCE), ("small-components", "cc.adaptive"),
                                          ("local-components", "cc.adaptive"),
                                          ("isolated", "cc.adaptive"), ("uniform-d6", SKIP), ("rmat", SKIP),
                                          ("n=1", "cc.adaptive"), ("no-edges", "cc.adaptive")])

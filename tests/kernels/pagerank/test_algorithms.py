@@ -134,9 +134,9 @@ def test_blocked_renames_by_degree_or_where_degrees_are_small_in_bfs_order(shape
     per graph (cached on the next run), and the scores come back in the dataset's ids."""
     from graphsweep.kernels.pagerank.blocked import renamed
     n, src, dst = simple_shapes[shape]()
-    data = simple_dataset((n, src, dst))
     shuffle = np.random.default_rng(2).permutation(n).astype(np.int32)
-    for graph in (data, simple_dataset((n, shuffle[src], shuffle[dst]))):
+    # on the run's device already, so the second run finds the graph input the first one built
+    for graph in (simple_dataset((n, src, dst)).to(backend), simple_dataset((n, shuffle[src], shuffle[dst])).to(backend)):
         first = harness.run("pagerank.blocked", graph, backend=backend, reps=1, warmup=0)
         again = harness.run("pagerank.blocked", graph, backend=backend, reps=1, warmup=0, edges_per_lane=1)
         assert first.verified and again.verified, (first.verify_error, again.verify_error)
