@@ -317,7 +317,8 @@ def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20,
         result.input_rows = inp.build(kernel.needs)
     if kernel.setup is not None:
         built = kernel.setup(inp, params)
-        result.input_rows += built or []     # representations a setup chose to build (sssp.select's by-bfs)
+        if isinstance(built, list):          # rows of representations it chose to build (sssp.select's by-bfs)
+            result.input_rows += built
     result.instances = problem.instances(inp, params, instances, instance_seed) if problem.instances else [{}]
     impl = getattr(kernel, backend)
     clock = _lap(result, "prepare", clock)

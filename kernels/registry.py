@@ -57,12 +57,15 @@ ALIASES = {
                                                      "2^26 / 2^28 (benchmarks/listrank.py --floor, H100, "
                                                      "2026-11-25)"),
     "cc.best": ("cc.select", "runs cc.sampled-union-find with or without its sample by average degree, or "
-                             "cc.adaptive where a sample finds small components of nearby ids: the fastest or "
-                             "within 0.5% of it on all ten families of sweeps/cc-families.yaml, 1.47-6.36x "
-                             "ECL-CC (H100, 2026-11-25; docs/results.md section 15)"),
-    "sssp.best": ("sssp.select", "runs sssp.strips where sampled edges stay inside a block's strip of ids, else "
-                                 "sssp.near-far (benchmarks/sssp_road.py, H100, 2026-11-25): the 4096^2 road-like "
-                                 "grid 54.3 ms per root = 1.84x near-far at its best hand-tuned delta (99.8 ms); "
+                             "cc.adaptive where a sample finds small components (whatever their ids): the "
+                             "fastest or within 0.5% of it on all ten families of sweeps/cc-families.yaml, "
+                             "1.47-6.36x ECL-CC (H100, 2026-11-25; docs/results.md section 15); with permuted "
+                             "twins on an H200 1.19-1.58x ECL-CC (2026-11-28, section 18)"),
+    "sssp.best": ("sssp.select", "runs sssp.strips where sampled edges stay inside a block's strip of ids (given, "
+                                 "or renamed in BFS order on a graph of small degrees), else sssp.near-far "
+                                 "(sweeps/sssp-road.yaml, H200, 2026-11-28: the 4096^2 road-like grid 43.9 ms a root "
+                                 "in generation order, 60.3 shuffled, against 94-104 for near-far at its best "
+                                 "hand-tuned delta; earlier, H100: 54.3 ms = 1.84x tuned near-far's 99.8 ms); "
                                  "R-MAT 22 7.8 ms and uniform 2^24 14.5 ms (near-far; strips 181 and 96); near-far: "
                                  "R-MAT 22 = 12.5x GAPBS delta-stepping on 16 cores, 562x SciPy's Dijkstra "
                                  "(benchmarks/sssp.py, H200, 2026-11-22); rerun: sweeps/sssp-best.yaml"),
