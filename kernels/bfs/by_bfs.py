@@ -24,6 +24,11 @@ from ..timing import timer_for
 from . import direction_optimizing as search
 
 
+# The largest degree of a graph its kernels treat as a road map or grid (no hubs: a search's fronts are
+# thin, so BFS order keeps neighbours near; sssp.select, sssp.near-far and pagerank.blocked read it).
+NARROW_DEGREE = 16
+
+
 @dataclass(frozen=True)
 class BfsRenamed:
     graph: GraphInput
@@ -41,18 +46,36 @@ def _levels(inp, root: int):
     return level
 
 
+def peripheral_levels(inp):
+    """Each vertex's level (-1 unreached) in a search from a pseudo-peripheral vertex: the first of
+    the deepest of a search from the lowest id with an edge (as RCM starts; its levels are the
+    thinnest fronts, e.g. a grid's diagonals from a corner rather than rings).  Once per graph."""
+    if "by-bfs.levels" not in inp.cache:
+        xp, n = inp.xp, inp.n
+        with_edges = xp.flatnonzero(inp.degree_nonzero())
+        level = _levels(inp, int(with_edges[0]) if with_edges.shape[0] else 0)
+        inp.cache["by-bfs.levels"] = _levels(inp, int(xp.flatnonzero(level == level.max())[0])) if n else level
+    return inp.cache["by-bfs.levels"]
+
+
+def depth(inp) -> int:
+    """The levels of ``peripheral_levels``'s search: the root's eccentricity + 1, a lower bound on
+    the diameter (0 for an empty graph)."""
+    return int(peripheral_levels(inp).max()) + 1 if inp.n else 0
+
+
+def narrow(csr) -> bool:
+    """Whether every degree is at most NARROW_DEGREE (and there is an edge)."""
+    return csr.nnz > 0 and int(csr.degree().max()) <= NARROW_DEGREE
+
+
 def build_by_bfs(inp) -> BfsRenamed:
     xp, n = inp.xp, inp.n
-    with_edges = xp.flatnonzero(inp.degree_nonzero())
-    root = int(with_edges[0]) if with_edges.shape[0] else 0
-    # From the deepest vertex of a first search (a pseudo-peripheral one, as RCM starts): its
-    # levels are the thinnest fronts, e.g. a grid's diagonals from a corner rather than rings.
-    level = _levels(inp, root)
-    level = _levels(inp, int(xp.flatnonzero(level == level.max())[0])) if n else level
-    levels = int(level.max()) + 1 if n else 0
+    level = peripheral_levels(inp)
+    levels = depth(inp)
     key = xp.where(level < 0, levels, level).astype(np.int64) * n + xp.arange(n, dtype=np.int64)
     order = xp.argsort(key)
-    del key, level
+    del key
     rename = xp.empty(n, dtype=np.int64)
     rename[order] = xp.arange(n, dtype=np.int64)
     graph = GraphInput(n, rename[inp.src].astype(inp.src.dtype), rename[inp.dst].astype(inp.dst.dtype), inp.weight,

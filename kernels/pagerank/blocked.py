@@ -5,7 +5,7 @@ Returns ``{"score"}`` (float32, or float64 with ``dtype``; see the package doc),
 ids.  Runs on the graph renamed for its gathers' locality, built once per graph and timed apart as
 ``input`` phases: by degree (``by-degree``, ``graph.by_degree``: descending), or in BFS order
 (``by-bfs``, ``bfs.by_bfs``, and its simple graph, ``by-bfs.simple``) where every degree is at most
-NARROW_DEGREE (road maps and grids: no hubs, and shuffled ids would scatter every gather), so
+``by_bfs.NARROW_DEGREE`` (road maps and grids: no hubs, and shuffled ids would scatter every gather), so
 whatever order the ids came in:
 
 - a skewed graph's gathers land on its hubs, now the first few cache lines of the contribution
@@ -36,7 +36,7 @@ from graphsweep.core.errors import ParameterError
 from graphsweep.core.gpu import array_module
 from graphsweep.core.params import Param
 
-from ..bfs import by_bfs  # noqa: F401  (registers the "by-bfs" representation)
+from ..bfs import by_bfs
 from ..contract import Kernel
 from ..cuda import check_threads, module, resident_blocks
 from ..graph.by_degree import RenamedCSR
@@ -46,7 +46,6 @@ from .pull import check_gpu_graph, iterate_cpu, stats
 
 # Lower bounds of the degree classes, each its own range of rows (the by-degree order makes each contiguous).
 CLASSES = (1024, 256, 64, 32, 16, 8, 4, 2, 1, 0)
-NARROW_DEGREE = 16  # the largest degree of a graph renamed in BFS order rather than by degree
 COVERED = 0.9      # the share of edges whose source contributions a block's window should hold
 WINDOW_SHARE = 3   # a window is at most 1 / WINDOW_SHARE of the L2
 MAX_BLOCKS = 16
@@ -137,7 +136,7 @@ def _l2_bytes() -> int:
 
 def renamed(inp):
     """The simple graph renamed for its gathers' locality (a ``RenamedCSR``), made once per graph: by
-    degree, or in BFS order where every degree is at most NARROW_DEGREE (a road map or grid has no
+    degree, or in BFS order where every degree is at most by_bfs.NARROW_DEGREE (a road map or grid has no
     hubs, and its shuffled ids would scatter every gather: the 4096^2 grid 23.4 ms in generation
     order, 29.8 shuffled, renamed by degree)."""
     if "pagerank.blocked.csr" not in inp.cache:
@@ -153,8 +152,7 @@ def renamed(inp):
 
 
 def _narrow(inp) -> bool:
-    simple = inp.representation("simple")
-    return simple.nnz > 0 and int(simple.degree().max()) <= NARROW_DEGREE
+    return by_bfs.narrow(inp.representation("simple"))
 
 
 def _builds(inp) -> list:

@@ -20,13 +20,17 @@ reach V-wide work per step; here work is proportional to the frontier's edges, a
     the warp first;
   - near queues are deduplicated per iteration and the far pile per epoch by stamps.
 ``delta`` defaults to a rule read from three statistics in the untimed setup (``default_delta``):
-  - on graphs whose ids carry no locality (R-MAT, uniform, scale-free: a path between two vertices
-    is a few hops, so there are few buckets at any delta and an iteration's grid barrier is not
-    what a wider bucket saves) delta is set by the re-relaxations a wide bucket costs:
+  - on small-world graphs (R-MAT, uniform, scale-free: a path between two vertices is a few hops,
+    so there are few buckets at any delta and an iteration's grid barrier is not what a wider
+    bucket saves) delta is set by the re-relaxations a wide bucket costs:
     5 x mean weight^(3/4) / sqrt(mean degree);
-  - on graphs whose edges mostly join nearby ids (grids and road maps numbered by place: thousands
-    of hops across, thousands of buckets, a grid barrier each) 160 x mean weight / mean degree^2,
-    wide buckets (2048 on the 4096^2 road-like grid; sssp.strips takes twice near-far's);
+  - on deep graphs (grids and road maps: thousands of hops across, thousands of buckets, a grid
+    barrier each) 160 x mean weight / mean degree^2, wide buckets (2048 on the 4096^2 road-like
+    grid; sssp.strips takes twice near-far's).  A graph is deep when every degree is small
+    (``by_bfs.narrow``) and a search from a pseudo-peripheral vertex (``by_bfs.depth``, two BFS
+    once per graph) takes at least DEEP_FROM x log2(n) levels: its structure, not the order its ids
+    came in (the rule used to ask whether sampled edges join nearby ids: the 4096^2 grid with
+    its ids shuffled then got delta 128 and 279 ms a root, against 112 at 2048; H200, 2026-11-28);
   both rounded to a power of two (deltas between powers of two re-relaxed more in some runs:
   uniform 2^24 of degree 6, weights 1-10, 17.3 ms at delta 24 against 14.4-14.8 at 8, 12, 16, 32).
 Both are fits to a delta axis (``benchmarks/best_rules.py``, H100, 16 roots, 2026-11-25): the first
@@ -44,12 +48,15 @@ delta 1024 / 2048 / 4096; 2048 is kept for sssp.strips, which runs there).
 The CPU twin runs the same near-far iterations sequentially (Numba).
 """
 
+import math
+
 import numba
 import numpy as np
 
 from graphsweep.core.errors import ParameterError
 from graphsweep.core.gpu import array_module
 
+from ..bfs import by_bfs
 from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, persistent_blocks
 from . import ROOT_PARAM, SSSP
@@ -58,7 +65,7 @@ from .gpu import check_gpu_graph, unpack_words
 PARAMS = {
     **ROOT_PARAM,
     "delta": Param(None, int, minimum=1, help="bucket width (default: from the mean weight and degree, and "
-                                              "whether edges join nearby ids; see the module doc)"),
+                                              "whether the graph is deep; see the module doc)"),
     "chunk": Param(64, int, minimum=1, help="edges per queue entry (a power of two): hubs become many entries"),
     "threads": Param(1024, int, minimum=32, help="threads per block (a multiple of 32; 1024: one block per SM, "
                                                   "the cheapest grid barrier)"),
@@ -70,40 +77,43 @@ ITERS, EPOCHS, ABORT, OVERFLOW, EDGES, ENTRIES = 16, 17, 14, 15, 18, 20
 LOG_CAP = 1 << 16
 
 
-# An edge joins nearby ids when they differ by at most n / NEARBY_SPAN; a graph is numbered by
-# place when at least LOCAL_FROM of SAMPLE evenly spaced CSR entries do (a 4096^2 grid: 1.0; R-MAT,
-# uniform and scale-free graphs: about 2 / NEARBY_SPAN).
-SAMPLE, NEARBY_SPAN, LOCAL_FROM = 4096, 64, 0.5
+# A graph is deep when a search from a pseudo-peripheral vertex takes DEEP_FROM x log2(n) levels or
+# more (a 4096^2 grid: ~8000 >= 192; R-MAT, uniform and scale-free graphs and random trees: tens).
+DEEP_FROM = 8
 
 
 def delta_statistics(csr) -> dict:
-    """What ``default_delta`` reads: mean weight and degree (a pass over the weights), and the share
-    of SAMPLE evenly spaced CSR entries whose ends are nearby ids."""
+    """What ``default_delta`` reads of the CSR: mean weight and degree (a pass over the weights)."""
     if csr.nnz == 0 or csr.weights is None:
-        return {"mean_weight": 0.0, "mean_degree": 0.0, "nearby": 0.0}
-    rows, cols = csr.spread_entries(SAMPLE)
-    xp = array_module(rows)
-    near = xp.abs(rows - cols) <= csr.n // NEARBY_SPAN
-    return {"mean_weight": float(xp.mean(csr.weights, dtype=xp.float64)), "mean_degree": csr.nnz / csr.n,
-            "nearby": float(xp.count_nonzero(near)) / rows.size}
+        return {"mean_weight": 0.0, "mean_degree": 0.0}
+    xp = array_module(csr.weights)
+    return {"mean_weight": float(xp.mean(csr.weights, dtype=xp.float64)), "mean_degree": csr.nnz / csr.n}
+
+
+def deep(inp) -> bool:
+    """Whether ``inp`` is a deep graph (see DEEP_FROM): every degree small and a search from a
+    pseudo-peripheral vertex long (a graph held in slices, never searched here: False)."""
+    csr = inp.csr()
+    return inp.whole and by_bfs.narrow(csr) and by_bfs.depth(inp) >= DEEP_FROM * math.log2(csr.n)
 
 
 def delta_rule(stats: dict) -> int:
-    """The default delta from ``delta_statistics`` (see the module doc), a power of two."""
+    """The default delta from ``delta_statistics`` and ``deep`` (see the module doc), a power of two."""
     w, d = stats["mean_weight"], stats["mean_degree"]
     if w <= 0:
         return 1
-    return nearest_power_of_two(160 * w / d ** 2 if stats["nearby"] >= LOCAL_FROM else 5 * w ** 0.75 / d ** 0.5)
+    return nearest_power_of_two(160 * w / d ** 2 if stats["deep"] else 5 * w ** 0.75 / d ** 0.5)
 
 
-def default_delta(csr) -> int:
-    return delta_rule(delta_statistics(csr))
+def default_delta(inp) -> int:
+    return delta_rule({**delta_statistics(inp.csr()), "deep": deep(inp)})
 
 
 def setup(inp, params) -> None:
-    """The default delta needs a pass over the weights and a sample of edges: made once per input, untimed."""
+    """The default delta needs a pass over the weights and, on a graph of small degrees, two
+    searches: made once per input, untimed."""
     if params.get("delta") is None and "sssp.delta" not in inp.cache:
-        inp.cache["sssp.delta"] = default_delta(inp.csr())
+        inp.cache["sssp.delta"] = default_delta(inp)
 
 
 def delta_for(inp, params) -> int:

@@ -19,7 +19,7 @@ middle of that gap.
 
 Ids that came in another order (the same grid with its ids shuffled: locality 0.00) must not make
 the choice: where the given ids keep few edges in a strip but every degree is small (at most
-``NARROW_DEGREE``: road maps and grids, not the skewed or dense graphs near-far is for), the graph
+``by_bfs.NARROW_DEGREE``, 16: road maps and grids, not the skewed or dense graphs near-far is for), the graph
 renamed in BFS order (``by-bfs``: a search from the lowest id with an edge, then ids by level;
 built once per graph, timed as an ``input`` phase) is measured the same way, and sssp.strips runs
 on it when it keeps LOCAL_FROM; the root goes in renamed and dist and parent come back in the
@@ -33,12 +33,11 @@ from graphsweep.core.gpu import array_module
 
 from ..contract import Kernel
 from . import ROOT_PARAM, SSSP
-from ..bfs import by_bfs  # noqa: F401  (registers the "by-bfs" representation)
+from ..bfs import by_bfs
 from . import near_far, strips
 
 SAMPLE = 4096
 LOCAL_FROM = 0.5
-NARROW_DEGREE = 16   # the largest degree of a graph whose BFS-renamed ids are worth measuring
 PARAMS = {**ROOT_PARAM, "delta": near_far.PARAMS["delta"]}
 
 
@@ -71,7 +70,7 @@ def choose(inp):
         csr = inp.csr()
         blocks = strip_count(inp) if csr.placement == "device" else None
         share, renamed = locality(csr, blocks) if blocks else 0.0, None
-        if blocks and share < LOCAL_FROM and csr.nnz and int(csr.degree().max()) <= NARROW_DEGREE:
+        if blocks and share < LOCAL_FROM and by_bfs.narrow(csr):
             inp.cache["sssp.select.built"] = inp.build(["by-bfs"])
             candidate = inp.representation("by-bfs")
             renamed_share = locality(candidate.graph.csr(), blocks)

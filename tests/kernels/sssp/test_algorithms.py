@@ -160,50 +160,57 @@ def test_near_far_default_delta_and_chunk_check(backend, wg):
 
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
-def test_near_far_default_delta_on_a_grid_numbered_by_place(backend, wg):
-    """Edges between nearby ids (a grid numbered row by row): the wide buckets of 160 w / d^2."""
-    g = wg.grid2d(rows=100, cols=64)
-    res = run("sssp.near-far", wg.dataset(g), backend, root=5)
-    np.testing.assert_array_equal(res.output["dist"], wg.reference(g, 5)[0])
-    n, src, dst, w = g
-    fit = 160 * w.mean() / (2 * src.size / n) ** 2
-    assert res.stats["delta"] == 2 ** round(np.log2(fit)) == 64    # 5 w^(3/4) / sqrt(d): 8
+def test_near_far_default_delta_on_a_grid_in_any_id_order(backend, wg):
+    """A grid is deep (small degrees, a long search): the wide buckets of 160 w / d^2, whether its
+    ids come row by row or shuffled."""
+    n, src, dst, w = wg.grid2d(rows=100, cols=64)
+    shuffle = np.random.default_rng(4).permutation(n).astype(np.int32)
+    for g, root in (((n, src, dst, w), 5), ((n, shuffle[src], shuffle[dst], w), int(shuffle[5]))):
+        res = run("sssp.near-far", wg.dataset(g), backend, root=root)
+        np.testing.assert_array_equal(res.output["dist"], wg.reference(g, root)[0])
+        fit = 160 * w.mean() / (2 * src.size / n) ** 2
+        assert res.stats["delta"] == 2 ** round(np.log2(fit)) == 64    # 5 w^(3/4) / sqrt(d): 8
 
 
 # The statistics of benchmarks/best_rules.py's graphs (H100, 2026-11-25) and the delta each must get:
 # the best of its delta axis or within 5% of it (the grid: 2048, which sssp.strips doubles).
 DELTA_CASES = {
-    "grid 4096^2, weights 1-300": (150.53, 3.199, 1.0, 2048),
-    "R-MAT 22, weights 1-255": (128.0, 32.0, 0.03, 32),
-    "urand 22, weights 1-255": (128.0, 32.0, 0.03, 32),
-    "uniform 2^24 degree 6, weights 1-10": (5.5, 6.0, 0.03, 8),
-    "scale-free 2^24, weights 1-10": (5.5, 6.0, 0.03, 8),
-    "scale-free 2^24, weights 1-255": (128.0, 6.0, 0.03, 64),
-    "scale-free 2^22, 1% hubs, weights 1-100": (50.5, 6.0, 0.03, 32),
-    "R-MAT 22, weights 1-10": (5.5, 32.0, 0.03, 4),
-    "uniform 2^22 degree 16, weights 1-10": (5.5, 16.0, 0.03, 4),
-    "unweighted or empty": (0.0, 0.0, 0.0, 1),
+    "grid 4096^2, weights 1-300": (150.53, 3.199, True, 2048),
+    "R-MAT 22, weights 1-255": (128.0, 32.0, False, 32),
+    "urand 22, weights 1-255": (128.0, 32.0, False, 32),
+    "uniform 2^24 degree 6, weights 1-10": (5.5, 6.0, False, 8),
+    "scale-free 2^24, weights 1-10": (5.5, 6.0, False, 8),
+    "scale-free 2^24, weights 1-255": (128.0, 6.0, False, 64),
+    "scale-free 2^22, 1% hubs, weights 1-100": (50.5, 6.0, False, 32),
+    "R-MAT 22, weights 1-10": (5.5, 32.0, False, 4),
+    "uniform 2^22 degree 16, weights 1-10": (5.5, 16.0, False, 4),
+    "unweighted or empty": (0.0, 0.0, False, 1),
 }
 
 
 @pytest.mark.parametrize("case", DELTA_CASES)
 def test_near_far_delta_rule_from_statistics(case):
     from graphsweep.kernels.sssp.near_far import delta_rule
-    mean_weight, mean_degree, nearby, delta = DELTA_CASES[case]
-    assert delta_rule({"mean_weight": mean_weight, "mean_degree": mean_degree, "nearby": nearby}) == delta
+    mean_weight, mean_degree, deep, delta = DELTA_CASES[case]
+    assert delta_rule({"mean_weight": mean_weight, "mean_degree": mean_degree, "deep": deep}) == delta
 
 
-def test_near_far_delta_statistics(wg):
-    """Mean weight and degree over the CSR (both directions, self-loops dropped), and the share of
-    sampled entries joining ids at most n / 64 apart: all of a grid's rows of 64, few of R-MAT's."""
-    from graphsweep.kernels.sssp.near_far import delta_statistics
-    for g, nearby in ((wg.grid2d(rows=100, cols=64), (1.0, 1.0)), (wg.rmat(scale=10, seed=12), (0.0, 0.1))):
-        stats = delta_statistics(harness.prepared(registry.get("sssp.near-far"), wg.dataset(g)).csr())
-        n, src, dst, w = g
-        loops = src == dst
-        assert stats["mean_degree"] == pytest.approx(2 * (~loops).sum() / n)
-        assert stats["mean_weight"] == pytest.approx(w[~loops].mean())
-        assert nearby[0] <= stats["nearby"] <= nearby[1]
+def test_near_far_delta_statistics_and_depth(wg):
+    """Mean weight and degree over the CSR (both directions, self-loops dropped); deep: a grid (in any
+    id order) and a path, not R-MAT (hubs) or a uniform graph (a short search)."""
+    from graphsweep.kernels.sssp.near_far import deep, delta_statistics
+    n, src, dst, w = wg.grid2d(rows=100, cols=64)
+    shuffle = np.random.default_rng(4).permutation(n).astype(np.int32)
+    cases = ((wg.grid2d(rows=100, cols=64), True), ((n, shuffle[src], shuffle[dst], w), True),
+             (wg.path(n=600), True), (wg.rmat(scale=10, seed=12), False), (wg.uniform(n=4000, degree=4.0), False))
+    for g, is_deep in cases:
+        inp = harness.prepared(registry.get("sssp.near-far"), wg.dataset(g))
+        stats = delta_statistics(inp.csr())
+        n_, src_, dst_, w_ = g
+        loops = src_ == dst_
+        assert stats["mean_degree"] == pytest.approx(2 * (~loops).sum() / n_)
+        assert stats["mean_weight"] == pytest.approx(w_[~loops].mean())
+        assert deep(inp) == is_deep
 
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
