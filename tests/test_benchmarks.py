@@ -13,19 +13,10 @@ REPO = Path(__file__).parents[1]
 BENCHMARKS = REPO / "benchmarks"
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory) -> Path:
-    """A CPU run of list ranking, CC, BFS and the GAP kernels on small graphs (one worker)."""
+def run_sweep(folder: Path, name: str, **spec) -> Path:
+    """Run the sweep ``spec`` (datasets, kernels, reps...) on the CPU with one worker; its results folder."""
     from graphsweep.pipeline.cli import main
-    folder = tmp_path_factory.mktemp("printers")
-    spec = {"name": "printers", "results": str(folder / "results"), "data": str(folder / "data"), "backend": "cpu",
-            "reps": 2, "warmup": 0, "roots": 2, "roots_seed": 1,
-            "datasets": [{"generator": "list", "params": {"n": [4096, 8192]}},
-                         {"generator": "rmat", "params": {"scale": 8, "edge_factor": 8}}],
-            "kernels": ["listrank.best", "listrank.wyllie", "cc.best", "cc.hook-compress", "bfs.best",
-                        {"name": "bfs.best", "params": {"direction": "top-down"}}, "pagerank.best",
-                        "pagerank.pull", "bc.best", "bc.brandes", "tc.best",
-                        {"name": "tc.search", "params": {"lanes": 4}}]}
+    spec = {"name": name, "results": str(folder / "results"), "data": str(folder / "data"), "backend": "cpu", **spec}
     (folder / "spec.yaml").write_text(yaml.safe_dump(spec))
     (folder / "cluster.yaml").write_text(yaml.safe_dump({"profiles": {"one": {"kind": "local-cpu", "options": {
         "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
@@ -34,6 +25,18 @@ def results(tmp_path_factory) -> Path:
               "--no-report", "--no-progress"])
     assert done.value.code == 0
     return folder / "results"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """A CPU run of list ranking, CC, BFS and the GAP kernels on small graphs (one worker)."""
+    return run_sweep(tmp_path_factory.mktemp("printers"), "printers", reps=2, warmup=0, roots=2, roots_seed=1,
+                     datasets=[{"generator": "list", "params": {"n": [4096, 8192]}},
+                               {"generator": "rmat", "params": {"scale": 8, "edge_factor": 8}}],
+                     kernels=["listrank.best", "listrank.wyllie", "cc.best", "cc.hook-compress", "bfs.best",
+                              {"name": "bfs.best", "params": {"direction": "top-down"}}, "pagerank.best",
+                              "pagerank.pull", "bc.best", "bc.brandes", "tc.best",
+                              {"name": "tc.search", "params": {"lanes": 4}}])
 
 
 def printed(capsys, monkeypatch, script: str, *args) -> str:
@@ -134,21 +137,13 @@ def test_no_benchmark_imports_a_sibling_script():
 
 
 def test_sssp_road_prints_the_grids_against_the_target_and_tuned_near_far(tmp_path, capsys, monkeypatch):
-    from graphsweep.pipeline.cli import main
-    spec = {"name": "road", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"), "backend": "cpu",
-            "reps": 1, "warmup": 0, "roots": 2, "roots_seed": 1,
-            "datasets": [{"generator": "grid", "params": {"rows": 24, "cols": 24, "keep": 0.8, "weights": "1:30"}},
-                         {"generator": "uniform", "params": {"n": 300, "degree": 6, "weights": "1:10"}}],
-            "kernels": ["sssp.best", "sssp.near-far", {"name": "sssp.near-far", "params": {"delta": [4, 64]},
-                                                       "datasets": ["grid_*"]}]}
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump({"profiles": {"one": {"kind": "local-cpu", "options": {
-        "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
-    with pytest.raises(SystemExit) as done:
-        main(["run", str(tmp_path / "spec.yaml"), "--cluster", "one", "--cluster-file", str(tmp_path / "cluster.yaml"),
-              "--no-report", "--no-progress"])
-    assert done.value.code == 0
-    out = printed(capsys, monkeypatch, "sssp_road.py", tmp_path / "results")
+    road = run_sweep(tmp_path, "road", reps=1, warmup=0, roots=2, roots_seed=1,
+                     datasets=[{"generator": "grid", "params": {"rows": 24, "cols": 24, "keep": 0.8,
+                                                                "weights": "1:30"}},
+                               {"generator": "uniform", "params": {"n": 300, "degree": 6, "weights": "1:10"}}],
+                     kernels=["sssp.best", "sssp.near-far", {"name": "sssp.near-far", "params": {"delta": [4, 64]},
+                                                             "datasets": ["grid_*"]}])
+    out = printed(capsys, monkeypatch, "sssp_road.py", road)
     grid = [line for line in out.splitlines() if line.startswith("grid_")]
     ratios = lambda line: re.findall(r"\d+\.\d+x", line)  # noqa: E731
     assert len(grid) == 4 and all(len(ratios(line)) == 2 for line in grid)      # against 30 ms and tuned near-far

@@ -4,16 +4,13 @@ vertex, unreached vertices last; the same edges and weights under the renaming."
 import numpy as np
 import pytest
 
+from graphsweep.core.gpu import to_host
 from graphsweep.kernels.bfs import by_bfs  # noqa: F401  (registers "by-bfs")
 from graphsweep.kernels.graph import from_edges
 
 from ..conftest import neighbour_sets
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
-
-
-def _host(a):
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def _levels(adj, root):
@@ -39,7 +36,7 @@ def test_by_bfs_renames_by_levels_from_a_pseudo_peripheral_vertex(shape, backend
     rows = g.build(["by-bfs"])
     assert rows[0]["phase"] == "by-bfs" and not rows[0]["cached"]
     renamed = g.representation("by-bfs")
-    rename, order = _host(renamed.rename), _host(renamed.order)
+    rename, order = to_host(renamed.rename), to_host(renamed.order)
     assert sorted(order.tolist()) == list(range(n)) and (rename[order] == np.arange(n)).all()
     adj = neighbour_sets(n, src, dst)
     with_edges = [v for v in range(n) if adj[v]]
@@ -49,6 +46,6 @@ def test_by_bfs_renames_by_levels_from_a_pseudo_peripheral_vertex(shape, backend
     assert renamed.levels == max(level.values()) + 1
     key = [(level.get(v, n + 1), v) for v in range(n)]          # by level, then id; unreached last
     assert order.tolist() == sorted(range(n), key=lambda v: key[v])
-    r_src, r_dst = _host(renamed.graph.src), _host(renamed.graph.dst)
+    r_src, r_dst = to_host(renamed.graph.src), to_host(renamed.graph.dst)
     assert (r_src == rename[src]).all() and (r_dst == rename[dst]).all()
-    assert (_host(renamed.graph.weight) == weight).all()
+    assert (to_host(renamed.graph.weight) == weight).all()

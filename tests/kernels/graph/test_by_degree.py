@@ -5,16 +5,13 @@ same renamed graph, degrees and default blocks whatever order the ids came in.""
 import numpy as np
 import pytest
 
+from graphsweep.core.gpu import to_host
 from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges
 
 from ..conftest import neighbour_sets
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
-
-
-def _host(a):
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -29,9 +26,9 @@ def test_by_degree_renames_the_simple_graph(shape, dtype, packed, backend, simpl
     rows = g.build(["simple", "by-degree"])
     assert [r["phase"] for r in rows] == ["simple", "by-degree"]
     ranked = g.representation("by-degree")
-    order, offsets, indices = _host(ranked.order), _host(ranked.offsets), _host(ranked.indices)
+    order, offsets, indices = to_host(ranked.order), to_host(ranked.offsets), to_host(ranked.indices)
     assert sorted(order.tolist()) == list(range(n))             # a permutation
-    assert (_host(ranked.rename)[order] == np.arange(n)).all()   # and its inverse
+    assert (to_host(ranked.rename)[order] == np.arange(n)).all()   # and its inverse
     adj = neighbour_sets(n, src, dst)
     degree = np.diff(offsets)
     assert degree.tolist() == [len(adj[v]) for v in order]

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import to_host
 from graphsweep.kernels import graph
 from graphsweep.kernels.graph import from_edges
 from graphsweep.kernels.graph.simple import long_rows
@@ -14,12 +15,8 @@ from ..conftest import neighbour_sets
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
-def _host(a):
-    return a.get() if hasattr(a, "get") else np.asarray(a)
-
-
 def _rows(csr):
-    offsets, indices = _host(csr.offsets), _host(csr.indices)
+    offsets, indices = to_host(csr.offsets), to_host(csr.indices)
     return [indices[offsets[v]:offsets[v + 1]].tolist() for v in range(csr.n)]
 
 
@@ -42,7 +39,7 @@ def test_simple_and_oriented_rules(shape, dtype, packed, backend, simple_shapes,
     oriented = g.representation("oriented")
     higher = [sorted(w for w in adj[v] if (degree[v], v) < (degree[w], w)) for v in range(n)]
     assert _rows(oriented) == higher
-    sources = _host(oriented.sources)
+    sources = to_host(oriented.sources)
     assert sources.tolist() == [v for v in range(n) for _ in higher[v]]
     assert max(map(len, higher), default=0) <= int(np.sqrt(2 * sum(degree) / 2)) + 1
     again = g.build(["oriented", "simple"])                      # cached: built once per graph
@@ -61,7 +58,7 @@ def test_gpu_builds_equal_cpu_builds(simple_shapes):
     cpu, gpu = from_edges(src, dst, n), from_edges(src, dst, n, backend="gpu")
     for name in ("simple", "oriented"):
         a, b = cpu.representation(name), gpu.representation(name)
-        assert (_host(b.offsets) == a.offsets).all() and (_host(b.indices) == a.indices).all()
+        assert (to_host(b.offsets) == a.offsets).all() and (to_host(b.indices) == a.indices).all()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -69,9 +66,9 @@ def test_gpu_builds_equal_cpu_builds(simple_shapes):
 def test_long_rows_cover_each_long_row_once(split, backend, simple_shapes):
     n, src, dst = simple_shapes["rmat"]()
     g = from_edges(src, dst, n, backend=backend)
-    rows, vertex, begin = (_host(a) for a in long_rows(g, split))
+    rows, vertex, begin = (to_host(a) for a in long_rows(g, split))
     csr = g.representation("simple")
-    offsets, degree = _host(csr.offsets), _host(csr.degree())
+    offsets, degree = to_host(csr.offsets), to_host(csr.degree())
     assert rows.tolist() == np.flatnonzero(degree > split).tolist()
     cover = np.zeros(csr.nnz, dtype=int)
     for v, b in zip(vertex.tolist(), begin.tolist()):
