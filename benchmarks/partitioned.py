@@ -50,9 +50,10 @@ STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "spa
          "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
 WORDS = {"bfs.distributed": ("exchange", "level_graphs", "phases_by_rank"),
          "cc.distributed": ("phases_by_rank",), "pagerank.distributed": ("phases_by_rank",)}     # statistics that are words, printed as they are
-# Variants run beside the default at K > 1: BFS over NCCL's collectives (levels queued launch by
-# launch, captured as CUDA graphs) instead of peer memory (the whole search one launch a GPU)
-VARIANTS = {"bfs.distributed": [{"exchange": "collectives"}]}
+# Variants run beside the default on the GPU, each from the smallest K where it differs: BFS over
+# NCCL's collectives (levels queued launch by launch, captured as CUDA graphs) instead of peer
+# memory (the whole search one launch a GPU); PageRank's product over neighbour ids renamed by degree
+VARIANTS = {"bfs.distributed": [(2, {"exchange": "collectives"})], "pagerank.distributed": [(1, {"product": "renamed"})]}
 TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
            2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
            4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}
@@ -226,7 +227,8 @@ def main(argv=None) -> int:
         for k in args.partitions:
             measured = {}
             for name in args.kernels:
-                extra = VARIANTS.get(name, []) if k > 1 and args.backend == "gpu" and args.variants else []
+                extra = ([v for least, v in VARIANTS.get(name, []) if k >= least]
+                         if args.backend == "gpu" and args.variants else [])
                 mine = {key: value for key, value in given.items() if key in harness.registry.get(name).params}
                 for variant in [mine | v for v in [{}] + extra]:
                     label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])

@@ -36,62 +36,111 @@ from graphsweep.core.errors import ParameterError
 from ..contract import Kernel, Param
 from ..cuda import blocks_for, module, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
-from ..dist import Ledger, Remote, collect, partitioned, slice_graph
+from ..dist import Ledger, Remote, collect, partitioned, shuffle, slice_graph
 from ..dist import verify as partitioned_verify
 from ..graph.simple import row_chunks
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
 PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS,
-          "product": Param("auto", str, choices=("auto", "cusparse", "warp-rows"),
-                           help="the slice's product on the GPU: cuSPARSE's on its simple rows (32-bit offsets), or "
+          "product": Param("auto", str, choices=("auto", "cusparse", "warp-rows", "renamed"),
+                           help="the slice's product on the GPU: cuSPARSE's on its simple rows (32-bit offsets), "
                                 "lanes a row over the slice as it is (duplicates skipped in the sorted rows, long "
-                                "rows a warp a chunk; no copy); auto: cuSPARSE where the slice's simple entries "
-                                "fit 32 bits")}
+                                "rows a warp a chunk; no copy), or those lanes over a copy of the slice's neighbour "
+                                "ids renamed so that each slice's contributions lie in order of degree (the most "
+                                "gathered first: they share cache lines and stay in the L2); auto: cuSPARSE where "
+                                "the slice's simple entries fit 32 bits")}
 NAME = "pagerank.distributed"
 KEY = "pagerank-matrix"
 INT32_MAX = np.iinfo(np.int32).max
 WARP_THREADS = 256
 SLICE_LANES = 8       # lanes a row of pull.cu's slice_sum (R-MAT's rows: most short, most entries in long ones)
 SLICE_SPLIT = 1024    # rows longer than this are summed a warp a chunk of it (slice_heavy)
+DEGREE_CAP = (1 << 31) - 1    # degrees at or past this sort together (the renamed product's keys: degree, then id)
+RENAME_CHUNK = 1 << 26        # neighbour ids renamed at a time (the gather's temporaries kept small beside the slice)
 
 
-def _matrix(key, product: str) -> int:
+def _matrix(rank, product: str) -> dict:
+    """Set-up on every rank in step (the renamed product all-gathers its positions): the slice's
+    product, kept with the slice."""
+    _slice_matrix(rank.slice, rank.comm, product)
+    return {}
+
+
+def _slice_matrix(s, comm, product: str) -> int:
     """This slice's product (the contributions of every vertex in, its rows' sums out), its
-    vertices' inverse simple degrees and its dangling vertices (kept with the slice); returns the
-    simple graph's entries in its rows."""
-    from ..dist.plugin import here
-    return _slice_matrix(here().slices[key], product)
-
-
-def _slice_matrix(s, product: str) -> int:
+    vertices' inverse simple degrees, its dangling vertices and, for the renamed product, where
+    each of its vertices' contributions lies in its range (kept with the slice); returns the simple
+    graph's entries in its rows."""
     scratch = s.claim(NAME)
     if (KEY, product) in scratch:
         return scratch[KEY, product][3]
-    xp = s.xp
-    if s.backend == "gpu" and product != "cusparse":
+    for other in [key for key in scratch if isinstance(key, tuple) and key[0] == KEY]:
+        del scratch[other]      # one product's at a time (a renamed copy is as large as the slice)
+    xp, place = s.xp, None
+    if product == "renamed":
+        if s.backend == "gpu":
+            inverse, nnz = _simple_degrees(s)
+        else:
+            matrix, inverse = _simple_rows(s, s.csr.indices)
+            nnz = int(matrix.nnz)
+            del matrix
+        place, indices = _renamed(s, comm, inverse)
+        pull = _warp_rows(s, indices) if s.backend == "gpu" else _simple_rows(s, indices)[0].__matmul__
+    elif s.backend == "gpu" and product != "cusparse":
         inverse, nnz = _simple_degrees(s)
         if product == "warp-rows" or nnz > INT32_MAX:
-            pull = _warp_rows(s)
+            pull = _warp_rows(s, s.csr.indices)
         else:
-            pull = _simple_rows(s)[0].__matmul__
+            pull = _simple_rows(s, s.csr.indices)[0].__matmul__
     else:
-        matrix, inverse = _simple_rows(s)
+        matrix, inverse = _simple_rows(s, s.csr.indices)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
-    scratch[KEY, product] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz)
+    scratch[KEY, product] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz, place)
     scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
     return nnz
 
 
-def _simple_rows(s):
-    """The slice's rows of the simple graph's adjacency matrix (duplicate neighbours dropped, float32
-    ones, shape (its rows) x n; cuSPARSE on the GPU, scipy.sparse on the CPU) and the inverse degrees."""
+def _renamed(s, comm, inverse):
+    """Each slice's vertices placed in its range by falling degree (ties by id), and a copy of this
+    slice's neighbour ids renamed to those places: the contributions gathered most often then lie
+    together at the front of each range, 32 to a cache line, where R-MAT's hubs were spread over the
+    whole vector.  Rows stay as they are (their sums need no mapping back); each row's renamed ids
+    are sorted again (repeated neighbours next to each other, as the product skips them; a row's
+    lanes reading the front of a range read it a line at a time).  Returns (each local vertex's place in
+    the range, the renamed neighbour ids)."""
+    xp, size = s.xp, s.size
+    # 1 / inverse is the simple degree (0: none; rounded past 2^24, where a hub's exact place does
+    # not matter); sort keys fall with degree, then rise with id
+    degree = xp.where(inverse > 0, xp.rint(1.0 / xp.maximum(inverse, 1e-30)), 0).astype(np.int64)
+    keys = ((DEGREE_CAP - xp.minimum(degree, DEGREE_CAP)) << 32) | xp.arange(size, dtype=np.int64)
+    order = (xp.sort(keys) & 0xFFFFFFFF).astype(np.int64)
+    del keys, degree
+    place = xp.empty(size, dtype=np.int32)
+    place[order] = xp.arange(size, dtype=np.int32)
+    del order
+    names = xp.empty(s.n, dtype=np.int32)
+    names[s.lo:s.hi] = place + np.int32(s.lo)
+    comm.allgatherv(names, s.bounds)
+    indices = xp.empty_like(s.csr.indices)
+    for start in range(0, s.csr.nnz, RENAME_CHUNK):
+        stop = min(start + RENAME_CHUNK, s.csr.nnz)
+        indices[start:stop] = names[s.csr.indices[start:stop]]
+    del names
+    shuffle.sort_rows(comm, s.csr.offsets, indices, shuffle.SORT_ENTRIES)
+    return place, indices
+
+
+def _simple_rows(s, indices):
+    """The slice's rows of the simple graph's adjacency matrix over neighbour ids ``indices`` (the
+    slice's, or renamed; duplicate neighbours dropped, float32 ones, shape (its rows) x n; cuSPARSE
+    on the GPU, scipy.sparse on the CPU) and the inverse degrees."""
     xp, csr, size = s.xp, s.csr, s.size
     rows = s.rows()
     first = xp.ones(csr.nnz, dtype=np.bool_)
     if csr.nnz:
-        first[1:] = (csr.indices[1:] != csr.indices[:-1]) | (rows[1:] != rows[:-1])
-    cols = csr.indices[first]
+        first[1:] = (indices[1:] != indices[:-1]) | (rows[1:] != rows[:-1])
+    cols = indices[first]
     degree = xp.bincount(rows[first], minlength=size)[:size]
     offsets = xp.zeros(size + 1, dtype=np.int64)
     xp.cumsum(degree, out=offsets[1:])
@@ -122,8 +171,9 @@ def _simple_degrees(s):
     return inverse, int(total.get()[0])
 
 
-def _warp_rows(s):
-    """pull.cu's slice kernels over the slice as it is (no copy; any number of entries): the product."""
+def _warp_rows(s, indices):
+    """pull.cu's slice kernels over the slice's rows with neighbour ids ``indices`` (the slice's: no
+    copy; or renamed; any number of entries): the product."""
     import cupy
     csr, size = s.csr, s.size
     name = f"graphsweep_pagerank_slice_sum<{SLICE_LANES}>"
@@ -137,10 +187,10 @@ def _warp_rows(s):
 
     def pull(contrib):
         if size:
-            short((rows_blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, contrib, np.int64(size),
+            short((rows_blocks,), (WARP_THREADS,), (csr.offsets, indices, contrib, np.int64(size),
                                                     np.int64(SLICE_SPLIT), incoming))
         if chunks:
-            heavy((chunk_blocks,), (WARP_THREADS,), (csr.offsets, csr.indices, contrib, chunk_row, chunk_begin,
+            heavy((chunk_blocks,), (WARP_THREADS,), (csr.offsets, indices, contrib, chunk_row, chunk_begin,
                                                      np.int64(chunks), np.int64(SLICE_SPLIT), incoming))
         return incoming
     return pull
@@ -150,15 +200,21 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
     """Every iteration on this rank's rows, in step with the others (see the module doc)."""
     s, xp, comm = rank.slice, rank.xp, rank.comm
     n, lo, hi = s.n, s.lo, s.hi
-    _slice_matrix(s, product)       # made by setup, unless another kernel claimed the slice since
-    pull, inverse, dangling_vertices, _ = s.scratch[KEY, product]
+    if (KEY, product) not in s.claim(NAME):     # another kernel claimed the slice since setup
+        _slice_matrix(s, comm, product)
+        rank.restart()
+    pull, inverse, dangling_vertices, _, place = s.scratch[KEY, product]
     contrib = s.scratch["pagerank-contrib"]
+    mine = contrib[lo:hi]
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
     dangling = float(comm.allreduce_host([dangling_vertices.shape[0]])[0]) / n
     steps, error = [], float("inf")
     for it in range(max_iterations):
         start = rank.mark()
-        contrib[lo:hi] = score * inverse
+        if place is None:
+            mine[...] = score * inverse
+        else:
+            mine[place] = score * inverse
         comm.allgatherv(contrib, s.bounds)
         incoming = pull(contrib)
         share = np.float32(dangling / n if spread else 0.0)
@@ -190,7 +246,7 @@ def _run(inp, params, timer, backend: str):
 def setup(inp, params):
     """Slice the graph and make each slice's matrix rows before warm-up (untimed)."""
     part = slice_graph(inp, params)
-    part.each(_matrix, params["product"], name="pagerank.distributed-matrix")
+    part.spmd(_matrix, params["product"], name="pagerank.distributed-matrix")
 
 
 def _check(output: Remote, params: dict) -> dict:

@@ -309,6 +309,39 @@ def test_pagerank_warp_rows_is_cusparses_product(shape):
     np.testing.assert_allclose(rows.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
 
+@pytest.mark.parametrize("shape,k", [("messy", 3), ("rmat", 1), ("rmat", 4), ("star", 3), ("components", 2),
+                                     ("hub", 3)])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pagerank_over_renamed_neighbours_gives_the_slices_scores(shape, k, backend):
+    """The renamed product (each slice's contributions placed by falling degree, its rows' neighbour
+    ids renamed to match) sums the same rows: the default product's scores and iterations."""
+    graph = _hub_of_triple_edges() if shape == "hub" else SHAPES[shape]()
+    renamed = run("pagerank.distributed", dataset(graph), backend, partitions=k, product="renamed")
+    ref = run("pagerank.distributed", dataset(graph), backend, partitions=k)
+    assert renamed.stats["iterations"] == ref.stats["iterations"]
+    np.testing.assert_allclose(renamed.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
+
+
+def test_renaming_places_a_slices_vertices_by_falling_degree_and_renames_every_neighbour():
+    from graphsweep.kernels.dist.comm import SoloComm
+    from graphsweep.kernels.pagerank import distributed
+    n, src, dst = _hub_of_triple_edges(leaves=40)
+    piece, _ = slices.build(SoloComm(np), ("arrays", (src, dst)), 0, 1, n, "cpu", 1, slices.shuffle.sizes())
+    _, inverse = distributed._simple_rows(piece, piece.csr.indices)
+    place, indices = distributed._renamed(piece, SoloComm(np), inverse)
+    assert sorted(place.tolist()) == list(range(n))                      # one place each
+    by_place = np.empty(n, dtype=np.int64)
+    by_place[place] = np.where(inverse > 0, np.rint(1 / np.maximum(inverse, 1e-30)), 0)
+    assert place[0] == 0 and np.all(np.diff(by_place) <= 0)              # the hub (degree 40) first, degrees falling
+    ties = by_place[1:] == by_place[:-1]
+    order = np.argsort(place)
+    assert np.all(order[1:][ties] > order[:-1][ties])                    # ties by id
+    offsets = piece.csr.offsets
+    for row in range(n):        # each row's neighbours renamed, sorted again
+        a, b = offsets[row], offsets[row + 1]
+        np.testing.assert_array_equal(indices[a:b], np.sort(place[piece.csr.indices[a:b]]))
+
+
 def test_rows_carry_the_run_the_dispatch_and_the_ledger():
     graph = SHAPES["rmat"]()
     one = run("pagerank.distributed", dataset(graph), "cpu", partitions=1)
