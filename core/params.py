@@ -49,6 +49,7 @@ class Param:
     choices: tuple = ()
     minimum: float | None = None
     help: str = ""
+    maximum: float | None = None
     # Left out of an identity at its default (``identity``): a parameter added after datasets and
     # results were named by the others, which keep their names and hashes.
     omit_default: bool = False
@@ -81,6 +82,8 @@ class Param:
             raise ParameterError(f"parameter '{name}': {value!r} is not one of {', '.join(map(str, self.choices))}")
         if self.minimum is not None and value < self.minimum:
             raise ParameterError(f"parameter '{name}': {value!r} is below the minimum {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise ParameterError(f"parameter '{name}': {value!r} is above the maximum {self.maximum}")
         return value
 
 

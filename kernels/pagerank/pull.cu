@@ -116,6 +116,17 @@ extern "C" __global__ void graphsweep_pagerank_slice_degree(const long long* __r
     if (lane == 0 && mine) atomicAdd(total, mine);
 }
 
+// A neighbour's contribution.  COLD_FLAGGED: an id with its sign bit set lies outside the hot
+// front of the renamed contributions (pagerank.distributed's renamed product), read with
+// evict-first (ld.global.cs) so the lines read once do not push the hot front out of the L2.
+template <bool COLD_FLAGGED>
+__device__ __forceinline__ float graphsweep_pagerank_gather(const float* __restrict__ contrib, int id)
+{
+    if (COLD_FLAGGED && id < 0) return __ldcs(contrib + (id & 0x7fffffff));
+    return __ldg(contrib + id);
+}
+
+template <bool COLD_FLAGGED>
 __device__ __forceinline__ float graphsweep_pagerank_distinct_sum(const int* __restrict__ indices,
                                                                   const float* __restrict__ contrib,
                                                                   long long row_begin, long long from,
@@ -124,12 +135,13 @@ __device__ __forceinline__ float graphsweep_pagerank_distinct_sum(const int* __r
     float sum = 0.0f;
 #pragma unroll 4
     for (long long e = from + lane; e < to; e += lanes) {
-        if (graphsweep_pagerank_distinct(indices, row_begin, e)) sum += __ldg(contrib + __ldg(indices + e));
+        if (graphsweep_pagerank_distinct(indices, row_begin, e))
+            sum += graphsweep_pagerank_gather<COLD_FLAGGED>(contrib, __ldg(indices + e));
     }
     return sum;
 }
 
-template <int LANES>
+template <int LANES, bool COLD_FLAGGED>
 __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offsets, const int* __restrict__ indices,
                                               const float* __restrict__ contrib, long long rows, long long split,
                                               float* __restrict__ incoming)
@@ -144,8 +156,8 @@ __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offs
         float sum = 0.0f;
         if (v < rows) {
             const long long begin = offsets[v], end = offsets[v + 1];
-            if (end - begin <= split) sum = graphsweep_pagerank_distinct_sum(indices, contrib, begin, begin, end, lane,
-                                                                             LANES);
+            if (end - begin <= split)
+                sum = graphsweep_pagerank_distinct_sum<COLD_FLAGGED>(indices, contrib, begin, begin, end, lane, LANES);
         }
         for (int offset = LANES / 2; offset > 0; offset >>= 1)
             sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset, LANES);
@@ -153,19 +165,18 @@ __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offs
     }
 }
 
-extern "C" __global__ void graphsweep_pagerank_slice_heavy(const long long* __restrict__ offsets,
-                                                           const int* __restrict__ indices,
-                                                           const float* __restrict__ contrib,
-                                                           const int* __restrict__ chunk_row,
-                                                           const long long* __restrict__ chunk_begin, long long chunks,
-                                                           long long split, float* __restrict__ incoming)
+template <bool COLD_FLAGGED>
+__global__ void graphsweep_pagerank_slice_heavy(const long long* __restrict__ offsets, const int* __restrict__ indices,
+                                                const float* __restrict__ contrib, const int* __restrict__ chunk_row,
+                                                const long long* __restrict__ chunk_begin, long long chunks,
+                                                long long split, float* __restrict__ incoming)
 {
     const int lane = threadIdx.x & 31;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
         const int v = chunk_row[c];
         const long long from = chunk_begin[c], to = min(from + split, offsets[v + 1]);
-        float sum = graphsweep_pagerank_distinct_sum(indices, contrib, offsets[v], from, to, lane, 32);
+        float sum = graphsweep_pagerank_distinct_sum<COLD_FLAGGED>(indices, contrib, offsets[v], from, to, lane, 32);
         for (int offset = 16; offset > 0; offset >>= 1)
             sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset);
         if (lane == 0) atomicAdd(incoming + v, sum);

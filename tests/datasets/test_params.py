@@ -33,6 +33,9 @@ def test_choices_and_minimum_name_the_value():
         Param(64, choices=(48, 64)).coerce("packing", "32")
     with pytest.raises(ParameterError, match="below the minimum 1"):
         Param(1, minimum=1).coerce("k", 0)
+    with pytest.raises(ParameterError, match="parameter 'hot': 1.5 is above the maximum 1.0"):
+        Param(0.5, float, minimum=0.0, maximum=1.0).coerce("hot", "1.5")
+    assert Param(0.5, float, maximum=1.0).coerce("hot", 1) == 1.0
 
 
 def test_resolve_fills_defaults_and_names_unknown():

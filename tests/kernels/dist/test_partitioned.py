@@ -312,14 +312,27 @@ def test_pagerank_warp_rows_is_cusparses_product(shape):
 @pytest.mark.parametrize("shape,k", [("messy", 3), ("rmat", 1), ("rmat", 4), ("star", 3), ("components", 2),
                                      ("hub", 3)])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_pagerank_over_renamed_neighbours_gives_the_slices_scores(shape, k, backend):
+@pytest.mark.parametrize("hot", [0.5, 1e-5])
+def test_pagerank_over_renamed_neighbours_gives_the_slices_scores(shape, k, backend, hot):
     """The renamed product (each slice's contributions placed by falling degree, its rows' neighbour
-    ids renamed to match) sums the same rows: the default product's scores and iterations."""
+    ids renamed to match) sums the same rows: the default product's scores and iterations — also
+    with a hot front of a few dozen places a range (on the GPU the ids past it are flagged, their
+    gathers read evict-first)."""
     graph = _hub_of_triple_edges() if shape == "hub" else SHAPES[shape]()
-    renamed = run("pagerank.distributed", dataset(graph), backend, partitions=k, product="renamed")
+    renamed = run("pagerank.distributed", dataset(graph), backend, partitions=k, product="renamed", hot=hot)
     ref = run("pagerank.distributed", dataset(graph), backend, partitions=k)
     assert renamed.stats["iterations"] == ref.stats["iterations"]
+    assert renamed.stats["product"] == "renamed" and ref.stats["product"] == ("scipy" if backend == "cpu" else "cusparse")
     np.testing.assert_allclose(renamed.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
+
+
+def test_auto_renames_where_the_contributions_outgrow_the_l2():
+    from graphsweep.kernels.pagerank.distributed import choose
+    l2 = 60 << 20
+    assert choose("auto", "gpu", (l2 >> 2) + 1, l2) == "renamed"
+    assert choose("auto", "gpu", l2 >> 2, l2) == "auto"          # cuSPARSE, or warp-rows past 32-bit offsets
+    assert choose("warp-rows", "gpu", 1 << 30, l2) == "warp-rows"
+    assert choose("auto", "cpu", 1 << 30, 0) == "scipy" and choose("renamed", "cpu", 4, 0) == "renamed"
 
 
 def test_renaming_places_a_slices_vertices_by_falling_degree_and_renames_every_neighbour():
@@ -340,6 +353,9 @@ def test_renaming_places_a_slices_vertices_by_falling_degree_and_renames_every_n
     for row in range(n):        # each row's neighbours renamed, sorted again
         a, b = offsets[row], offsets[row + 1]
         np.testing.assert_array_equal(indices[a:b], np.sort(place[piece.csr.indices[a:b]]))
+    _, flagged = distributed._renamed(piece, SoloComm(np), inverse, front=3)     # past the first 3 places: flagged
+    np.testing.assert_array_equal(flagged & 0x7FFFFFFF, indices)
+    np.testing.assert_array_equal(flagged < 0, indices >= 3)
 
 
 def test_rows_carry_the_run_the_dispatch_and_the_ledger():
