@@ -618,6 +618,23 @@ def test_every_kernel_over_nccl_gives_the_one_gpu_answer(cuda_workers, shape, na
 
 @pytest.mark.gpu
 @pytest.mark.multi_gpu
+@pytest.mark.parametrize("shape", ["messy", "rmat", "hub", "components"])
+@pytest.mark.parametrize("hot", [0.0, 1e-5])
+def test_pagerank_renamed_over_nccl_sums_its_own_entries_while_the_rest_arrives(cuda_workers, shape, hot):
+    """Over NCCL the renamed product sums each row's own-range neighbours while the all-gather runs
+    on a stream of its own, then the rest: the one-GPU scores, at K = 2 and every GPU."""
+    import cupy
+    graph = _hub_of_triple_edges() if shape == "hub" else SHAPES[shape]()
+    ref = run("pagerank.spmv", dataset(graph), "gpu")
+    for k in sorted({2, cupy.cuda.runtime.getDeviceCount()}):
+        res = run("pagerank.distributed", dataset(graph), "gpu", partitions=k, scheduler=cuda_workers, comms="nccl",
+                  product="renamed", hot=hot)
+        assert res.stats["transport"] == "nccl" and res.stats["product"] == "renamed"
+        np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
 def test_auto_takes_nccl_on_workers_of_their_own_gpu(cuda_workers):
     res = run("bfs.distributed", dataset(SHAPES["rmat"]()), "gpu", partitions=2, scheduler=cuda_workers, root=0)
     assert res.stats["transport"] == "nccl" and res.stats["bytes_exchanged"] > 0
