@@ -54,9 +54,9 @@ WORDS = {"bfs.distributed": ("exchange", "level_graphs", "phases_by_rank"),
 # NCCL's collectives (levels queued launch by launch, captured as CUDA graphs) instead of peer
 # memory (the whole search one launch a GPU); PageRank's product over the slice's own neighbour ids
 # (no copy) instead of ids renamed by degree (what auto takes on graphs whose contributions outgrow
-# the L2), and renamed with half the L2 a hot front (gathers past it evict-first)
+# the L2)
 VARIANTS = {"bfs.distributed": [(2, {"exchange": "collectives"})],
-            "pagerank.distributed": [(1, {"product": "warp-rows"}), (1, {"hot": 0.5})]}
+            "pagerank.distributed": [(1, {"product": "warp-rows"})]}
 TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
            2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
            4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}

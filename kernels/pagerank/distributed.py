@@ -303,15 +303,26 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
     return {"steps": steps, "error": error, "product": made.chosen}
 
 
+_STREAMS: dict = {}     # device id -> this process's stream for overlapped exchanges
+
+
+def _exchange_stream(cupy):
+    """A non-blocking stream of the device's highest priority (a priority past the device's range
+    is clamped to it), made once a device and kept for the process."""
+    device = cupy.cuda.Device().id
+    if device not in _STREAMS:
+        runtime = cupy.cuda.runtime
+        ptr = runtime.streamCreateWithPriority(runtime.streamNonBlocking, -(1 << 20))
+        _STREAMS[device] = cupy.cuda.ExternalStream(ptr, device)
+    return _STREAMS[device]
+
+
 def _overlapped(rank, pull):
     """The all-gather on a stream of its own, of higher priority (NCCL's blocks take SMs before
     the sums fill them), while the rows' own entries are summed; the rest once it has arrived."""
     import cupy
     comm, s = rank.comm, rank.slice
-    side = s.scratch.get("pagerank-stream")
-    if side is None:
-        side = s.scratch["pagerank-stream"] = cupy.cuda.Stream(
-            non_blocking=True, priority=cupy.cuda.runtime.deviceGetStreamPriorityRange()[1])
+    side = _exchange_stream(cupy)
 
     def exchange(contrib):
         ready = cupy.cuda.Event()
