@@ -312,8 +312,11 @@ def _exchange_stream(cupy):
     device = cupy.cuda.Device().id
     if device not in _STREAMS:
         runtime = cupy.cuda.runtime
-        ptr = runtime.streamCreateWithPriority(runtime.streamNonBlocking, -(1 << 20))
-        _STREAMS[device] = cupy.cuda.ExternalStream(ptr, device)
+        if hasattr(runtime, "streamCreateWithPriority"):
+            ptr = runtime.streamCreateWithPriority(runtime.streamNonBlocking, -(1 << 20))
+            _STREAMS[device] = cupy.cuda.ExternalStream(ptr, device)
+        else:       # a CuPy without it: a plain stream (NCCL's blocks may then wait for SMs)
+            _STREAMS[device] = cupy.cuda.Stream(non_blocking=True)
     return _STREAMS[device]
 
 
