@@ -34,8 +34,9 @@ dataset and building its representations (``loads``, per dataset: learned from t
 it, else the dataset's bytes at ``LOAD_BYTES_PER_SECOND``), a kernel's first warm-up
 (``warms``, per kernel: learned likewise; for a kernel never run on this device its warm-up runs
 and ``ROUGH_COMPILE_SECONDS``), the references a kernel's first verification on a graph computes
-and keeps for the others (``firsts``, per dataset and kernel, learned from the first of each
-worker's tasks of the kernel there: ``history.with_first_refs``), and compilations: Numba's, which its disk cache spares later
+and keeps for the others and the representations its first task there builds for them (``firsts``,
+per dataset and kernel, learned from the first of each worker's tasks of the kernel there:
+``history.with_first_refs``; each task's own checks stay its own), and compilations: Numba's, which its disk cache spares later
 runs, and the GPU modules a task's first timed reps compiled before running again, which CuPy's
 disk cache spares them (``history.TaskRecord.own_s``).  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
 kernels warmed up, paid for already.  A run takes its tasks with their shares of those
@@ -480,7 +481,7 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
     learned = _learned(records, devices, lambda r: r.dataset, lambda r: r.once_s)
     loads = {d: 0.0 if str(refs[d].path) in held else learned.get(d, made.load_seconds) for d, made in by_id.items()}
     warm_ups = _learned(records, devices, lambda r: r.kernel, lambda r: r.kernel_once_s)
-    references = _learned(records, devices, lambda r: (r.dataset, r.kernel), lambda r: r.first_refs_s)
+    references = _learned(records, devices, lambda r: (r.dataset, r.kernel), lambda r: r.first_s)
     firsts = {(t.dataset.id, t.kernel): references[t.dataset.id, t.kernel] for t in tasks
               if references.get((t.dataset.id, t.kernel), 0.0) > 0 and str(t.dataset.path) not in held}
     seconds, sources, used_runs, warms = {}, {}, {}, {}

@@ -191,7 +191,8 @@ def plan_against_run(results) -> tuple:
     worker (``taken``: stolen at the end, or a lost worker's), the datasets it loaded (``loads``,
     tasks that paid a load) and its first warm-ups of a kernel; per task: the plan's estimate (its
     own seconds, without the load and warm-up the plan charges its worker once), its planned and
-    actual worker, what it took without its load, and the difference), both DataFrames; (None,
+    actual worker, what it took of what the estimate counts (``TaskRecord.own_s``: without its load,
+    builds, first warm-up and first references), and the difference), both DataFrames; (None,
     None) where the run's log has no plan lines (runs before the plan was logged)."""
     results = Path(results)
     walls = run_walls(results)
@@ -209,7 +210,11 @@ def plan_against_run(results) -> tuple:
     tasks = rows[rows["run_id"] == run_id].drop_duplicates("task").reindex(
         columns=["task", "kernel", "dataset", "worker", "task_s", "load_s", "first_warmup"])
     tasks = tasks.fillna({"load_s": 0.0}).merge(estimates, on="task")
-    tasks["took_s"] = tasks["task_s"] - tasks["load_s"]
+    # what it took of what its estimate counts: its own seconds, less what the plan charged its worker
+    # once (its loading and builds, its first warm-up of the kernel, its kernel's first references on
+    # the graph); before, only its load: a first BC task on a graph "missed" by its references (1.1 s)
+    own = {r.task: r.own_s for r in _folder_records(results)[0] if r.run_id == run_id}
+    tasks["took_s"] = [own.get(h, s - load) for h, s, load in zip(tasks["task"], tasks["task_s"], tasks["load_s"])]
     tasks["off_s"] = tasks["took_s"] - tasks["estimate_s"]
     tasks["taken"] = tasks["worker"] != tasks["planned_worker"]
     tasks["loaded"] = tasks["load_s"] > 0
@@ -253,13 +258,28 @@ class TaskRecord:
     # the references its verifier computed from the graph and kept for them (kernels.checks.reference:
     # Brandes from each root, a triangle count), paid again by each worker that runs the kernel there
     first_refs_s: float = 0.0
+    load_s: float = 0.0     # of prepared_s, reading the dataset (0 where its worker held it already)
+    # of prepared_s less load_s (``with_first_refs``, where its run says when its tasks started): what
+    # every task of its kernel on the graph pays again (its input's checks: its own seconds), and what
+    # the first of them on a worker paid beyond (the representations its kernel builds and keeps, paid
+    # again by each worker that runs the kernel there, like ``first_refs_s``); the rest of its
+    # preparing (a worker's first task on the graph: the builds any kernel there uses) is ``once_s``
+    each_prepare_s: float = 0.0
+    first_build_s: float = 0.0
 
     @property
     def once_s(self) -> float:
         """Its seconds loading, checking and building the dataset's input, which the first task of a
-        dataset on a worker pays for all of them, less compilations (counted there first: the
-        input's checks and builds are the first Numba code a task runs)."""
-        return max(0.0, self.prepared_s - self.compile_s)
+        dataset on a worker pays for all of them (less what each task of its kernel pays again, and
+        its kernel's own builds: ``each_prepare_s``, ``first_build_s``), less compilations (counted
+        there first: the input's checks and builds are the first Numba code a task runs)."""
+        return max(0.0, self.prepared_s - self.each_prepare_s - self.first_build_s - self.compile_s)
+
+    @property
+    def first_s(self) -> float:
+        """Its seconds that the first task of its kernel on its graph pays on each worker, the others
+        there not: the references its verification keeps and the representations its kernel builds."""
+        return self.first_refs_s + self.first_build_s
 
     @property
     def kernel_once_s(self) -> float:
@@ -272,12 +292,12 @@ class TaskRecord:
 
     @property
     def own_s(self) -> float:
-        """Its seconds that are its own: less ``once_s``, ``kernel_once_s``, ``first_refs_s`` (paid
-        by a worker's first task of its kernel on the graph, whichever it is) and compilations (Numba's,
+        """Its seconds that are its own: less ``once_s``, ``kernel_once_s``, ``first_s`` (paid by a
+        worker's first task of its kernel on the graph, whichever it is) and compilations (Numba's,
         which its disk cache spares later runs, and the GPU modules of ``first_run_s``, which CuPy's
         does): a later run on the device pays none of them again."""
         timed = self.timed_s if not math.isnan(self.timed_s) else 0.0
-        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.first_refs_s - self.compile_s
+        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.first_s - self.compile_s
                    - self.first_run_s)
 
     def floor(self, copy: float | None = None, gather: float | None = None) -> float | None:
@@ -342,27 +362,66 @@ def _task_records(path: Path) -> list[TaskRecord]:
                               _seconds(first["warmup_s"]) if _flag(first["first_warmup"]) else 0.0,
                               float(mine["bytes_read"].fillna(0).mean() + mine["bytes_written"].fillna(0).mean()),
                               float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"]),
-                              _seconds(first["first_run_s"]), _seconds(first["verify_s"])))
+                              _seconds(first["first_run_s"]), _seconds(first["verify_s"]),
+                              load_s=_seconds(first["load_s"])))
     return out
 
 
 def with_first_refs(tasks: list[TaskRecord]) -> list[TaskRecord]:
-    """``tasks`` with ``first_refs_s`` set on the first task (by start) of each kernel on each graph and
-    worker in each run: its verification beyond the median of the others' in that group (the
-    references its verifier computed and kept for them); none for a group of one, with nothing to
-    tell it from, or whose tasks do not say when they started."""
+    """``tasks`` with what the first task (by start) of each kernel on each graph and worker in each
+    run paid for the others there: ``first_refs_s``, its verification beyond the median of the
+    others' in that group (the references its verifier computed and kept for them); and its
+    preparing split (``each_prepare_s``, ``first_build_s``): every task pays the median of its
+    group's later tasks' preparing (checks) itself, the group's first what it prepared beyond that
+    (its kernel's builds) for the group, and a worker's first task on the graph (or one that read it
+    again) the rest for every kernel there (``once_s``).  A group of one has nothing to tell its
+    references from, and its preparing, unless it opened the graph, is its own; a group whose tasks
+    do not say when they started is left as it is.
+
+    Before, every task's preparing was the graph's, paid once per worker: the graph's ``load`` held
+    the checks of all its tasks in the run learned from, and a plan that split the graph over
+    workers charged them to each (0.1-0.25 s a graph on the 4-GPU gap-scales sweep)."""
     groups: dict = {}
+    opened: dict = {}   # (run, worker, graph) -> the index of the worker's first task there, None: unknown
     for i, t in enumerate(tasks):
         groups.setdefault((t.run_id, t.worker, t.dataset, t.kernel), []).append(i)
+        at = (t.run_id, t.worker, t.dataset)
+        if t.started_at is None or opened.get(at, -1) is None:
+            opened[at] = None
+        elif at not in opened or t.started_at < tasks[opened[at]].started_at:
+            opened[at] = i
     out = list(tasks)
-    for members in groups.values():
-        if len(members) < 2 or any(tasks[i].started_at is None for i in members):
+    for (run_id, worker, dataset, _), members in groups.items():
+        if any(tasks[i].started_at is None for i in members):
             continue
         members.sort(key=lambda i: tasks[i].started_at)
-        extra = tasks[members[0]].verify_s - statistics.median(tasks[i].verify_s for i in members[1:])
-        if extra > 0:
-            out[members[0]] = dataclasses.replace(tasks[members[0]], first_refs_s=extra)
+        first, rest = members[0], members[1:]
+        change = {i: {} for i in members}
+        typical = None
+        if rest:
+            extra = tasks[first].verify_s - statistics.median(tasks[i].verify_s for i in rest)
+            if extra > 0:
+                change[first]["first_refs_s"] = extra
+            typical = statistics.median(_prepare(tasks[i]) for i in rest)
+        if opened.get((run_id, worker, dataset)) is not None:
+            for i in members:
+                prepare = _prepare(tasks[i])
+                if i == opened[run_id, worker, dataset] or tasks[i].load_s > 0:   # opened the graph
+                    change[i]["each_prepare_s"] = min(prepare, typical or 0.0)
+                elif i == first and typical is not None:
+                    change[i]["each_prepare_s"] = min(prepare, typical)
+                    change[i]["first_build_s"] = prepare - change[i]["each_prepare_s"]
+                else:
+                    change[i]["each_prepare_s"] = prepare
+        for i, fields in change.items():
+            if any(fields.values()):
+                out[i] = dataclasses.replace(tasks[i], **fields)
     return out
+
+
+def _prepare(task: TaskRecord) -> float:
+    """Its seconds checking and building its input, less reading it."""
+    return max(0.0, task.prepared_s - task.load_s)
 
 
 def _run_record(run_id: str, wall: float, generating: float, tasks: list[TaskRecord]) -> RunRecord:

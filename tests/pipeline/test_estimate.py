@@ -279,3 +279,37 @@ def test_the_references_a_kernels_first_verification_on_a_graph_keeps_are_paid_o
     assert learned.firsts == {(dataset, task.kernel): pytest.approx(0.5)}
     assert learned.shared()[task.hash] == pytest.approx(learned.seconds[task.hash] + learned.loads[dataset]
                                                         + learned.warms[task.kernel] + 0.5)
+
+
+def test_each_tasks_checks_are_its_own_and_a_kernels_builds_its_first_tasks_not_the_graphs_load(plan_of):
+    # A worker read the graph (0.4 s) with its first task, whose checks took 0.1 s as every task's do;
+    # on another worker a second kernel's first task built a representation of its own (0.25 s more).
+    # Before, all of it was the graph's load: 0.4 + 4 x 0.1 on the first worker, charged to each
+    # worker a plan split the graph over (the 4-GPU gap-scales sweep: 0.1-0.25 s a graph and worker).
+    plan, made = plan_of
+    [task] = plan.tasks
+    dataset = plan.datasets[0].id
+
+    def record(name, started, prepare, load=0.0, kernel=task.kernel, worker="w"):
+        return dataclasses.replace(_record(task=name, kernel=kernel, dataset=dataset, task_s=1.0 + load + prepare,
+                                           prepared_s=load + prepare, load_s=load, started_at=started), worker=worker)
+    ran = history.with_first_refs(
+        [record(task.hash, 1.0, 0.1, load=0.4)] + [record(f"u{i}", 2.0 + i, 0.1) for i in range(3)]
+        + [record("v0", 1.0, 0.1, load=0.3, kernel="listrank.sequential", worker="w2")]   # opened the graph there
+        + [record("x0", 2.0, 0.3, worker="w2")] + [record(f"x{i}", 2.0 + i, 0.05, worker="w2") for i in (1, 2)])
+    assert [r.once_s for r in ran[:4]] == pytest.approx([0.4, 0, 0, 0])     # its read; its checks: its own
+    assert ran[0].own_s == pytest.approx(ran[1].own_s) == pytest.approx(1.1)
+    assert ran[5].first_build_s == pytest.approx(0.25) and ran[5].first_s == pytest.approx(0.25)   # x0: the pair's
+    assert ran[5].own_s == pytest.approx(ran[6].own_s) == pytest.approx(1.05)
+    assert ran[4].once_s == pytest.approx(0.4)       # v0, alone of its kernel there: what it prepared, the graph's
+    learned = made(ran)
+    assert learned.loads == {dataset: pytest.approx(0.4)}            # was 0.8: every task's checks
+    assert learned.seconds[task.hash] == pytest.approx(1.1 + estimate.ROUGH_PER_TASK_SECONDS["cpu"])
+    # a plan over two workers charges each the graph's read, not its tasks' checks twice
+    from types import SimpleNamespace
+    from graphsweep.pipeline import runner
+    todo = [SimpleNamespace(hash=h, dataset=SimpleNamespace(id=dataset), kernel=task.kernel)
+            for h in (task.hash, "u0", "u1", "u2")]
+    seconds = {t.hash: 1.1 for t in todo}
+    owner = {t.hash: "ab"[i % 2] for i, t in enumerate(todo)}
+    assert runner.finishes(owner, todo, seconds, learned.loads) == pytest.approx({"a": 2.6, "b": 2.6})
