@@ -28,7 +28,6 @@ rank's time, its time in collectives, the bytes received); ``iterations``, ``err
 ``converged`` and the ledger's statistics.
 """
 
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -67,18 +66,6 @@ DEGREE_CAP = (1 << 31) - 1    # degrees at or past this sort together (the renam
 RENAME_CHUNK = 1 << 26        # neighbour ids renamed at a time (the gather's temporaries kept small beside the slice)
 
 
-@dataclass
-class _Product:
-    """What setup keeps with a slice for its iterations."""
-    pull: object            # contributions of every vertex -> the rows' sums (``pull(contrib, part)`` where split)
-    inverse: object         # the rows' inverse simple degrees
-    dangling: object        # the rows without neighbours
-    nnz: int                # simple entries in the rows
-    place: object = None    # renamed: each row's vertex's place in the range (None: the ids as they are)
-    chosen: str = ""        # the product that runs (auto settled)
-    split: bool = False     # the rows hold their own range's neighbours first: summed while the rest arrives
-
-
 def _matrix(rank, product: str, hot: float) -> dict:
     """Set-up on every rank in step (the renamed product all-gathers its positions): the slice's
     product, kept with the slice."""
@@ -93,7 +80,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
     graph's entries in its rows."""
     scratch = s.claim(NAME)
     if (KEY, product, hot) in scratch:
-        return scratch[KEY, product, hot].nnz
+        return scratch[KEY, product, hot][3]
     for other in [key for key in scratch if isinstance(key, tuple) and key[0] == KEY]:
         del scratch[other]      # one product's at a time (a renamed copy is as large as the slice)
     xp, place = s.xp, None
@@ -107,10 +94,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
             del matrix
         front = int(hot * l2_bytes()) // (4 * comm.size) if s.backend == "gpu" else 0
         place, indices = _renamed(s, comm, inverse, front)
-        if s.backend == "gpu":
-            pull = _warp_rows(s, indices, front > 0, _own_counts(s, indices))
-        else:
-            pull = _simple_rows(s, indices)[0].__matmul__
+        pull = _warp_rows(s, indices, front > 0) if s.backend == "gpu" else _simple_rows(s, indices)[0].__matmul__
     elif s.backend == "gpu" and chosen != "cusparse":
         inverse, nnz = _simple_degrees(s)
         if chosen == "warp-rows" or nnz > INT32_MAX:
@@ -120,8 +104,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
     else:
         matrix, inverse = _simple_rows(s, s.csr.indices)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
-    scratch[KEY, product, hot] = _Product(pull, inverse, xp.flatnonzero(inverse == 0), nnz, place, chosen,
-                                          split=chosen == "renamed" and s.backend == "gpu")
+    scratch[KEY, product, hot] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz, place, chosen)
     scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
     return nnz
 
@@ -141,9 +124,8 @@ def _renamed(s, comm, inverse, front: int = 0):
     slice's neighbour ids renamed to those places: the contributions gathered most often then lie
     together at the front of each range, 32 to a cache line, where R-MAT's hubs were spread over the
     whole vector.  Rows stay as they are (their sums need no mapping back); each row's renamed ids
-    are sorted again, from the rank's own range on (its own neighbours first, summed while the
-    others' contributions arrive; repeated neighbours next to each other, as the product skips
-    them; a row's lanes reading the front of a range read it a line at a time).  Where ``front`` > 0 (the GPU), an
+    are sorted again (repeated neighbours next to each other, as the product skips them; a row's
+    lanes reading the front of a range read it a line at a time).  Where ``front`` > 0 (the GPU), an
     id past the first ``front`` places of its range has its sign bit set (pull.cu reads those
     evict-first).  Returns (each local vertex's place in the range, the renamed neighbour ids)."""
     xp, size = s.xp, s.size
@@ -159,19 +141,12 @@ def _renamed(s, comm, inverse, front: int = 0):
     names = xp.empty(s.n, dtype=np.int32)
     names[s.lo:s.hi] = place + np.int32(s.lo)
     comm.allgatherv(names, s.bounds)
-    # sorted by place counted from the rank's own range on (mod n): a row's own neighbours first
-    names -= np.int32(s.lo)
-    names[names < 0] += np.int32(s.n)
     indices = xp.empty_like(s.csr.indices)
     for start in range(0, s.csr.nnz, RENAME_CHUNK):
         stop = min(start + RENAME_CHUNK, s.csr.nnz)
         indices[start:stop] = names[s.csr.indices[start:stop]]
     del names
     shuffle.sort_rows(comm, s.csr.offsets, indices, shuffle.SORT_ENTRIES)
-    for start in range(0, s.csr.nnz, RENAME_CHUNK):
-        part = indices[start:start + RENAME_CHUNK]
-        part -= np.int32(s.n - s.lo)        # back from counting at lo (never past int32)
-        part[part < 0] += np.int32(s.n)
     if front:
         bounds = xp.asarray(s.bounds)
         for start in range(0, s.csr.nnz, RENAME_CHUNK):
@@ -221,24 +196,9 @@ def _simple_degrees(s):
     return inverse, int(total.get()[0])
 
 
-def _own_counts(s, indices):
-    """pull.cu's count of each row's entries in the rank's own range (int32; the renamed rows hold
-    them first)."""
-    import cupy
-    own = cupy.zeros(max(s.size, 1), dtype=np.int32)
-    if s.size:
-        count = module("pagerank/pull.cu").get_function("graphsweep_pagerank_slice_own")
-        blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * s.size, WARP_THREADS))
-        count((blocks,), (WARP_THREADS,), (s.csr.offsets, indices, np.int64(s.size), np.int32(s.lo), np.int32(s.hi),
-                                           own))
-    return own
-
-
-def _warp_rows(s, indices, cold_flagged: bool, own=None):
+def _warp_rows(s, indices, cold_flagged: bool):
     """pull.cu's slice kernels over the slice's rows with neighbour ids ``indices`` (the slice's: no
-    copy; or renamed, cold ones flagged or not, ``own`` of each row's first entries in the rank's
-    range; any number of entries): the product, ``pull(contrib, part)`` (part 0 the whole rows; 1
-    their own entries, 2 the rest added, where ``own`` is given)."""
+    copy; or renamed, cold ones flagged or not; any number of entries): the product."""
     import cupy
     csr, size = s.csr, s.size
     flag = "true" if cold_flagged else "false"
@@ -250,16 +210,14 @@ def _warp_rows(s, indices, cold_flagged: bool, own=None):
     rows_blocks = min(resident_blocks(WARP_THREADS), blocks_for(SLICE_LANES * max(size, 1), WARP_THREADS))
     chunk_blocks = min(resident_blocks(WARP_THREADS), blocks_for(32 * max(chunks, 1), WARP_THREADS))
     incoming = cupy.empty(size, dtype=np.float32)
-    own = own if own is not None else cupy.zeros(1, dtype=np.int32)     # read by parts 1 and 2 only
 
-    def pull(contrib, part: int = 0):
+    def pull(contrib):
         if size:
             short((rows_blocks,), (WARP_THREADS,), (csr.offsets, indices, contrib, np.int64(size),
-                                                    np.int64(SLICE_SPLIT), incoming, own, np.int32(part)))
+                                                    np.int64(SLICE_SPLIT), incoming))
         if chunks:
             heavy((chunk_blocks,), (WARP_THREADS,), (csr.offsets, indices, contrib, chunk_row, chunk_begin,
-                                                     np.int64(chunks), np.int64(SLICE_SPLIT), incoming, own,
-                                                     np.int32(part)))
+                                                     np.int64(chunks), np.int64(SLICE_SPLIT), incoming))
         return incoming
     return pull
 
@@ -271,11 +229,9 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
     if (KEY, product, hot) not in s.claim(NAME):     # another kernel claimed the slice since setup
         _slice_matrix(s, comm, product, hot)
         rank.restart()
-    made = s.scratch[KEY, product, hot]
-    inverse, dangling_vertices, place = made.inverse, made.dangling, made.place
+    pull, inverse, dangling_vertices, _, place, chosen = s.scratch[KEY, product, hot]
     contrib = s.scratch["pagerank-contrib"]
     mine = contrib[lo:hi]
-    exchange = _overlapped(rank, made.pull) if made.split and comm.size > 1 else None
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
     dangling = float(comm.allreduce_host([dangling_vertices.shape[0]])[0]) / n
     steps, error = [], float("inf")
@@ -285,11 +241,8 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
             mine[...] = score * inverse
         else:
             mine[place] = score * inverse
-        if exchange:
-            incoming = exchange(contrib)
-        else:
-            comm.allgatherv(contrib, s.bounds)
-            incoming = made.pull(contrib)
+        comm.allgatherv(contrib, s.bounds)
+        incoming = pull(contrib)
         share = np.float32(dangling / n if spread else 0.0)
         updated = np.float32((1.0 - DAMPING) / n) + np.float32(DAMPING) * (incoming + share)
         local = xp.stack([xp.abs(updated - score).sum(dtype=np.float64),
@@ -300,45 +253,7 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
         if error < tolerance:
             break
     rank.keep(score=score)
-    return {"steps": steps, "error": error, "product": made.chosen}
-
-
-_STREAMS: dict = {}     # device id -> this process's stream for overlapped exchanges
-
-
-def _exchange_stream(cupy):
-    """A non-blocking stream of the device's highest priority (a priority past the device's range
-    is clamped to it), made once a device and kept for the process."""
-    device = cupy.cuda.Device().id
-    if device not in _STREAMS:
-        runtime = cupy.cuda.runtime
-        if hasattr(runtime, "streamCreateWithPriority"):
-            ptr = runtime.streamCreateWithPriority(runtime.streamNonBlocking, -(1 << 20))
-            _STREAMS[device] = cupy.cuda.ExternalStream(ptr, device)
-        else:       # a CuPy without it: a plain stream (NCCL's blocks may then wait for SMs)
-            _STREAMS[device] = cupy.cuda.Stream(non_blocking=True)
-    return _STREAMS[device]
-
-
-def _overlapped(rank, pull):
-    """The all-gather on a stream of its own, of higher priority (NCCL's blocks take SMs before
-    the sums fill them), while the rows' own entries are summed; the rest once it has arrived."""
-    import cupy
-    comm, s = rank.comm, rank.slice
-    side = _exchange_stream(cupy)
-
-    def exchange(contrib):
-        ready = cupy.cuda.Event()
-        ready.record()
-        with side:
-            side.wait_event(ready)
-            comm.allgatherv(contrib, s.bounds)
-            arrived = cupy.cuda.Event()
-            arrived.record()
-        pull(contrib, 1)
-        cupy.cuda.get_current_stream().wait_event(arrived)
-        return pull(contrib, 2)
-    return exchange
+    return {"steps": steps, "error": error, "product": chosen}
 
 
 def _run(inp, params, timer, backend: str):

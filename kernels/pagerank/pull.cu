@@ -141,20 +141,10 @@ __device__ __forceinline__ float graphsweep_pagerank_distinct_sum(const int* __r
     return sum;
 }
 
-// The part of row v a pass sums (pagerank.distributed's renamed product, whose rows hold their own
-// range's neighbours first, own[v] of them): 0 the whole row, 1 those first own[v] entries (summed
-// while the other ranges' contributions arrive), 2 the rest (added to the first part's sum).
-__device__ __forceinline__ void graphsweep_pagerank_part(const int* __restrict__ own, long long v, int part,
-                                                         long long row_begin, long long& from, long long& to)
-{
-    if (part == 1) to = min(to, row_begin + own[v]);
-    else if (part == 2) from = max(from, row_begin + own[v]);
-}
-
 template <int LANES, bool COLD_FLAGGED>
 __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offsets, const int* __restrict__ indices,
                                               const float* __restrict__ contrib, long long rows, long long split,
-                                              float* __restrict__ incoming, const int* __restrict__ own, int part)
+                                              float* __restrict__ incoming)
 {
     constexpr int PER_WARP = 32 / LANES;
     const int lane = threadIdx.x % LANES;
@@ -165,16 +155,13 @@ __global__ void graphsweep_pagerank_slice_sum(const long long* __restrict__ offs
         const long long v = first + (threadIdx.x & 31) / LANES;
         float sum = 0.0f;
         if (v < rows) {
-            const long long begin = offsets[v];
-            long long from = begin, to = offsets[v + 1];
-            if (to - begin <= split) {
-                graphsweep_pagerank_part(own, v, part, begin, from, to);
-                sum = graphsweep_pagerank_distinct_sum<COLD_FLAGGED>(indices, contrib, begin, from, to, lane, LANES);
-            }
+            const long long begin = offsets[v], end = offsets[v + 1];
+            if (end - begin <= split)
+                sum = graphsweep_pagerank_distinct_sum<COLD_FLAGGED>(indices, contrib, begin, begin, end, lane, LANES);
         }
         for (int offset = LANES / 2; offset > 0; offset >>= 1)
             sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset, LANES);
-        if (v < rows && lane == 0) incoming[v] = part == 2 ? incoming[v] + sum : sum;
+        if (v < rows && lane == 0) incoming[v] = sum;
     }
 }
 
@@ -182,39 +169,16 @@ template <bool COLD_FLAGGED>
 __global__ void graphsweep_pagerank_slice_heavy(const long long* __restrict__ offsets, const int* __restrict__ indices,
                                                 const float* __restrict__ contrib, const int* __restrict__ chunk_row,
                                                 const long long* __restrict__ chunk_begin, long long chunks,
-                                                long long split, float* __restrict__ incoming,
-                                                const int* __restrict__ own, int part)
+                                                long long split, float* __restrict__ incoming)
 {
     const int lane = threadIdx.x & 31;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
         const int v = chunk_row[c];
-        long long from = chunk_begin[c], to = min(from + split, offsets[v + 1]);
-        graphsweep_pagerank_part(own, v, part, offsets[v], from, to);
-        if (from >= to) continue;       // the whole warp: one chunk a warp
+        const long long from = chunk_begin[c], to = min(from + split, offsets[v + 1]);
         float sum = graphsweep_pagerank_distinct_sum<COLD_FLAGGED>(indices, contrib, offsets[v], from, to, lane, 32);
         for (int offset = 16; offset > 0; offset >>= 1)
             sum += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, sum, offset);
         if (lane == 0) atomicAdd(incoming + v, sum);
-    }
-}
-
-// Set-up of the renamed product: how many entries of each row name a vertex of the rank's own
-// range [lo, hi) (flags cleared), a warp a row.
-extern "C" __global__ void graphsweep_pagerank_slice_own(const long long* __restrict__ offsets,
-                                                         const int* __restrict__ indices, long long rows, int lo,
-                                                         int hi, int* __restrict__ own)
-{
-    const int lane = threadIdx.x & 31;
-    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < rows; v += warps) {
-        int count = 0;
-        for (long long e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
-            const int id = __ldg(indices + e) & 0x7fffffff;
-            count += id >= lo && id < hi;
-        }
-        for (int offset = 16; offset > 0; offset >>= 1)
-            count += __shfl_down_sync(GRAPHSWEEP_FULL_MASK, count, offset);
-        if (lane == 0) own[v] = count;
     }
 }

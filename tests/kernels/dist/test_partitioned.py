@@ -620,9 +620,9 @@ def test_every_kernel_over_nccl_gives_the_one_gpu_answer(cuda_workers, shape, na
 @pytest.mark.multi_gpu
 @pytest.mark.parametrize("shape", ["messy", "rmat", "hub", "components"])
 @pytest.mark.parametrize("hot", [0.0, 1e-5])
-def test_pagerank_renamed_over_nccl_sums_its_own_entries_while_the_rest_arrives(cuda_workers, shape, hot):
-    """Over NCCL the renamed product sums each row's own-range neighbours while the all-gather runs
-    on a stream of its own, then the rest: the one-GPU scores, at K = 2 and every GPU."""
+def test_pagerank_renamed_over_nccl_gives_the_one_gpu_scores(cuda_workers, shape, hot):
+    """Over NCCL (the places all-gathered as int32 in setup, the contributions every iteration) the
+    renamed product gives the one-GPU scores, at K = 2 and every GPU."""
     import cupy
     graph = _hub_of_triple_edges() if shape == "hub" else SHAPES[shape]()
     ref = run("pagerank.spmv", dataset(graph), "gpu")
