@@ -5,27 +5,40 @@ Returns ``{"score"}`` (see the package doc): the scores ``pagerank.spmv`` (``pag
 converges to, within the tolerance the verifier checks.
 
 Algorithm (1-D pull).  Rank i owns the scores of its range.  Once per graph (``setup``, untimed)
-each rank makes its rows of the simple graph's adjacency matrix — its slice's CSR with duplicate
-neighbours dropped, float32 ones, shape (its rows) x n — and its vertices' inverse simple degrees:
-the per-slice half of ``pagerank.spmv``'s setup.  Every iteration, on every rank in step:
+each rank makes its product over its rows of the simple graph (duplicate neighbours dropped) and
+its vertices' inverse simple degrees (``product``):
+  renamed      (auto on the GPU where the 4n bytes of contributions outgrow the L2) each rank
+               places its range's vertices by falling degree, the places are all-gathered (int32,
+               once) and a copy of the slice's neighbour ids is renamed to them and each row sorted
+               again: the contributions gathered most often lie together at the front of each
+               range, 32 to a cache line, where R-MAT's hubs were spread over the whole vector.
+               Rows keep their order, so no sum is mapped back; only each rank's contributions
+               are scattered to their places.  The copy is as large as the slice (R-MAT 30 at
+               K = 4: 51.5 GB beside it on each H200).  Summed by pull.cu's slice kernels, 8 lanes
+               a row and a warp a chunk of a long row; ``hot`` > 0 flags the ids past a front of
+               that share of the L2, gathered evict-first.  1.55-1.65x the other products' speed
+               on R-MAT 26-30 at K = 1-4 (4 x H200);
+  cusparse     ``pagerank.spmv``'s product on the slice's rows (cuSPARSE on the GPU, scipy.sparse
+               on the CPU), where its simple entries fit 32-bit offsets;
+  warp-rows    pull.cu's slice kernels over the slice as it is (no copy; repeated neighbours
+               skipped in the sorted rows): any size.
+Every iteration, on every rank in step:
   all-gather   each rank's contributions (score / degree, float32) into the whole vector, every
                rank's piece straight to the others (NCCL: device to device; (K - 1) x 4n bytes in
                all an iteration);
-  pull         the slice's rows times the whole vector: ``pagerank.spmv``'s product (cuSPARSE on
-               the GPU, scipy.sparse on the CPU) and its update, on the slice; a GPU slice past
-               cuSPARSE's 32-bit offsets (R-MAT 30 at K = 4: 12.9 G entries a slice) is summed by
-               pull.cu's slice kernels over the slice as it is, 8 lanes a row and a warp a chunk
-               of a long row (``product``);
+  pull         the slice's rows times the whole vector and ``pagerank.spmv``'s update, on the slice;
   all-reduce   the L1 change and the dangling score (16 bytes), read on the host: every rank takes
                the same decision to stop (the one host read of an iteration, as pagerank.spmv's).
-The dangling score of the last iteration is spread in the next, as in ``pagerank.spmv``.
+The dangling score of the last iteration is spread in the next, as in ``pagerank.spmv``.  Summing a
+row's own-range entries while the all-gather ran on a stream of its own was tried and dropped: the
+two slowed each other (4 x H200, R-MAT 26-30: 2-6% slower in all).
 
-Cost model per iteration: the slowest slice's product (its nonzeros x 8 bytes streamed + a
-random 4-byte gather each) + the all-gather ((K - 1) / K x 4n bytes into each rank at the link's
+Cost model per iteration: the slowest slice's product (its nonzeros x 4 bytes streamed + a
+random 4-byte gather each, from the L2 for the renamed front) + the all-gather ((K - 1) / K x 4n bytes into each rank at the link's
 bandwidth) + two collective latencies.  Rows: ``total`` (the slowest rank, barrier to end),
 ``dispatch`` (the driver's call), a step row per iteration (phase ``iteration``: the slowest
 rank's time, its time in collectives, the bytes received); ``iterations``, ``error``,
-``converged`` and the ledger's statistics.
+``converged``, ``product`` (the one that ran) and the ledger's statistics.
 """
 
 from functools import partial
