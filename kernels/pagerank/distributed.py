@@ -124,7 +124,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
 
 def choose(product: str, backend: str, n: int, l2: int) -> str:
     """The product asked for, settled as far as the graph's size goes: auto is renamed on the GPU
-    where the 4n bytes of contributions outgrow the L2 (1.55-1.65x faster than cuSPARSE or
+    where the 4n bytes of contributions outgrow the L2 (1.4-1.9x faster than cuSPARSE or
     warp-rows on R-MAT 26 to 30 at K = 1 to 4, 4 x H200); on the CPU anything but renamed is
     scipy's product on the slice's own ids."""
     if product == "renamed" or (product == "auto" and backend == "gpu" and 4 * n > l2):
