@@ -140,9 +140,10 @@ def print_plan_against_run(results, largest: int = 5) -> None:
     print(f"plan against run, {results}:")
     for worker, w in workers.iterrows():
         print(f"  {worker:<28} planned {w['planned_s']:>7.2f} s   ran {w['ran_s']:>7.2f} s in {int(w['tasks'])} tasks "
-              f"({int(w['taken'])} planned elsewhere), {int(w['loads'])} loads, {int(w['warm_ups'])} first warm-ups")
+              f"({int(w['taken'])} planned elsewhere), {int(w['loads'])} loads, {int(w['warm_ups'])} first warm-ups, "
+              f"{int(w['samples'])} more on samples")
     print(f"  the {min(largest, len(tasks))} estimates that missed most (its own seconds: less its load, builds, "
-          "first warm-up and first references, which the plan charges its worker once):")
+          "first warm-ups and first references, which the plan charges its worker once):")
     for _, t in tasks.head(largest).iterrows():
         print(f"    {t['kernel']:<28} {t['dataset']:<24} estimate {t['estimate_s']:>7.3f} s  took {t['took_s']:>7.3f} s"
               f"  ({t['off_s']:+.3f})")

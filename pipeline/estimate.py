@@ -36,7 +36,10 @@ it, else the dataset's bytes at ``LOAD_BYTES_PER_SECOND``), a kernel's first war
 and ``ROUGH_COMPILE_SECONDS``), the references a kernel's first verification on a graph computes
 and keeps for the others and the representations its first task there builds for them (``firsts``,
 per dataset and kernel, learned from the first of each worker's tasks of the kernel there:
-``history.with_first_refs``; each task's own checks stay its own), and compilations: Numba's, which its disk cache spares later
+``history.with_first_refs``; each task's own checks stay its own), a kernel's warm-up with its
+parameters on a small sample of its graph's generator, which a worker pays once for all of that
+generator's graphs (``samples``, per warm-up key, ``worker.warm_up_key``: learned from the first of
+each worker's tasks of the key), and compilations: Numba's, which its disk cache spares later
 runs, and the GPU modules a task's first timed reps compiled before running again, which CuPy's
 disk cache spares them (``history.TaskRecord.own_s``).  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
 kernels warmed up, paid for already.  A run takes its tasks with their shares of those
@@ -284,21 +287,27 @@ class TimeEstimate:
     # (dataset id, kernel) -> seconds a worker's first task of the kernel on the dataset verifies more
     # than the others: the references its verifier keeps for them
     firsts: dict = field(default_factory=dict)
+    # task hash -> (its warm-up key, seconds): what a worker's first task of the key pays warming the
+    # kernel up on a small sample for all the tasks of the key there (``worker.warm_up_key``)
+    samples: dict = field(default_factory=dict)
 
     def shared(self) -> dict:
-        """task hash -> its seconds with its share of its dataset's loading, its kernel's warm-up and
-        its kernel's first references on the dataset, each paid once (on one worker): what the run's
-        tasks cost one after another."""
+        """task hash -> its seconds with its share of its dataset's loading, its kernel's warm-up,
+        its kernel's first references on the dataset and its warm-up key's sample warm-up, each paid
+        once (on one worker): what the run's tasks cost one after another."""
         datasets = Counter(d for d, _ in self.groups.values())
         kernels = Counter(k for _, k in self.groups.values())
         pairs = Counter(self.groups.values())
+        keys = Counter(key for key, _ in self.samples.values())
         out = {}
         for h, seconds in self.seconds.items():
             dataset, kernel = self.groups.get(h, (None, None))
+            key, sample = self.samples.get(h, (None, 0.0))
             out[h] = (seconds + (self.loads.get(dataset, 0.0) / datasets[dataset] if dataset in datasets else 0.0)
                       + (self.warms.get(kernel, 0.0) / kernels[kernel] if kernel in kernels else 0.0)
                       + (self.firsts.get((dataset, kernel), 0.0) / pairs[dataset, kernel]
-                         if (dataset, kernel) in pairs else 0.0))
+                         if (dataset, kernel) in pairs else 0.0)
+                      + (sample / keys[key] if key in keys else 0.0))
         return out
 
     def wall(self, workers: int | None = None) -> float:
@@ -311,7 +320,8 @@ class TimeEstimate:
         return TimeEstimate({h: self.seconds[h] for h in keep}, {h: self.sources[h] for h in keep},
                             {h: self.learned[h] for h in keep}, self.start, self.generate, self.devices,
                             self.loads, self.overhead, self.warms,
-                            {h: self.groups[h] for h in keep if h in self.groups}, self.firsts)
+                            {h: self.groups[h] for h in keep if h in self.groups}, self.firsts,
+                            {h: self.samples[h] for h in keep if h in self.samples})
 
     def says(self) -> str:
         """Which sources the estimate used ("from 12 earlier runs on NVIDIA H100", "from the device's
@@ -482,9 +492,10 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
     loads = {d: 0.0 if str(refs[d].path) in held else learned.get(d, made.load_seconds) for d, made in by_id.items()}
     warm_ups = _learned(records, devices, lambda r: r.kernel, lambda r: r.kernel_once_s)
     references = _learned(records, devices, lambda r: (r.dataset, r.kernel), lambda r: r.first_s)
+    sampled = _learned(records, devices, lambda r: r.warm_key, lambda r: r.sample_s)
     firsts = {(t.dataset.id, t.kernel): references[t.dataset.id, t.kernel] for t in tasks
               if references.get((t.dataset.id, t.kernel), 0.0) > 0 and str(t.dataset.path) not in held}
-    seconds, sources, used_runs, warms = {}, {}, {}, {}
+    seconds, sources, used_runs, warms, samples = {}, {}, {}, {}, {}
     for task in tasks:
         backend = backend_of[task.hash]
         device = devices.get(backend, backend)
@@ -500,11 +511,26 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
             warms[task.kernel] = warm_ups.get(task.kernel, 0.0) if any(r.device == device for r in same) else (
                 ROUGH_COMPILE_SECONDS[backend] + _rough_runs(problem, backend, elements, task.warmup, here))
         seconds[task.hash] = took + per_task
+        key = _warm_up_key(task, refs[task.dataset.id], made, backend)
+        if sampled.get(key, 0.0) > 0:
+            samples[task.hash] = (key, sampled[key])
         used_runs[task.hash] = frozenset(r.run_id for r in used) if sources[task.hash] == "history" else frozenset()
     generate = sum(made.generate_seconds for made in by_id.values() if not made.exists)
     used_devices = {b: d for b, d in devices.items() if b in backends}
     return TimeEstimate(seconds, sources, used_runs, start, generate, used_devices or devices, loads, overhead, warms,
-                        {t.hash: (t.dataset.id, t.kernel) for t in tasks}, firsts)
+                        {t.hash: (t.dataset.id, t.kernel) for t in tasks}, firsts, samples)
+
+
+def _warm_up_key(task, ref, made: Shape, backend: str) -> tuple | None:
+    """The key ``task``'s worker warms its kernel up once under on a small sample of its graph's
+    generator (``worker.warm_up_key``: the worker's, less the task's roots and placement, which one
+    sweep's tasks of a kernel share; by the kernel its rows name); None where no sample stands for
+    its warm-up (no warm-up asked, a kernel that drives other workers, a graph not generated)."""
+    if not task.warmup or made.kind != "graph" or not ref.generated or partitions(task) is not None:
+        return None
+    from .worker import warm_up_key   # worker imports this module
+    return warm_up_key(task.kernel, task.params, {"name": ref.generator, "params": ref.params, "seed": ref.seed},
+                       made.m, backend)
 
 
 def _duration(seconds: float) -> str:

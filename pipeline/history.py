@@ -11,13 +11,15 @@ that table, and for each kernel its median time per (dataset, params) across the
 ``earlier(root)`` is what estimates learn from (``pipeline.estimate``): per task of the newest
 results folders there, what it ran on, the seconds its worker spent on it and what of them a later
 task or run may not pay again (loading and checking the dataset, the worker's first warm-up of the
-kernel, the references the first verification of a kernel's output on a graph computes and keeps,
-Numba's compilations), and its runs' byte model; per run, its wall time (its log's closing line,
-with the seconds it spent generating) and the seconds it spent outside its tasks.
+kernel and of its parameters on a generator's sample, the references the first verification of a
+kernel's output on a graph computes and keeps, Numba's compilations), and its runs' byte model; per
+run, its wall time (its log's closing line, with the seconds it spent generating) and the seconds
+it spent outside its tasks.
 """
 
 import dataclasses
 import html
+import json
 import math
 import re
 import statistics
@@ -117,7 +119,7 @@ RECORD_COLUMNS = ("task", "run_id", "dataset", "kernel", "params", "backend", "d
                   "covers",
                   "stage", "phase", "step", "ms", "bytes_read", "bytes_written", "random_accesses", "task_s", "timed_s",
                   "load_s", "prepare_s", "warmup_s", "first_warmup", "first_run_s", "compile_s", "ceilings_s", "started_at",
-                  "ceiling_gather_gelems", "ceiling_copy_gbps", "verify_s")
+                  "ceiling_gather_gelems", "ceiling_copy_gbps", "verify_s", "generator", "dataset_params", "seed")
 # Results folders read for an estimate: the newest this many (a nightly root holds years of them).
 EARLIER_FOLDERS = 20
 
@@ -189,10 +191,11 @@ def plan_against_run(results) -> tuple:
     """The last finished run into ``results`` against its plan: (per worker: its planned finish and
     what it ran — its tasks' seconds, the number of tasks, of them those the plan gave another
     worker (``taken``: stolen at the end, or a lost worker's), the datasets it loaded (``loads``,
-    tasks that paid a load) and its first warm-ups of a kernel; per task: the plan's estimate (its
+    tasks that paid a load), its first warm-ups of a kernel and its other first warm-ups of a
+    warm-up key on a sample (``samples``: ``TaskRecord.sample_s``); per task: the plan's estimate (its
     own seconds, without the load and warm-up the plan charges its worker once), its planned and
     actual worker, what it took of what the estimate counts (``TaskRecord.own_s``: without its load,
-    builds, first warm-up and first references), and the difference), both DataFrames; (None,
+    builds, first warm-ups and first references), and the difference), both DataFrames; (None,
     None) where the run's log has no plan lines (runs before the plan was logged)."""
     results = Path(results)
     walls = run_walls(results)
@@ -219,10 +222,13 @@ def plan_against_run(results) -> tuple:
     tasks["taken"] = tasks["worker"] != tasks["planned_worker"]
     tasks["loaded"] = tasks["load_s"] > 0
     tasks["warmed"] = tasks["first_warmup"].map(_flag)
+    sampled = {r.task for r in _folder_records(results)[0] if r.run_id == run_id and r.sample_s > 0}
+    tasks["sampled"] = tasks["task"].isin(sampled)
     busy = tasks.groupby("worker").agg(ran_s=("task_s", "sum"), tasks=("task", "count"), taken=("taken", "sum"),
-                                       loads=("loaded", "sum"), warm_ups=("warmed", "sum"))
+                                       loads=("loaded", "sum"), warm_ups=("warmed", "sum"),
+                                       samples=("sampled", "sum"))
     workers = pd.DataFrame({"planned_s": pd.Series(planned)}).join(busy, how="outer").fillna(0.0)
-    tasks = tasks.drop(columns=["first_warmup", "loaded", "warmed"])
+    tasks = tasks.drop(columns=["first_warmup", "loaded", "warmed", "sampled"])
     return workers, tasks.sort_values("off_s", key=abs, ascending=False).reset_index(drop=True)
 
 
@@ -266,6 +272,13 @@ class TaskRecord:
     # preparing (a worker's first task on the graph: the builds any kernel there uses) is ``once_s``
     each_prepare_s: float = 0.0
     first_build_s: float = 0.0
+    warmup_s: float = 0.0   # of task_s, its warm-up (on the input, or on a small sample: ``warm_key``)
+    # what its worker warms its kernel up once for on a small sample of its graph's generator and
+    # shape, shared with its tasks of the kernel's parameters on graphs of that generator
+    # (``worker.warm_up_key``; None: its graph has no sample), and of ``warmup_s`` what it paid as the
+    # first of them on its worker (``with_first_refs``): paid again by each worker that runs one
+    warm_key: tuple | None = None
+    sample_s: float = 0.0
 
     @property
     def once_s(self) -> float:
@@ -293,12 +306,13 @@ class TaskRecord:
     @property
     def own_s(self) -> float:
         """Its seconds that are its own: less ``once_s``, ``kernel_once_s``, ``first_s`` (paid by a
-        worker's first task of its kernel on the graph, whichever it is) and compilations (Numba's,
+        worker's first task of its kernel on the graph, whichever it is), ``sample_s`` (by its first
+        of the kernel's tasks with its parameters on the generator) and compilations (Numba's,
         which its disk cache spares later runs, and the GPU modules of ``first_run_s``, which CuPy's
         does): a later run on the device pays none of them again."""
         timed = self.timed_s if not math.isnan(self.timed_s) else 0.0
-        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.first_s - self.compile_s
-                   - self.first_run_s)
+        return max(timed, self.task_s - self.once_s - self.kernel_once_s - self.first_s - self.sample_s
+                   - self.compile_s - self.first_run_s)
 
     def floor(self, copy: float | None = None, gather: float | None = None) -> float | None:
         """Seconds a timed run takes at the ceilings (its device's, or the ``copy`` GB/s and ``gather``
@@ -347,8 +361,11 @@ def _task_records(path: Path) -> list[TaskRecord]:
     rows = rows.reindex(columns=list(RECORD_COLUMNS))
     timed = rows[(rows["phase"] == "total") & rows["step"].isna() & (rows["stage"].fillna("kernel") == "kernel")]
     out = []
+    from .worker import warm_up_key   # the worker's key (worker imports estimate, which imports this)
     for task, mine in timed.groupby("task", sort=False):
         first = mine.iloc[0]
+        made = {"name": first["generator"], "params": json.loads(first["dataset_params"]), "seed": first["seed"]} \
+            if isinstance(first["generator"], str) and isinstance(first["dataset_params"], str) else None
         # a run of several of the problem's runs at once (BC's group of roots) counts as that many,
         # each of the elements an estimate counts per run (harness: ``covers``)
         covers = mine["covers"].fillna(1)
@@ -363,7 +380,9 @@ def _task_records(path: Path) -> list[TaskRecord]:
                               float(mine["bytes_read"].fillna(0).mean() + mine["bytes_written"].fillna(0).mean()),
                               float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"]),
                               _seconds(first["first_run_s"]), _seconds(first["verify_s"]),
-                              load_s=_seconds(first["load_s"])))
+                              load_s=_seconds(first["load_s"]), warmup_s=_seconds(first["warmup_s"]),
+                              warm_key=warm_up_key(first["kernel"], str(first["params"]), made,
+                                                   _number(first["m"]), first["backend"])))
     return out
 
 
@@ -377,6 +396,13 @@ def with_first_refs(tasks: list[TaskRecord]) -> list[TaskRecord]:
     again) the rest for every kernel there (``once_s``).  A group of one has nothing to tell its
     references from, and its preparing, unless it opened the graph, is its own; a group whose tasks
     do not say when they started is left as it is.
+
+    Likewise ``sample_s``: the first task (by start) of each warm-up key (``warm_key``: a kernel's
+    parameters on a generator's sample) on each worker, unless it was the kernel's first warm-up
+    there (``kernel_once_s``), paid its warm-up beyond the median of the others' (none: they found
+    it done) for all of them, whatever their graph.  Before, it was that task's own, paid again
+    wherever the task ran and by none of the others: a plan splitting a kernel's tasks over workers
+    charged none of the warm-ups each paid (0.70 s on the 4-GPU gap-scales sweep, 0.27 s on one).
 
     Before, every task's preparing was the graph's, paid once per worker: the graph's ``load`` held
     the checks of all its tasks in the run learned from, and a plan that split the graph over
@@ -416,7 +442,25 @@ def with_first_refs(tasks: list[TaskRecord]) -> list[TaskRecord]:
         for i, fields in change.items():
             if any(fields.values()):
                 out[i] = dataclasses.replace(tasks[i], **fields)
+    warmed: dict = {}
+    for i, t in enumerate(tasks):
+        if t.warm_key is not None:
+            warmed.setdefault((t.run_id, t.worker, t.warm_key), []).append(i)
+    for members in warmed.values():
+        if any(tasks[i].started_at is None for i in members):
+            continue
+        first, *rest = sorted(members, key=lambda i: tasks[i].started_at)
+        if tasks[first].first_warmup_s:
+            continue
+        extra = _warm(tasks[first]) - (statistics.median(_warm(tasks[i]) for i in rest) if rest else 0.0)
+        if extra > 0:
+            out[first] = dataclasses.replace(out[first], sample_s=extra)
     return out
+
+
+def _warm(task: TaskRecord) -> float:
+    """Its seconds warming up, less the compilations in it (as ``TaskRecord.kernel_once_s``)."""
+    return max(0.0, task.warmup_s - task.first_run_s - max(0.0, task.compile_s - task.prepared_s))
 
 
 def _prepare(task: TaskRecord) -> float:

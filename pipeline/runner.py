@@ -197,7 +197,7 @@ def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
 
 
 def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, held: dict | None = None,
-           warm: dict | None = None, first: dict | None = None) -> dict:
+           warm: dict | None = None, first: dict | None = None, sample: dict | None = None) -> dict:
     """Task hash -> the worker it is restricted to (loosely: ``allow_other_workers``).
 
     A worker's finish is its tasks' estimated seconds plus what it pays once: loading each dataset
@@ -205,7 +205,10 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
     worker -> dataset id), each kernel's warm-up (``warm``: kernel -> seconds) and each kernel's
     first verification on each dataset, which computes the references the others check against
     (``first``: (dataset id, kernel) -> seconds; a kernel's tasks on a graph split over two workers
-    compute them twice).  Three plans, the one that ends soonest kept:
+    compute them twice), and each warm-up on a small sample (``sample``: task hash -> (its warm-up
+    key, seconds): a kernel's parameters on a generator's graphs, warmed up once per worker for all
+    of them, ``worker.warm_up_key``).  Three plans (four with warm-up keys), the one that ends
+    soonest kept:
 
     - filled: the tasks in order — datasets by estimated seconds, most first (a held dataset
       first), each dataset's kernels together, longest first — poured into the workers one after
@@ -215,16 +218,18 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
       loads and warm-ups paid beyond one each are the fewest;
     - whole datasets to the worker with the fewest seconds so far (LPT);
     - whole (dataset, kernel) groups, longest first, each to the worker it ends soonest on: a
-      dataset split between kernels, each kernel's first verification there paid once.
+      dataset split between kernels, each kernel's first verification there paid once;
+    - where tasks have warm-up keys, the same with whole key groups: each of a kernel's parameter
+      sets on few workers, its sample warm-up paid once.
 
-    Each is then improved (the last two only where they end within ``WHOLE_WITHIN`` of the first)
+    Each is then improved (all but the first only where they end within ``WHOLE_WITHIN`` of it)
     while moving one of the busiest worker's tasks, or a group of them, to another worker ends the
     run sooner (``_balanced``); ties go to the earlier plan.  The rest is Dask's: a worker that has
     run its share steals from a busy one (``_TailStealing``), and a task whose worker left runs
     elsewhere."""
     if not workers:
         return {}
-    costs = (seconds, load or {}, held or {}, warm or {}, first or {})
+    costs = (seconds, load or {}, held or {}, warm or {}, first or {}, sample or {})
     workers = sorted(workers)
 
     def end(owner: dict) -> float:
@@ -232,7 +237,10 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
 
     filled = _balanced(_filled(todo, workers, *costs), todo, workers, *costs)
     plans = [filled]
-    for other in (_whole(todo, workers, *costs), _grouped(todo, workers, *costs)):
+    others = [_whole(todo, workers, *costs), _grouped(todo, workers, *costs)]
+    if sample:
+        others.append(_grouped(todo, workers, *costs, by_key=True))
+    for other in others:
         if end(other) < WHOLE_WITHIN * end(filled):   # near enough to be worth improving (a few moves, not thousands)
             other = _balanced(other, todo, workers, *costs)
         plans.append(other)
@@ -246,11 +254,11 @@ WHOLE_WITHIN = 1.25
 
 
 def finishes(owner: dict, todo: list, seconds: dict, load: dict, held: dict | None = None,
-             warm: dict | None = None, first: dict | None = None) -> dict:
+             warm: dict | None = None, first: dict | None = None, sample: dict | None = None) -> dict:
     """Worker -> its planned finish under ``owner``: its tasks' seconds, one load of each dataset it
-    does not hold, one warm-up of each kernel it runs and one first verification of each kernel on
-    each dataset (see ``owners``)."""
-    plan = _Plan(sorted(set(owner.values())), seconds, load, held or {}, warm or {}, first or {})
+    does not hold, one warm-up of each kernel it runs, one first verification of each kernel on
+    each dataset and one sample warm-up of each warm-up key (see ``owners``)."""
+    plan = _Plan(sorted(set(owner.values())), seconds, load, held or {}, warm or {}, first or {}, sample or {})
     for t in todo:
         plan.give(t, owner[t.hash])
     return plan.busy
@@ -269,7 +277,8 @@ def _in_order(todo: list, seconds: dict, held: dict) -> list:
                                        -kernel_s[t.dataset.id, t.kernel], t.kernel, -seconds.get(t.hash, 0.0)))
 
 
-def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict) -> dict:
+def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict,
+            sample: dict) -> dict:
     """The filled plan of ``owners``: the workers (those holding a dataset first, in the order of
     their datasets) each take a run of the tasks in ``_in_order`` up to ``T``, the last one the rest."""
     ordered = _in_order(todo, seconds, held)
@@ -280,7 +289,7 @@ def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, wa
     def pour(limit: float) -> tuple[dict, float]:
         """(the plan poured up to ``limit``, its latest finish)."""
         owner, at = {}, 0
-        plan = _Plan(order, seconds, load, held, warm, first)
+        plan = _Plan(order, seconds, load, held, warm, first, sample)
         for t in ordered:
             if at + 1 < len(order) and plan.busy[order[at]] and plan.busy[order[at]] + plan.cost([t], order[at]) > limit:
                 at += 1
@@ -300,14 +309,15 @@ def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, wa
     return best
 
 
-def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict) -> dict:
+def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict,
+           sample: dict) -> dict:
     """Whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
     (LPT); a worker that holds a dataset takes it."""
     per_dataset: dict = {}
     for t in todo:
         per_dataset.setdefault(t.dataset.id, []).append(t)
     total = {d: sum(seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
-    plan, owner = _Plan(workers, seconds, load, held, warm, first), {}
+    plan, owner = _Plan(workers, seconds, load, held, warm, first, sample), {}
     for dataset in sorted(per_dataset, key=lambda d: -total[d]):
         w = next((w for w in workers if held.get(w) == dataset), None) or min(workers, key=plan.busy.get)
         for t in per_dataset[dataset]:
@@ -316,15 +326,19 @@ def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, war
     return owner
 
 
-def _grouped(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict) -> dict:
+def _grouped(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict,
+             sample: dict, by_key: bool = False) -> dict:
     """Whole (dataset, kernel) groups, most estimated seconds first (their first verification
-    counted), each to the worker whose finish it leaves soonest (its loading, warm-up and first
-    verification there counted)."""
+    counted), each to the worker whose finish it leaves soonest (its loading, warm-ups and first
+    verification there counted); ``by_key``: whole warm-up key groups instead (``sample``: a
+    kernel's parameters on the graphs of one generator, whose sample warm-up a worker pays once),
+    a task without one in its (dataset, kernel) group."""
     groups: dict = {}
     for t in todo:
-        groups.setdefault((t.dataset.id, t.kernel), []).append(t)
+        group = sample[t.hash][0] if by_key and t.hash in sample else (t.dataset.id, t.kernel)
+        groups.setdefault(group, []).append(t)
     total = {g: sum(seconds.get(t.hash, 0.0) for t in tasks) + first.get(g, 0.0) for g, tasks in groups.items()}
-    plan, owner = _Plan(workers, seconds, load, held, warm, first), {}
+    plan, owner = _Plan(workers, seconds, load, held, warm, first, sample), {}
     for g in sorted(groups, key=lambda g: -total[g]):
         w = min(workers, key=lambda w: (plan.busy[w] + plan.cost(groups[g], w), plan.busy[w]))
         for t in groups[g]:
@@ -336,14 +350,18 @@ def _grouped(todo: list, workers: list, seconds: dict, load: dict, held: dict, w
 class _Plan:
     """Each worker's planned seconds (``busy``) as tasks are given to it and taken away: its tasks'
     seconds, one load of each dataset it does not hold, one warm-up of each kernel it runs, one first
-    verification of each kernel on each dataset it does not hold."""
+    verification of each kernel on each dataset it does not hold, one sample warm-up of each warm-up
+    key of its tasks."""
 
-    def __init__(self, workers, seconds: dict, load: dict, held: dict, warm: dict, first: dict | None = None):
+    def __init__(self, workers, seconds: dict, load: dict, held: dict, warm: dict, first: dict | None = None,
+                 sample: dict | None = None):
         self.seconds, self.load, self.held, self.warm, self.first = seconds, load, held, warm, first or {}
+        self.sample = sample or {}
         self.busy = dict.fromkeys(workers, 0.0)
         self.datasets = {w: Counter() for w in workers}
         self.kernels = {w: Counter() for w in workers}
         self.pairs = {w: Counter() for w in workers}      # (dataset, kernel) -> its tasks there
+        self.keys = {w: Counter() for w in workers}       # warm-up key -> its tasks there
 
     def cost(self, group: list, worker) -> float:
         """What giving the tasks of ``group`` to ``worker`` adds to its seconds."""
@@ -352,40 +370,48 @@ class _Plan:
                       if not self.datasets[worker][d] and self.held.get(worker) != d)
                 + sum(self.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k])
                 + sum(self.first.get(p, 0.0) for p in {(t.dataset.id, t.kernel) for t in group}
-                      if not self.pairs[worker][p] and self.held.get(worker) != p[0]))
+                      if not self.pairs[worker][p] and self.held.get(worker) != p[0])
+                + sum(s for key, s in dict(self.sample[t.hash] for t in group if t.hash in self.sample).items()
+                      if not self.keys[worker][key]))
 
     def saving(self, group: list, worker) -> float:
         """What taking the tasks of ``group`` (all ``worker``'s) away from ``worker`` saves it."""
         datasets, kernels = Counter(t.dataset.id for t in group), Counter(t.kernel for t in group)
         pairs = Counter((t.dataset.id, t.kernel) for t in group)
+        keys = Counter(self.sample[t.hash] for t in group if t.hash in self.sample)
         return (sum(self.seconds.get(t.hash, 0.0) for t in group)
                 + sum(self.load.get(d, 0.0) for d, c in datasets.items()
                       if self.datasets[worker][d] == c and self.held.get(worker) != d)
                 + sum(self.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c)
                 + sum(self.first.get(p, 0.0) for p, c in pairs.items()
-                      if self.pairs[worker][p] == c and self.held.get(worker) != p[0]))
+                      if self.pairs[worker][p] == c and self.held.get(worker) != p[0])
+                + sum(s for (key, s), c in keys.items() if self.keys[worker][key] == c))
 
     def give(self, task, worker) -> None:
         self.busy[worker] += self.cost([task], worker)
-        self.datasets[worker][task.dataset.id] += 1
-        self.kernels[worker][task.kernel] += 1
-        self.pairs[worker][task.dataset.id, task.kernel] += 1
+        self._count(task, worker, 1)
 
     def take(self, task, worker) -> None:
         self.busy[worker] -= self.saving([task], worker)
-        self.datasets[worker][task.dataset.id] -= 1
-        self.kernels[worker][task.kernel] -= 1
-        self.pairs[worker][task.dataset.id, task.kernel] -= 1
+        self._count(task, worker, -1)
+
+    def _count(self, task, worker, by: int) -> None:
+        self.datasets[worker][task.dataset.id] += by
+        self.kernels[worker][task.kernel] += by
+        self.pairs[worker][task.dataset.id, task.kernel] += by
+        if task.hash in self.sample:
+            self.keys[worker][self.sample[task.hash][0]] += by
 
 
 def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict,
-              first: dict) -> dict:
+              first: dict, sample: dict) -> dict:
     """``owner`` improved while moving one of the busiest worker's tasks, or all its tasks of one
-    kernel (whose warm-up it then no longer pays), or of one kernel on one dataset (whose first
-    verification it then no longer pays), to another worker (idle ones too) ends the run sooner, the
-    receiver paying the dataset's loading, the kernel's warm-up and its first verification there
-    where it has not already: the move that leaves the two finishing soonest first."""
-    owner, plan = dict(owner), _Plan(workers, seconds, load, held, warm, first)
+    kernel (whose warm-up it then no longer pays), of one kernel on one dataset (whose first
+    verification it then no longer pays) or of one warm-up key (whose sample warm-up it then no
+    longer pays), to another worker (idle ones too) ends the run sooner, the receiver paying the
+    dataset's loading, the kernel's warm-ups and its first verification there where it has not
+    already: the move that leaves the two finishing soonest first."""
+    owner, plan = dict(owner), _Plan(workers, seconds, load, held, warm, first, sample)
     for t in todo:
         plan.give(t, owner[t.hash])
     while True:
@@ -393,9 +419,11 @@ def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict,
         mine = [t for t in todo if owner[t.hash] == most]
         kernels = sorted({t.kernel for t in mine})
         pairs = sorted({(t.dataset.id, t.kernel) for t in mine}) if first else []
+        keys = list(dict.fromkeys(sample[t.hash][0] for t in mine if t.hash in sample))
         best, best_end = None, plan.busy[most] - 1e-9
         for group in ([[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in kernels]
-                      + [[t for t in mine if (t.dataset.id, t.kernel) == pair] for pair in pairs]):
+                      + [[t for t in mine if (t.dataset.id, t.kernel) == pair] for pair in pairs]
+                      + [[t for t in mine if t.hash in sample and sample[t.hash][0] == key] for key in keys]):
             left = plan.busy[most] - plan.saving(group, most)
             for to in workers:
                 end = max(left, plan.busy[to] + plan.cost(group, to))
@@ -477,9 +505,10 @@ def _send_all(client, todo: list, send, estimated) -> tuple[list, dict]:
     (``owners``); returns (the futures, task hash -> its worker)."""
     workers = list(live_workers(client))
     held = _held(client, todo)
-    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms, estimated.firsts)
+    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms, estimated.firsts,
+                   estimated.samples)
     planned = finishes(owner, todo, estimated.seconds, estimated.loads, held, estimated.warms,
-                       estimated.firsts) if owner else {}
+                       estimated.firsts, estimated.samples) if owner else {}
     for worker_address, seconds in sorted(planned.items()):   # in the run's log: what ran where, against the plan
         mine = [t for t in todo if owner[t.hash] == worker_address]
         log.info("plan: %s: %d tasks, ~%.2f s with loads and warm-ups, datasets %s", worker_address, len(mine),

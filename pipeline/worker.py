@@ -155,14 +155,11 @@ class WorkerState(WorkerPlugin):
                 or str(data.index_dtype) != "int32"
                 or (data.columns and data.nbytes < CACHE_RESIDENT * cache_bytes(backend))):
             return None
-        edges = int(config.get("worker.warm-up-sample-edges"))
-        params = sample_params(made["name"], made.get("params") or {}, edges)
-        if params is None or (data.m or 0) < SAMPLE_RATIO * edges:
+        warm = warm_up_key(task.runs, task.params, made, data.m, backend)
+        if warm is None:
             return None
-        on = "gpu" if backend == "gpu" else "cpu"
-        sample_key = (made["name"], json.dumps(params, sort_keys=True), made.get("seed"), on)
-        key = (task.runs, json.dumps(task.params, sort_keys=True, default=str), task.roots, task.roots_seed,
-               placement, backend, sample_key)
+        sample_key, on = warm[-1], warm[-1][-1]
+        key = (*warm, task.roots, task.roots_seed, placement)   # the plan's key, the task's roots and placement
         with self.lock:
             if key in self.sampled:
                 return 0.0 if self.sampled[key] else None
@@ -172,7 +169,8 @@ class WorkerState(WorkerPlugin):
             with self.lock:
                 sample = self.samples.get(sample_key)
             if sample is None:
-                sample = memory.generate(made["name"], seed=made.get("seed") or 0, params=params, backend=on)
+                sample = memory.generate(made["name"], seed=made.get("seed") or 0, params=json.loads(sample_key[1]),
+                                         backend=on)
                 with self.lock:
                     self.samples[sample_key] = sample
             harness.run(resolved, sample, backend=backend, reps=1, warmup=0, verify=False, keep_output=False,
@@ -272,6 +270,26 @@ KEEP_SHARE = 0.5
 # A graph warms its kernels up on a sample (``warm_up_on_sample``) when it has at least this many
 # times the sample's edges (``worker.warm-up-sample-edges``).
 SAMPLE_RATIO = 4
+
+
+def warm_up_key(kernel: str, params, made: dict | None, m: int | None, backend: str) -> tuple | None:
+    """What a worker warms ``kernel`` up once for on a small sample (``WorkerState.warm_up_on_sample``)
+    when it runs it with ``params`` (a dict, or JSON as rows hold it) on a graph of ``m`` edges that
+    ``made`` generated (its manifest's ``generator``: name, params, seed) on ``backend``: (kernel,
+    parameters as JSON, backend, the sample: generator, its parameters as JSON, seed, where it lives).
+    Graphs of one generator and shape share their sample, so a worker warms up once for all of
+    them (R-MAT at scales 21-23 of one edge factor).  None where no sample stands for the warm-up (a
+    graph not generated, a generator not known here, one within ``SAMPLE_RATIO`` samples' size).
+    The worker adds the task's roots and placement, which one sweep's tasks of a kernel share; the
+    plan (``estimate.times``) and what it learns from (``history.with_first_refs``) use this one."""
+    if not made or not made.get("name"):
+        return None
+    edges = int(config.get("worker.warm-up-sample-edges"))
+    sample = sample_params(made["name"], made.get("params") or {}, edges)
+    if sample is None or (m or 0) < SAMPLE_RATIO * edges:
+        return None
+    return (kernel, params if isinstance(params, str) else json.dumps(params, sort_keys=True, default=str), backend,
+            (made["name"], json.dumps(sample, sort_keys=True), made.get("seed"), "gpu" if backend == "gpu" else "cpu"))
 
 
 def sample_params(generator: str, params: dict, edges: int) -> dict | None:

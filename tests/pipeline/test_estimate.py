@@ -2,6 +2,7 @@
 takes, learned from earlier runs, the device's ceilings or rough figures, saying which."""
 
 import dataclasses
+import json
 import tracemalloc
 
 import pytest
@@ -313,3 +314,52 @@ def test_each_tasks_checks_are_its_own_and_a_kernels_builds_its_first_tasks_not_
     seconds = {t.hash: 1.1 for t in todo}
     owner = {t.hash: "ab"[i % 2] for i, t in enumerate(todo)}
     assert runner.finishes(owner, todo, seconds, learned.loads) == pytest.approx({"a": 2.6, "b": 2.6})
+
+
+def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_key(tmp_path):
+    # On a large generated graph each (kernel, parameters) warms up once per worker on a small sample
+    # of the generator's shape (worker.warm_up_key), for every graph of that generator: R-MAT at
+    # scales 19 and 20 share it.  One worker ran the four tasks: alpha 14 at scale 20 first (the
+    # kernel's first warm-up, 0.3 s), then alpha 15 at scale 20 (its sample warm-up, 0.2 s), then
+    # both at scale 19 (nothing to warm up).  Before, the 0.2 s was that one task's own: a plan
+    # splitting the graphs over two workers charged it to one of them, though each paid it (the
+    # 4-GPU gap-scales sweep: 0.70 s of warm-ups against 0.27 s on one GPU).
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from graphsweep.pipeline import runner, worker
+    plan = sweep.expand({"name": "t", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
+                         "backend": "cpu", "reps": 1, "warmup": 1,
+                         "datasets": [{"generator": "rmat", "params": {"scale": [19, 20], "edge_factor": 16},
+                                       "seed": 1}],
+                         "kernels": [{"name": "bfs.direction-optimizing", "params": {"alpha": [14.0, 15.0]}}]})
+    by = {(t.dataset.params["scale"], t.params["alpha"]): t for t in plan.tasks}
+    ran = [((20, 14.0), 0.3, True), ((20, 15.0), 0.2, False), ((19, 14.0), 0.0, False), ((19, 15.0), 0.0, False)]
+    rows = [{"task": by[k].hash, "run_id": "r1", "dataset": by[k].dataset.id, "kernel": by[k].kernel,
+             "params": json.dumps(by[k].params, sort_keys=True, default=str), "backend": "cpu", "device": "cpu-x",
+             "worker": "w", "n": 1 << k[0], "m": 16 << k[0], "elements": 16 << k[0], "stage": "kernel",
+             "phase": "total", "step": None, "ms": 800.0, "task_s": 1.0 + warm, "timed_s": 0.8, "load_s": 0.0,
+             "prepare_s": 0.0, "warmup_s": warm, "first_warmup": first, "compile_s": 0.0, "first_run_s": 0.0,
+             "started_at": 100.0 + i, "generator": "rmat", "dataset_params": json.dumps(by[k].dataset.params,
+                                                                                       sort_keys=True),
+             "seed": 1} for i, (k, warm, first) in enumerate(ran)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "tasks.parquet")
+    records = {r.task: r for r in history.with_first_refs(history._task_records(tmp_path / "tasks.parquet"))}
+    key = records[by[20, 15.0].hash].warm_key
+    assert key is not None and records[by[19, 15.0].hash].warm_key == key     # one sample for both scales
+    assert key == worker.warm_up_key(by[19, 15.0].kernel, by[19, 15.0].params, {
+        "name": "rmat", "params": by[19, 15.0].dataset.params, "seed": 1}, 16 << 19, "cpu")   # the worker's
+    assert [records[by[k].hash].sample_s for k, _, _ in ran] == pytest.approx([0, 0.2, 0, 0])
+    assert records[by[20, 14.0].hash].kernel_once_s == pytest.approx(0.3)     # the kernel's first: as before
+    assert all(r.own_s == pytest.approx(1.0) for r in records.values())     # the warm-ups: none a task's own
+    history._read.clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(history, "earlier", lambda root: (list(records.values()), []))
+        learned = estimate.times(plan, has_gpu=False, devices={"cpu": "cpu-x"})
+    assert learned.samples == {by[s, 15.0].hash: (key, pytest.approx(0.2)) for s in (19, 20)}
+    assert learned.warms == {by[20, 14.0].kernel: pytest.approx(0.3)}
+    assert sum(learned.shared().values()) == pytest.approx(sum(learned.seconds.values()) + 0.3 + 0.2)
+    # split by graph over two workers, each pays the kernel's warm-up and alpha 15's on the sample
+    owner = {t.hash: {20: "a", 19: "b"}[t.dataset.params["scale"]] for t in plan.tasks}
+    each = 2 * learned.seconds[by[19, 14.0].hash] + 0.3 + 0.2
+    costs = (learned.seconds, learned.loads, {}, learned.warms, learned.firsts, learned.samples)
+    assert runner.finishes(owner, plan.tasks, *costs) == pytest.approx({"a": each, "b": each})

@@ -546,3 +546,19 @@ def test_a_tasks_rows_have_each_rows_rates_computed_at_once(tmp_path, make_list)
                 assert type(row[key]) is type(value) and (row[key] == value or math.isnan(value)), key
         table = worker._table(rows)
         assert table.num_rows == len(rows) and table.column("ms").to_pylist() == [r["ms"] for r in rows]
+
+
+def test_owners_keep_a_warm_up_keys_tasks_together_where_its_sample_warm_up_costs():
+    # one kernel with two parameter sets (x, y) on two graphs of one generator: a worker warms each
+    # set up once on the generator's sample (0.5 s) for both graphs.  Kept by graph (A's tasks 2 s,
+    # B's 1 s), one worker ends at 2 + 2 + 0.5 + 0.5; kept by parameter set, both at 2 + 1 + 0.5
+    todo = [_task(d, p) for d in "AB" for p in "xy"]
+    seconds = {t.hash: {"A": 2.0, "B": 1.0}[t.dataset.id] for t in todo}
+    load = {"A": 0.0, "B": 0.0}
+    sample = {t.hash: (("k", t.hash[-1]), 0.5) for t in todo}
+    owner = runner.owners(todo, ["w0", "w1"], seconds, load, sample=sample)
+    assert runner.finishes(owner, todo, seconds, load, sample=sample) == pytest.approx({"w0": 3.5, "w1": 3.5})
+    assert all(len({owner[t.hash] for t in todo if t.hash.endswith(p)}) == 1 for p in "xy"), owner
+    # a plan that splits a parameter set's tasks over workers pays its warm-up on each of them
+    split = {"A-x": "w0", "A-y": "w0", "B-x": "w1", "B-y": "w1"}
+    assert runner.finishes(split, todo, seconds, load, sample=sample) == pytest.approx({"w0": 5.0, "w1": 3.0})
