@@ -14,7 +14,9 @@ its vertices' inverse simple degrees (``product``):
                range, 32 to a cache line, where R-MAT's hubs were spread over the whole vector.
                Rows keep their order, so no sum is mapped back; only each rank's contributions
                are scattered to their places.  The copy is as large as the slice (R-MAT 30 at
-               K = 4: 51.5 GB beside it on each H200).  Summed by pull.cu's slice kernels, 8 lanes
+               K = 4: 51.5 GB beside it on each H200); where a GPU has no room for it (every
+               rank asks, all decide alike) auto takes the slice's own ids, and renamed asked for
+               by name is refused in one line.  Summed by pull.cu's slice kernels, 8 lanes
                a row and a warp a chunk of a long row; ``hot`` > 0 flags the ids past a front of
                that share of the L2, gathered evict-first.  1.55-1.65x the other products' speed
                on R-MAT 26-30 at K = 1-4 (4 x H200);
@@ -44,6 +46,7 @@ rank's time, its time in collectives, the bytes received); ``iterations``, ``err
 from functools import partial
 
 import numpy as np
+from graphsweep.core.capacity import NoRoomError, format_bytes
 from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
@@ -98,6 +101,13 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
         del scratch[other]      # one product's at a time (a renamed copy is as large as the slice)
     xp, place = s.xp, None
     chosen = choose(product, s.backend, s.n, l2_bytes() if s.backend == "gpu" else 0)
+    if chosen == "renamed" and int(comm.allreduce_host([0 if _room_for_copy(s) else 1])[0]):
+        # a GPU without room for the copy: every rank takes the slice's own ids (they decide alike)
+        if product == "renamed":
+            raise NoRoomError(f"pagerank.distributed product=renamed: a GPU has no room for its copy of the "
+                              f"slice's neighbour ids ({format_bytes(_copy_bytes(s))} with its set-up); use "
+                              f"product=warp-rows (no copy) or more partitions")
+        chosen = "auto"
     if chosen == "renamed":
         if s.backend == "gpu":
             inverse, nnz = _simple_degrees(s)
@@ -130,6 +140,26 @@ def choose(product: str, backend: str, n: int, l2: int) -> str:
     if product == "renamed" or (product == "auto" and backend == "gpu" and 4 * n > l2):
         return "renamed"
     return product if backend == "gpu" else "scipy"
+
+
+COPY_SLACK = 4 << 30      # the renamed copy's set-up beside it: the sort's keys and scratch, the rename's chunks
+
+
+def _copy_bytes(s) -> int:
+    """What the renamed product's set-up needs beside the slice: the copy, the places of every
+    vertex (int32, all-gathered) and ``COPY_SLACK``."""
+    return s.csr.indices.nbytes + 4 * s.n + COPY_SLACK
+
+
+def _room_for_copy(s) -> bool:
+    """Whether this rank's GPU has room for the renamed copy now (free device memory and the pool's
+    free blocks; the capacity planner counts the slice, not a kernel's copy of it).  On the CPU the
+    copy is not checked."""
+    if s.backend != "gpu":
+        return True
+    import cupy
+    free = cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes()
+    return free >= _copy_bytes(s)
 
 
 def _renamed(s, comm, inverse, front: int = 0):

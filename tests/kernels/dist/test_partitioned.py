@@ -326,6 +326,21 @@ def test_pagerank_over_renamed_neighbours_gives_the_slices_scores(shape, k, back
     np.testing.assert_allclose(renamed.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
 
+def test_renamed_without_room_for_its_copy_is_refused_in_one_line(monkeypatch):
+    """Every rank asks whether its GPU has room for the renamed copy (an all-reduce: all decide
+    alike); asked for by name and refused, it says so and what to use instead."""
+    from graphsweep.core.capacity import NoRoomError
+    from graphsweep.kernels.dist.comm import SoloComm
+    from graphsweep.kernels.pagerank import distributed
+    n, src, dst = _hub_of_triple_edges(leaves=40)
+    piece, _ = slices.build(SoloComm(np), ("arrays", (src, dst)), 0, 1, n, "cpu", 1, slices.shuffle.sizes())
+    monkeypatch.setattr(distributed, "_room_for_copy", lambda s: False)
+    with pytest.raises(NoRoomError, match=r"product=renamed: a GPU has no room for its copy .* use product=warp-rows"):
+        distributed._slice_matrix(piece, SoloComm(np), "renamed", 0.0)
+    monkeypatch.setattr(distributed, "_room_for_copy", lambda s: True)
+    assert distributed._slice_matrix(piece, SoloComm(np), "renamed", 0.0) == 2 * 40 + 40     # simple entries
+
+
 def test_auto_renames_where_the_contributions_outgrow_the_l2():
     from graphsweep.kernels.pagerank.distributed import choose
     l2 = 60 << 20
