@@ -38,7 +38,7 @@ and keeps for the others and the representations its first task there builds for
 per dataset and kernel, learned from the first of each worker's tasks of the kernel there:
 ``history.with_first_refs``; each task's own checks stay its own), a kernel's warm-up with its
 parameters on a small sample of its graph's generator, which a worker pays once for all of that
-generator's graphs (``samples``, per warm-up key, ``worker.warm_up_key``: learned from the first of
+generator's graphs (``samples``, per warm-up key, ``samples.warm_up_key``: learned from the first of
 each worker's tasks of the key), and compilations: Numba's, which its disk cache spares later
 runs, and the GPU modules a task's first timed reps compiled before running again, which CuPy's
 disk cache spares them (``history.TaskRecord.own_s``).  Connected workers say what they hold from earlier runs (``eta.forecast``): a dataset loaded,
@@ -71,6 +71,7 @@ from graphsweep.datasets.format import index_dtype_for, is_dataset, read_manifes
 from graphsweep.kernels import placement, registry
 
 from . import history
+from .samples import warm_up_key
 
 LIST_BYTES_PER_NODE = {"gpu": 48, "cpu": 56}
 GRAPH_BYTES_PER_EDGE = 48
@@ -288,7 +289,7 @@ class TimeEstimate:
     # than the others: the references its verifier keeps for them
     firsts: dict = field(default_factory=dict)
     # task hash -> (its warm-up key, seconds): what a worker's first task of the key pays warming the
-    # kernel up on a small sample for all the tasks of the key there (``worker.warm_up_key``)
+    # kernel up on a small sample for all the tasks of the key there (``samples.warm_up_key``)
     samples: dict = field(default_factory=dict)
 
     def shared(self) -> dict:
@@ -523,12 +524,11 @@ def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | Non
 
 def _warm_up_key(task, ref, made: Shape, backend: str) -> tuple | None:
     """The key ``task``'s worker warms its kernel up once under on a small sample of its graph's
-    generator (``worker.warm_up_key``: the worker's, less the task's roots and placement, which one
+    generator (``samples.warm_up_key``: the worker's, less the task's roots and placement, which one
     sweep's tasks of a kernel share; by the kernel its rows name); None where no sample stands for
     its warm-up (no warm-up asked, a kernel that drives other workers, a graph not generated)."""
     if not task.warmup or made.kind != "graph" or not ref.generated or partitions(task) is not None:
         return None
-    from .worker import warm_up_key   # worker imports this module
     return warm_up_key(task.kernel, task.params, {"name": ref.generator, "params": ref.params, "seed": ref.seed},
                        made.m, backend)
 

@@ -38,6 +38,7 @@ from graphsweep.datasets.writer import write_atomically
 
 from . import compare, store
 from .reduce import rows_of
+from .samples import warm_up_key
 from .figures import phase_colours
 from .report import STYLE, _png, _table, compact_params
 
@@ -275,7 +276,7 @@ class TaskRecord:
     warmup_s: float = 0.0   # of task_s, its warm-up (on the input, or on a small sample: ``warm_key``)
     # what its worker warms its kernel up once for on a small sample of its graph's generator and
     # shape, shared with its tasks of the kernel's parameters on graphs of that generator
-    # (``worker.warm_up_key``; None: its graph has no sample), and of ``warmup_s`` what it paid as the
+    # (``samples.warm_up_key``; None: its graph has no sample), and of ``warmup_s`` what it paid as the
     # first of them on its worker (``with_first_refs``): paid again by each worker that runs one
     warm_key: tuple | None = None
     sample_s: float = 0.0
@@ -361,7 +362,6 @@ def _task_records(path: Path) -> list[TaskRecord]:
     rows = rows.reindex(columns=list(RECORD_COLUMNS))
     timed = rows[(rows["phase"] == "total") & rows["step"].isna() & (rows["stage"].fillna("kernel") == "kernel")]
     out = []
-    from .worker import warm_up_key   # the worker's key (worker imports estimate, which imports this)
     for task, mine in timed.groupby("task", sort=False):
         first = mine.iloc[0]
         made = {"name": first["generator"], "params": json.loads(first["dataset_params"]), "seed": first["seed"]} \

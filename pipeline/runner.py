@@ -207,7 +207,7 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
     (``first``: (dataset id, kernel) -> seconds; a kernel's tasks on a graph split over two workers
     compute them twice), and each warm-up on a small sample (``sample``: task hash -> (its warm-up
     key, seconds): a kernel's parameters on a generator's graphs, warmed up once per worker for all
-    of them, ``worker.warm_up_key``).  Three plans (four with warm-up keys), the one that ends
+    of them, ``samples.warm_up_key``).  Three plans (four with warm-up keys), the one that ends
     soonest kept:
 
     - filled: the tasks in order — datasets by estimated seconds, most first (a held dataset

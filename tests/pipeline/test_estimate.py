@@ -318,7 +318,7 @@ def test_each_tasks_checks_are_its_own_and_a_kernels_builds_its_first_tasks_not_
 
 def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_key(tmp_path):
     # On a large generated graph each (kernel, parameters) warms up once per worker on a small sample
-    # of the generator's shape (worker.warm_up_key), for every graph of that generator: R-MAT at
+    # of the generator's shape (samples.warm_up_key), for every graph of that generator: R-MAT at
     # scales 19 and 20 share it.  One worker ran the four tasks: alpha 14 at scale 20 first (the
     # kernel's first warm-up, 0.3 s), then alpha 15 at scale 20 (its sample warm-up, 0.2 s), then
     # both at scale 19 (nothing to warm up).  Before, the 0.2 s was that one task's own: a plan
@@ -326,7 +326,7 @@ def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_ke
     # 4-GPU gap-scales sweep: 0.70 s of warm-ups against 0.27 s on one GPU).
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from graphsweep.pipeline import runner, worker
+    from graphsweep.pipeline import runner, samples
     plan = sweep.expand({"name": "t", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
                          "backend": "cpu", "reps": 1, "warmup": 1,
                          "datasets": [{"generator": "rmat", "params": {"scale": [19, 20], "edge_factor": 16},
@@ -346,7 +346,7 @@ def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_ke
     records = {r.task: r for r in history.with_first_refs(history._task_records(tmp_path / "tasks.parquet"))}
     key = records[by[20, 15.0].hash].warm_key
     assert key is not None and records[by[19, 15.0].hash].warm_key == key     # one sample for both scales
-    assert key == worker.warm_up_key(by[19, 15.0].kernel, by[19, 15.0].params, {
+    assert key == samples.warm_up_key(by[19, 15.0].kernel, by[19, 15.0].params, {
         "name": "rmat", "params": by[19, 15.0].dataset.params, "seed": 1}, 16 << 19, "cpu")   # the worker's
     assert [records[by[k].hash].sample_s for k, _, _ in ran] == pytest.approx([0, 0.2, 0, 0])
     assert records[by[20, 14.0].hash].kernel_once_s == pytest.approx(0.3)     # the kernel's first: as before

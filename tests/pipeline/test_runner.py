@@ -358,7 +358,7 @@ def test_a_worker_goes_back_to_the_dataset_before_without_loading_it_again(tmp_p
 # --- warm-ups on a small graph of the input's generator (issue #34) --------------------------------
 
 def test_sample_params_keep_a_graphs_shape_at_a_small_size():
-    from graphsweep.pipeline.worker import sample_params
+    from graphsweep.pipeline.samples import sample_params
     edges = 1 << 20
     kron = sample_params("rmat", {"scale": 23, "edge_factor": 16, "weights": "1:255"}, edges)
     assert kron == {"scale": 16, "edge_factor": 16, "a": 0.57, "b": 0.19, "c": 0.19, "weights": "1:255"}
