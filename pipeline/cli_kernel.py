@@ -169,19 +169,19 @@ def kernel(name, dataset, backend, reps, warmup, params, roots, seed, placement,
     # The memory check a sweep makes for each task, before anything is loaded.
     chosen = registry.get(name)
     on_gpu = harness.resolve_backend(backend, chosen) == "gpu"
-    given = _params(params)
-    sliced = (chosen.params["partitions"].coerce("partitions", given.get("partitions", 1))
-              if chosen.drives_workers else None)
-    if sliced and not given.get("scheduler"):   # local workers: the sweep's check, on this machine's
+    # the kernel looked up and its parameters coerced once, here, for the checks and the run alike
+    resolved = harness.Resolved(name, chosen, chosen.resolve_params(_params(params)))
+    sliced = resolved.params["partitions"] if chosen.drives_workers else None
+    if sliced and not resolved.params.get("scheduler"):   # local workers: the sweep's check, on this machine's
         cluster.check_partitions(f"{name} on {dataset}", sliced, cluster.partition_workers(on_gpu), "this machine",
                                  f" to start (one per core{' or GPU' if on_gpu else ''}; --param "
                                  "scheduler=ADDRESS slices over a running cluster's workers)")
     estimate.check_kernel(read_manifest(dataset), on_gpu=on_gpu, subject=f"{name} on {dataset}",
                           graph=chosen.problem.dataset_kind == "graph", forced=placement, sliced=sliced)
     with _local_workers(chosen):
-        result = harness.run(name, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
+        result = harness.run(resolved, dataset, backend=backend, reps=reps, warmup=warmup, verify=not no_verify,
                              instances=roots, instance_seed=seed, placement=placement,
-                             keep_output=save_output is not None, checksums=not no_checksums, **given)
+                             keep_output=save_output is not None, checksums=not no_checksums)
         ceiling = ceilings(result.backend)
         rows = phase_table(result, ceiling)
         for line in throughput.over_ceiling_warnings(result.kernel, rows, ceiling):

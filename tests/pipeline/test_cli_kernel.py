@@ -231,3 +231,19 @@ def test_ctrl_c_during_a_partitioned_kernel_is_one_line(graph, gs_process, wait_
         proc.kill()
     assert proc.returncode == 130, err[-3000:]
     assert [line for line in err.splitlines() if line.strip()] == ["graphsweep: interrupted"], err[-3000:]
+
+
+def test_a_parameter_is_coerced_once(tmp_path, monkeypatch):
+    # the command looks its kernel up and coerces --param once, for its checks (the partitions a
+    # machine can start) and the run alike
+    from graphsweep.core.params import Param
+    from graphsweep.generators import driver
+    graph = driver.generate("rmat", tmp_path / "rmat", seed=1, params={"scale": 6, "edge_factor": 4}, progress=False)
+    coerced = []
+    coerce = Param.coerce
+    monkeypatch.setattr(Param, "coerce", lambda p, name, value: coerced.append(name) or coerce(p, name, value))
+    out = CliRunner().invoke(kernel, ["cc.distributed", str(graph), "--backend", "cpu", "--reps", "1",
+                                      "--param", "partitions=1", "--json"])
+    assert out.exit_code == 0, out.output
+    assert coerced.count("partitions") == 1, coerced
+    assert json.loads(out.output.strip().splitlines()[-1])["params"]["partitions"] == 1
