@@ -217,13 +217,14 @@ def plan_against_run(results) -> tuple:
     # what it took of what its estimate counts: its own seconds, less what the plan charged its worker
     # once (its loading and builds, its first warm-up of the kernel, its kernel's first references on
     # the graph); before, only its load: a first BC task on a graph "missed" by its references (1.1 s)
-    own = {r.task: r.own_s for r in _folder_records(results)[0] if r.run_id == run_id}
+    records = [r for r in _folder_records(results)[0] if r.run_id == run_id]
+    own = {r.task: r.own_s for r in records}
     tasks["took_s"] = [own.get(h, s - load) for h, s, load in zip(tasks["task"], tasks["task_s"], tasks["load_s"])]
     tasks["off_s"] = tasks["took_s"] - tasks["estimate_s"]
     tasks["taken"] = tasks["worker"] != tasks["planned_worker"]
     tasks["loaded"] = tasks["load_s"] > 0
     tasks["warmed"] = tasks["first_warmup"].map(_flag)
-    sampled = {r.task for r in _folder_records(results)[0] if r.run_id == run_id and r.sample_s > 0}
+    sampled = {r.task for r in records if r.sample_s > 0}
     tasks["sampled"] = tasks["task"].isin(sampled)
     busy = tasks.groupby("worker").agg(ran_s=("task_s", "sum"), tasks=("task", "count"), taken=("taken", "sum"),
                                        loads=("loaded", "sum"), warm_ups=("warmed", "sum"),
@@ -300,9 +301,7 @@ class TaskRecord:
         """Its seconds of its worker's first warm-up of its kernel, which a later task of the kernel
         there does not pay, less the compilations in it (those beyond the input's, and the modules
         its first timed reps compiled: ``first_run_s``)."""
-        if not self.first_warmup_s:
-            return 0.0
-        return max(0.0, self.first_warmup_s - self.first_run_s - max(0.0, self.compile_s - self.prepared_s))
+        return _warm(self, self.first_warmup_s) if self.first_warmup_s else 0.0
 
     @property
     def own_s(self) -> float:
@@ -452,15 +451,17 @@ def with_first_refs(tasks: list[TaskRecord]) -> list[TaskRecord]:
         first, *rest = sorted(members, key=lambda i: tasks[i].started_at)
         if tasks[first].first_warmup_s:
             continue
-        extra = _warm(tasks[first]) - (statistics.median(_warm(tasks[i]) for i in rest) if rest else 0.0)
+        extra = _warm(tasks[first], tasks[first].warmup_s) - (
+            statistics.median(_warm(tasks[i], tasks[i].warmup_s) for i in rest) if rest else 0.0)
         if extra > 0:
             out[first] = dataclasses.replace(out[first], sample_s=extra)
     return out
 
 
-def _warm(task: TaskRecord) -> float:
-    """Its seconds warming up, less the compilations in it (as ``TaskRecord.kernel_once_s``)."""
-    return max(0.0, task.warmup_s - task.first_run_s - max(0.0, task.compile_s - task.prepared_s))
+def _warm(task: TaskRecord, seconds: float) -> float:
+    """``seconds`` of ``task``'s warming up, less the compilations in it (those beyond its input's,
+    and the modules its first timed reps compiled: ``first_run_s``)."""
+    return max(0.0, seconds - task.first_run_s - max(0.0, task.compile_s - task.prepared_s))
 
 
 def _prepare(task: TaskRecord) -> float:

@@ -18,8 +18,8 @@ its vertices' inverse simple degrees (``product``):
                rank asks, all decide alike) auto takes the slice's own ids, and renamed asked for
                by name is refused in one line.  Summed by pull.cu's slice kernels, 8 lanes
                a row and a warp a chunk of a long row; ``hot`` > 0 flags the ids past a front of
-               that share of the L2, gathered evict-first.  1.55-1.65x the other products' speed
-               on R-MAT 26-30 at K = 1-4 (4 x H200);
+               that share of the L2, gathered evict-first.  1.4-2.0x the other products' speed
+               on R-MAT 26-30 at K = 1-4 (H200s);
   cusparse     ``pagerank.spmv``'s product on the slice's rows (cuSPARSE on the GPU, scipy.sparse
                on the CPU), where its simple entries fit 32-bit offsets;
   warp-rows    pull.cu's slice kernels over the slice as it is (no copy; repeated neighbours
@@ -44,9 +44,10 @@ rank's time, its time in collectives, the bytes received); ``iterations``, ``err
 """
 
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
-from graphsweep.core.capacity import NoRoomError, format_bytes
+from graphsweep.core.capacity import NoRoomError, device_memory, format_bytes
 from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
@@ -82,6 +83,16 @@ DEGREE_CAP = (1 << 31) - 1    # degrees at or past this sort together (the renam
 RENAME_CHUNK = 1 << 26        # neighbour ids renamed at a time (the gather's temporaries kept small beside the slice)
 
 
+class _Product(NamedTuple):
+    """What setup keeps with a slice for its iterations."""
+    pull: object        # the contributions of every vertex -> the rows' sums
+    inverse: object     # the rows' inverse simple degrees
+    dangling: object    # the rows without neighbours
+    nnz: int            # the simple graph's entries in the rows
+    place: object       # renamed: each row's vertex's place in the range (None: the ids as they are)
+    chosen: str         # the product that runs (auto settled)
+
+
 def _matrix(rank, product: str, hot: float) -> dict:
     """Set-up on every rank in step (the renamed product all-gathers its positions): the slice's
     product, kept with the slice."""
@@ -96,7 +107,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
     graph's entries in its rows."""
     scratch = s.claim(NAME)
     if (KEY, product, hot) in scratch:
-        return scratch[KEY, product, hot][3]
+        return scratch[KEY, product, hot].nnz
     for other in [key for key in scratch if isinstance(key, tuple) and key[0] == KEY]:
         del scratch[other]      # one product's at a time (a renamed copy is as large as the slice)
     xp, place = s.xp, None
@@ -127,7 +138,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
     else:
         matrix, inverse = _simple_rows(s, s.csr.indices)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
-    scratch[KEY, product, hot] = (pull, inverse, xp.flatnonzero(inverse == 0), nnz, place, chosen)
+    scratch[KEY, product, hot] = _Product(pull, inverse, xp.flatnonzero(inverse == 0), nnz, place, chosen)
     scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
     return nnz
 
@@ -152,14 +163,10 @@ def _copy_bytes(s) -> int:
 
 
 def _room_for_copy(s) -> bool:
-    """Whether this rank's GPU has room for the renamed copy now (free device memory and the pool's
-    free blocks; the capacity planner counts the slice, not a kernel's copy of it).  On the CPU the
-    copy is not checked."""
-    if s.backend != "gpu":
-        return True
-    import cupy
-    free = cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes()
-    return free >= _copy_bytes(s)
+    """Whether this rank's GPU has room for the renamed copy now (``capacity.device_memory``: free
+    device memory and the pool's free blocks; the capacity planner counts the slice, not a kernel's
+    copy of it).  On the CPU the copy is not checked."""
+    return s.backend != "gpu" or device_memory() >= _copy_bytes(s)
 
 
 def _renamed(s, comm, inverse, front: int = 0):
@@ -272,7 +279,7 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
     if (KEY, product, hot) not in s.claim(NAME):     # another kernel claimed the slice since setup
         _slice_matrix(s, comm, product, hot)
         rank.restart()
-    pull, inverse, dangling_vertices, _, place, chosen = s.scratch[KEY, product, hot]
+    pull, inverse, dangling_vertices, _, place, chosen = s.scratch[KEY, product, hot]   # a _Product
     contrib = s.scratch["pagerank-contrib"]
     mine = contrib[lo:hi]
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
