@@ -112,11 +112,12 @@ def link(part, nbytes: int = 1 << 28, tries: int = 5) -> dict:
 
 
 def _partition_of(data: Dataset):
-    """The partition the last partitioned run of ``data`` built (cached on its graph input)."""
+    """The partition the last partitioned run of ``data`` built (cached on its graph input), or None
+    where that input is no longer cached (the harness may drop inputs to make room)."""
     for value in data.cache.values():
         if "partition" in getattr(value, "cache", {}):
             return value.cache["partition"][1]
-    raise RuntimeError("no partitioned run of this graph yet")
+    return None
 
 
 def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roots: int) -> tuple:
@@ -196,6 +197,9 @@ def main(argv=None) -> int:
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                     help="a parameter of the partitioned runs of kernels that take it (named in their rows), e.g. "
                          "outbox=1048576")
+    ap.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
+                    help="one more run beside the default at every K, of the kernels that take every key named, "
+                         "e.g. alpha=8,beta=24 (repeat for several)")
     ap.add_argument("--json", help="write the rows here as JSON lines")
     ap.add_argument("--steps", help="write every run's step rows (a BFS level, a CC pass: time, collectives' time and "
                                     "bytes) here as JSON lines, labelled with kernel and K")
@@ -204,6 +208,7 @@ def main(argv=None) -> int:
 
     params = {}
     given = dict(p.split("=", 1) for p in args.param)
+    asked = [dict(p.split("=", 1) for p in v.split(",")) for v in args.variant]
     if args.cuda:
         from dask_cuda import LocalCUDACluster
         cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
@@ -214,24 +219,26 @@ def main(argv=None) -> int:
               f"{'rounds':>6} {'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10} {'target':>12}")
     for scale in args.scale:
         graph = f"rmat-{scale}-ef{args.edge_factor}"
-        if args.single:
-            data = rmat(scale, args.edge_factor, args.seed, args.backend)
-        else:
-            data = memory.unmade("rmat", seed=args.seed, params={"scale": scale, "edge_factor": args.edge_factor})
+        # the partitioned runs' graph is never made whole: each worker generates its share (a dataset
+        # moved to another placement would start a fresh cache, and the partition cached on it be lost)
+        data = memory.unmade("rmat", seed=args.seed, params={"scale": scale, "edge_factor": args.edge_factor})
         _say(f"\n{graph}: n = {data.n:,}, m = {data.m:,} ({args.backend})")
-        single = {}
-        for name in args.kernels:
-            done = args.single and _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], data,
-                                             args.backend, {}, args.reps, args.roots)
-            single[name] = done[0] if done else math.nan
-            if done:
-                steps.extend(_steps(graph, PAIRS[name], 0, done[1]))
-        data.cache.pop(("input", "cc", data.cache.get("placement")), None)
+        single = {name: math.nan for name in args.kernels}
+        if args.single:
+            whole = rmat(scale, args.edge_factor, args.seed, args.backend)
+            for name in args.kernels:
+                done = _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], whole, args.backend, {},
+                                 args.reps, args.roots)
+                if done:
+                    single[name] = done[0]
+                    steps.extend(_steps(graph, PAIRS[name], 0, done[1]))
+            del whole, done
         for k in args.partitions:
-            measured = {}
+            measured, part = {}, None
             for name in args.kernels:
                 extra = ([v for least, v in VARIANTS.get(name, []) if k >= least]
                          if args.backend == "gpu" and args.variants else [])
+                extra += [v for v in asked if set(v) <= set(harness.registry.get(name).params)]
                 mine = {key: value for key, value in given.items() if key in harness.registry.get(name).params}
                 for variant in [mine | v for v in [{}] + extra]:
                     label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])
@@ -241,9 +248,12 @@ def main(argv=None) -> int:
                     if done:
                         measured[label] = done
                         steps.extend(_steps(graph, label, k, done[1]))
+                        part = _partition_of(data) or part
             if not measured:
                 continue
-            part = _partition_of(data)
+            if part is None:
+                _say(f"{graph} at K = {k}: its partition was dropped before its facts were read")
+                continue
             # a failed run leaves its partition's communicators aborted: its build facts stand, no link
             net = {"busbw_gbps": math.nan, "latency_ms": math.nan} if part.broken else link(part)
             _say(f"K = {k} ({part.transport}): all-reduce bus bandwidth {net['busbw_gbps']:.1f} GB/s, latency "

@@ -169,3 +169,29 @@ def test_listrank_prints_each_variant_against_both_chase_floors(results, capsys,
     assert len(rows) == 4 and sum("1.00x listrank.best" in line for line in rows) == 2     # two lists, two kernels
     assert all("x chase floor" in line and "x chase+store floor" in line for line in rows)
     assert "listrank.wyllie" in out and "cc." not in out
+
+
+def test_partitioned_times_the_one_device_kernel_beside_each_k_and_the_variants_asked(tmp_path, capsys, monkeypatch):
+    """benchmarks/partitioned.py on local CPU workers: the one-device bfs.best beside bfs.distributed
+    at K = 1 and 2 (the partition's facts printed for each K, though the one-device graph is another
+    dataset), and a --variant run at each K, labelled by its parameters; every run verified."""
+    import json
+    rows_file, steps_file = tmp_path / "rows.jsonl", tmp_path / "steps.jsonl"
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    main = runpy.run_path(str(BENCHMARKS / "partitioned.py"))["main"]
+    from graphsweep.kernels.dist import driver
+    try:
+        assert main(["--backend", "cpu", "--scale", "8", "--partitions", "1", "2", "--kernels", "bfs.distributed",
+                     "--roots", "2", "--reps", "1", "--variant", "alpha=8,beta=24", "--json", str(rows_file),
+                     "--steps", str(steps_file)]) == 0
+    finally:
+        driver.close_local()        # the local workers the partitioned runs started
+    out = capsys.readouterr().out
+    rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
+    assert [(r["kernel"], r["partitions"]) for r in rows] == [
+        ("bfs.distributed", 1), ("bfs.distributed alpha=8 beta=24", 1),
+        ("bfs.distributed", 2), ("bfs.distributed alpha=8 beta=24", 2)]
+    assert all(r["single_ms"] > 0 and r["ms"] > 0 and len(r["instance_ms"]) == 2 for r in rows)
+    assert out.count("K = 1 (none)") == 1 and out.count("K = 2 (dask)") == 1   # each K's partition facts
+    steps = {(json.loads(line)["kernel"], json.loads(line)["partitions"]) for line in steps_file.read_text().splitlines()}
+    assert ("bfs.best", 0) in steps and ("bfs.distributed alpha=8 beta=24", 2) in steps
