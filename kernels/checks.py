@@ -6,10 +6,14 @@ VerificationError naming the output, the index and the value at fault.  NumPy or
 
 ``reference`` keeps what a verifier computes from the input alone (a triangle count, a Brandes
 from a root, a component count), never from an output, on the graph input, so the next task of a
-sweep on the same graph compares its output with the same answer instead of computing it again.
+sweep on the same graph compares its output with the same answer instead of computing it again;
+on a dataset read from disk it is also kept beside the dataset (``reference_store``), for the
+sweep's other workers and later runs.
 """
 
 from graphsweep.core.errors import VerificationError
+
+from . import reference_store
 
 
 def first(xp, bad) -> int:
@@ -81,8 +85,16 @@ def reference(inp, key: tuple, compute):
     kept = inp.cache.setdefault(REFERENCES, {})
     if key in kept:
         return kept[key]
-    value = compute()
-    if sum(map(nbytes, kept.values())) + nbytes(value) <= REFERENCE_VECTORS * 8 * max(inp.n, 1):
+    store = inp.cache.get(reference_store.STORE)     # a stored dataset's: what another process computed
+    value = store.load(key, compute) if store is not None else None
+    computed = value is None
+    if computed:
+        value = compute()
+    bound = REFERENCE_VECTORS * 8 * max(inp.n, 1)
+    size = nbytes(value)
+    if computed and store is not None and size <= bound:
+        store.save(key, compute, value)
+    if sum(map(nbytes, kept.values())) + size <= bound:
         kept[key] = value
     return value
 

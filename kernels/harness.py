@@ -39,7 +39,7 @@ from graphsweep.core.errors import ParameterError, VerificationError
 from graphsweep.datasets.format import read_manifest
 from graphsweep.datasets.reader import Dataset, read
 
-from . import placement, registry
+from . import placement, reference_store, registry
 from .contract import Kernel, check_runs_on
 from .timing import TRAFFIC, timer_for
 
@@ -149,6 +149,7 @@ def prepared(kernel, data: Dataset):
     key = ("input", problem.name, data.cache.get("placement"))
     if key not in data.cache:
         data.cache[key] = problem.prepare(data)
+        reference_store.attach(data.cache[key], data)
     return data.cache[key]
 
 
