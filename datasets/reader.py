@@ -11,10 +11,16 @@ parts, 34 MB, page cache warm, 70 ms to hash and 59 ms to load; an R-MAT 18 grap
 78 ms), so a part that matched is remembered by what a write changes (device, inode, size,
 modification and status-change times — the last cannot be set back) and not hashed again while
 those stay the same: a worker that loads a dataset again, or ``graphsweep kernel``'s own read,
-pays for each part once.
+pays for each part once.  The parts that matched are also written beside them (``MATCHED_FILE``,
+by the same stamp, replaced atomically), so another process on the host — the sweep's other
+workers, a later run — trusts what one hashed while nothing was written to the part since (four
+workers loading a sweep's six graphs fifteen times hashed every part of each, each time).
+``graphsweep validate`` hashes every part regardless.
 """
 
+import json
 import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,28 +111,70 @@ class Dataset:
 # Parts whose sha256 matched the manifest in this process, by (the file, what a write to it
 # changes, the checksum): see the module doc.
 _MATCHED: set = set()
+MATCHED_FILE = ".sha256-matched.json"     # a dataset's parts that matched, by the same stamp (any process)
 
 
-def _check_part(file: Path, checksum: str | None) -> None:
-    """The part exists and (``checksum`` given) has the sha256 the manifest records."""
+def _stamp(file: Path, checksum: str) -> tuple:
+    stat = os.stat(file)
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, checksum)
+
+
+def _check_part(file: Path, checksum: str | None, matched: dict | None = None, rehash: bool = False) -> tuple | None:
+    """The part exists and (``checksum`` given) has the sha256 the manifest records; the part's
+    stamp where it was hashed here (``matched``: the stamps another process wrote, by part name;
+    ``rehash``: hashed whatever any process remembers)."""
     if not file.is_file():
         raise DatasetError(f"{file}: part listed in the manifest is missing")
     if checksum is None:
-        return
-    stat = os.stat(file)
-    key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, checksum)
-    if key in _MATCHED:
-        return
+        return None
+    key = _stamp(file, checksum)
+    if not rehash and key in _MATCHED:
+        return None
+    if not rehash and matched is not None and tuple(matched.get(file.name, ())) == key:
+        _MATCHED.add(key)
+        return None
     got = sha256_file(file)
     if got != checksum:
         raise DatasetError(f"{file}: sha256 is {got}, the manifest records {checksum} (the part is corrupt or "
                            "was replaced)")
     _MATCHED.add(key)
+    return key
 
 
-def _open_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None) -> pq.ParquetFile:
-    """The part's ParquetFile after checking existence, checksum, schema and row count."""
-    _check_part(file, checksum)
+def _read_matched(path: Path) -> dict:
+    """The stamps of the parts another process hashed (none where the file is missing or damaged)."""
+    try:
+        matched = json.loads((path / MATCHED_FILE).read_text())
+        return matched if isinstance(matched, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_matched(path: Path, hashed: dict) -> None:
+    """Add the stamps of the parts hashed here to the dataset's file, atomically (quietly not
+    where the folder cannot be written: the next process hashes them again)."""
+    tmp = None
+    try:
+        matched = {**_read_matched(path), **{name: list(key) for name, key in hashed.items()}}
+        fd, tmp = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=path)
+        with os.fdopen(fd, "w") as f:
+            json.dump(matched, f)
+        os.replace(tmp, path / MATCHED_FILE)
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _open_part(file: Path, names: list, dtypes: dict, rows: int, checksum: str | None,
+               matched: dict | None = None, hashed: dict | None = None, rehash: bool = False) -> pq.ParquetFile:
+    """The part's ParquetFile after checking existence, checksum, schema and row count (a part
+    hashed here adds its stamp to ``hashed``)."""
+    key = _check_part(file, checksum, matched, rehash)
+    if key is not None and hashed is not None:
+        hashed[file.name] = key
     try:
         pf = pq.ParquetFile(file, memory_map=True)
     except (pa.ArrowException, OSError) as exc:
@@ -198,10 +246,11 @@ def read_chunks(path, parts=None, *, columns=None):
 
 
 def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
-         check_values: bool = True, threads: int = 2, device: str | None = None) -> Dataset:
+         check_values: bool = True, threads: int = 2, device: str | None = None, rehash: bool = False) -> Dataset:
     """Load the dataset at ``path`` whole, as NumPy (``backend="cpu"``) or CuPy (``"gpu"``) arrays
     (``device=`` is the deprecated name of ``backend=``), each part's sha256 checked against the
-    manifest unless ``checksums=False`` (once per process: see the module doc).
+    manifest unless ``checksums=False`` (once per part while nothing writes to it: see the module
+    doc; ``rehash``: every part hashed now, as ``validate`` does).
 
     Parts are read by ``threads`` threads, row group by row group, straight into one
     preallocated array per column (on the GPU, each row group is copied to its slice of the
@@ -218,11 +267,13 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
     xp = backend_module(backend)
     out = {c: xp.empty(total, dtype=dtypes[c]) for c in names}
     starts = np.cumsum([0] + [p["rows"] for p in manifest["parts"]])
+    matched, hashed = (_read_matched(path), {}) if checksums else (None, None)
 
     def load(i):
         part = manifest["parts"][i]
         file = path / part["path"]
-        pf = _open_part(file, names, dtypes, part["rows"], part.get("sha256") if checksums else None)
+        pf = _open_part(file, names, dtypes, part["rows"], part.get("sha256") if checksums else None, matched,
+                        hashed, rehash)
         for offset, chunk in _row_groups(file, pf, names):
             a = starts[i] + offset
             for c in names:
@@ -233,6 +284,8 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
 
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         list(pool.map(load, range(len(manifest["parts"]))))
+    if hashed:
+        _write_matched(path, hashed)
     if check_values:
         _check_values(path, manifest, out, xp)
     return Dataset(path, manifest, out)

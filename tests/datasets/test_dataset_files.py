@@ -152,6 +152,44 @@ def test_a_part_is_hashed_once_per_process_until_it_is_written(tmp_path, monkeyp
         read(path)
 
 
+def test_another_process_trusts_the_parts_one_hashed_until_they_are_written(tmp_path, monkeypatch):
+    # A sweep's four workers loaded its six graphs fifteen times, each hashing every part: the
+    # stamps of the parts that matched are kept beside them for every process of the host.
+    path, _ = _graph(tmp_path / "g", part_rows=4)
+    hashed = []
+    monkeypatch.setattr(reader, "sha256_file", lambda file: hashed.append(file.name) or sha256_file(file))
+    read(path)
+    assert len(hashed) == 3 and (path / reader.MATCHED_FILE).is_file()
+    monkeypatch.setattr(reader, "_MATCHED", set())          # another process: nothing remembered in memory
+    read(path)
+    assert len(hashed) == 3
+    # a part written since is hashed again (its stamp changed), and other bytes there fail
+    part = path / "part-00002.parquet"
+    table = pq.read_table(part)
+    src = table.schema.get_field_index("src")
+    pq.write_table(table.set_column(src, "src", pa.array((table.column("src").to_numpy()[::-1] + 1) % 5)),
+                   tmp_path / "copy")
+    os.replace(tmp_path / "copy", part)
+    monkeypatch.setattr(reader, "_MATCHED", set())
+    with pytest.raises(DatasetError, match=re.escape(f"{part}: sha256 is ")):
+        read(path)
+    assert hashed[3:] == ["part-00002.parquet"]
+
+
+def test_validate_hashes_every_part_whatever_any_process_remembers(tmp_path, monkeypatch):
+    path, _ = _graph(tmp_path / "g", part_rows=4)
+    read(path)
+    hashed = []
+    monkeypatch.setattr(reader, "sha256_file", lambda file: hashed.append(file.name) or sha256_file(file))
+    validate(path)
+    assert len(hashed) == 3
+    # a damaged file of stamps only means hashing again
+    (path / reader.MATCHED_FILE).write_text("{not json")
+    monkeypatch.setattr(reader, "_MATCHED", set())
+    read(path)
+    assert len(hashed) == 6 and json.loads((path / reader.MATCHED_FILE).read_text())
+
+
 @pytest.mark.parametrize("succ,message", [
     ([1, 2, 0], "no tail"),
     ([2, 2, 2], "node 2 is the successor of more than one node"),
