@@ -12,8 +12,10 @@ its vertices' inverse simple degrees (``product``):
                once) and a copy of the slice's neighbour ids is renamed to them and each row sorted
                again: the contributions gathered most often lie together at the front of each
                range, 32 to a cache line, where R-MAT's hubs were spread over the whole vector.
-               Rows keep their order, so no sum is mapped back; only each rank's contributions
-               are scattered to their places.  The copy is as large as the slice (R-MAT 30 at
+               Vertices without neighbours (R-MAT 26-28: 40-50% of them) get no place: no row
+               names them, so the vector all-gathered holds only the others' contributions (the
+               ranks' counts all-gathered once).  Rows keep their order, so no sum is mapped
+               back; each rank gathers its places' contributions from its rows.  The copy is as large as the slice (R-MAT 30 at
                K = 4: 51.5 GB beside it on each H200); where a GPU has no room for it (every
                rank asks, all decide alike) auto takes the slice's own ids, and renamed asked for
                by name is refused in one line.  Summed by pull.cu's slice kernels, 8 lanes
@@ -27,7 +29,7 @@ its vertices' inverse simple degrees (``product``):
 Every iteration, on every rank in step:
   all-gather   each rank's contributions (score / degree, float32) into the whole vector, every
                rank's piece straight to the others (NCCL: device to device; (K - 1) x 4n bytes in
-               all an iteration);
+               all an iteration, 4 bytes a vertex with neighbours for the renamed product);
   pull         the slice's rows times the whole vector and ``pagerank.spmv``'s update, on the slice;
   all-reduce   the L1 change and the dangling score (16 bytes), read on the host: every rank takes
                the same decision to stop (the one host read of an iteration, as pagerank.spmv's).
@@ -89,7 +91,8 @@ class _Product(NamedTuple):
     inverse: object     # the rows' inverse simple degrees
     dangling: object    # the rows without neighbours
     nnz: int            # the simple graph's entries in the rows
-    place: object       # renamed: each row's vertex's place in the range (None: the ids as they are)
+    placed: object      # renamed: the rows of the vertices with neighbours, in place order (None: ids as they are)
+    bounds: tuple       # each rank's range of the contributions' vector (renamed: its vertices with neighbours)
     chosen: str         # the product that runs (auto settled)
 
 
@@ -110,7 +113,7 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
         return scratch[KEY, product, hot].nnz
     for other in [key for key in scratch if isinstance(key, tuple) and key[0] == KEY]:
         del scratch[other]      # one product's at a time (a renamed copy is as large as the slice)
-    xp, place = s.xp, None
+    xp, placed, bounds = s.xp, None, tuple(int(b) for b in s.bounds)
     chosen = choose(product, s.backend, s.n, l2_bytes() if s.backend == "gpu" else 0)
     if chosen == "renamed" and int(comm.allreduce_host([0 if _room_for_copy(s) else 1])[0]):
         # a GPU without room for the copy: every rank takes the slice's own ids (they decide alike)
@@ -127,8 +130,9 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
             nnz = int(matrix.nnz)
             del matrix
         front = int(hot * l2_bytes()) // (4 * comm.size) if s.backend == "gpu" else 0
-        place, indices = _renamed(s, comm, inverse, front)
-        pull = _warp_rows(s, indices, front > 0) if s.backend == "gpu" else _simple_rows(s, indices)[0].__matmul__
+        placed, bounds, indices = _renamed(s, comm, inverse, front)
+        pull = (_warp_rows(s, indices, front > 0) if s.backend == "gpu"
+                else _simple_rows(s, indices, bounds[-1])[0].__matmul__)
     elif s.backend == "gpu" and chosen != "cusparse":
         inverse, nnz = _simple_degrees(s)
         if chosen == "warp-rows" or nnz > INT32_MAX:
@@ -138,8 +142,8 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
     else:
         matrix, inverse = _simple_rows(s, s.csr.indices)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
-    scratch[KEY, product, hot] = _Product(pull, inverse, xp.flatnonzero(inverse == 0), nnz, place, chosen)
-    scratch["pagerank-contrib"] = xp.empty(s.n, dtype=np.float32)
+    scratch[KEY, product, hot] = _Product(pull, inverse, xp.flatnonzero(inverse == 0), nnz, placed, bounds, chosen)
+    scratch["pagerank-contrib"] = xp.empty(bounds[-1], dtype=np.float32)
     return nnz
 
 
@@ -170,26 +174,36 @@ def _room_for_copy(s) -> bool:
 
 
 def _renamed(s, comm, inverse, front: int = 0):
-    """Each slice's vertices placed in its range by falling degree (ties by id), and a copy of this
-    slice's neighbour ids renamed to those places: the contributions gathered most often then lie
-    together at the front of each range, 32 to a cache line, where R-MAT's hubs were spread over the
-    whole vector.  Rows stay as they are (their sums need no mapping back); each row's renamed ids
-    are sorted again (repeated neighbours next to each other, as the product skips them; a row's
-    lanes reading the front of a range read it a line at a time).  Where ``front`` > 0 (the GPU), an
-    id past the first ``front`` places of its range has its sign bit set (pull.cu reads those
-    evict-first).  Returns (each local vertex's place in the range, the renamed neighbour ids)."""
-    xp, size = s.xp, s.size
+    """Each slice's vertices with neighbours placed in its range of the contributions' vector by
+    falling degree (ties by id; the ranges one after another, each as long as its vertices with
+    neighbours: the others, named by no row, get no place), and a copy of this slice's neighbour
+    ids renamed to those places: the contributions gathered most often then lie together at the
+    front of each range, 32 to a cache line, where R-MAT's hubs were spread over the whole vector.
+    Rows stay as they are (their sums need no mapping back); each row's renamed ids are sorted
+    again (repeated neighbours next to each other, as the product skips them; a row's lanes reading
+    the front of a range read it a line at a time).  Where ``front`` > 0 (the GPU), an id past the
+    first ``front`` places of its range has its sign bit set (pull.cu reads those evict-first).
+    Returns (the rows of this slice's vertices with neighbours in place order, the K + 1 bounds of
+    the ranges, the renamed neighbour ids)."""
+    xp, size, k = s.xp, s.size, comm.size
     # 1 / inverse is the simple degree (0: none; rounded past 2^24, where a hub's exact place does
     # not matter); sort keys fall with degree, then rise with id
     degree = xp.where(inverse > 0, xp.rint(1.0 / xp.maximum(inverse, 1e-30)), 0).astype(np.int64)
     keys = ((DEGREE_CAP - xp.minimum(degree, DEGREE_CAP)) << 32) | xp.arange(size, dtype=np.int64)
     order = (xp.sort(keys) & 0xFFFFFFFF).astype(np.int64)
+    live = int((degree > 0).sum())          # the rows with neighbours: the front of the order
     del keys, degree
+    counts = xp.zeros(k, dtype=np.int64)
+    counts[s.index] = live
+    comm.allgatherv(counts, np.arange(k + 1))
+    bounds = tuple(int(b) for b in np.concatenate([[0], np.cumsum(comm.host(counts))]))
     place = xp.empty(size, dtype=np.int32)
     place[order] = xp.arange(size, dtype=np.int32)
+    placed = order[:live].astype(np.int32)          # kept: 4 bytes a row, not the order's 8
     del order
     names = xp.empty(s.n, dtype=np.int32)
-    names[s.lo:s.hi] = place + np.int32(s.lo)
+    names[s.lo:s.hi] = place + np.int32(bounds[s.index])     # past `live`: never named by a row
+    del place
     comm.allgatherv(names, s.bounds)
     indices = xp.empty_like(s.csr.indices)
     for start in range(0, s.csr.nnz, RENAME_CHUNK):
@@ -198,18 +212,18 @@ def _renamed(s, comm, inverse, front: int = 0):
     del names
     shuffle.sort_rows(comm, s.csr.offsets, indices, shuffle.SORT_ENTRIES)
     if front:
-        bounds = xp.asarray(s.bounds)
+        starts = xp.asarray(bounds)
         for start in range(0, s.csr.nnz, RENAME_CHUNK):
             part = indices[start:start + RENAME_CHUNK]
-            first = bounds[xp.searchsorted(bounds, part, side="right") - 1]
+            first = starts[xp.searchsorted(starts, part, side="right") - 1]
             part |= xp.where(part - first >= front, np.int32(np.iinfo(np.int32).min), np.int32(0))
-    return place, indices
+    return placed, bounds, indices
 
 
-def _simple_rows(s, indices):
+def _simple_rows(s, indices, width: int | None = None):
     """The slice's rows of the simple graph's adjacency matrix over neighbour ids ``indices`` (the
-    slice's, or renamed; duplicate neighbours dropped, float32 ones, shape (its rows) x n; cuSPARSE
-    on the GPU, scipy.sparse on the CPU) and the inverse degrees."""
+    slice's, or renamed; duplicate neighbours dropped, float32 ones, shape (its rows) x ``width``,
+    n by default; cuSPARSE on the GPU, scipy.sparse on the CPU) and the inverse degrees."""
     xp, csr, size = s.xp, s.csr, s.size
     rows = s.rows()
     first = xp.ones(csr.nnz, dtype=np.bool_)
@@ -225,10 +239,11 @@ def _simple_rows(s, indices):
     values = xp.ones(cols.shape[0], dtype=np.float32)
     if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse
-        matrix = sparse.csr_matrix((values, cols.astype(np.int32), offsets.astype(np.int32)), shape=(size, s.n))
+        matrix = sparse.csr_matrix((values, cols.astype(np.int32), offsets.astype(np.int32)),
+                                   shape=(size, s.n if width is None else width))
     else:
         import scipy.sparse as sparse
-        matrix = sparse.csr_matrix((values, cols, offsets), shape=(size, s.n))
+        matrix = sparse.csr_matrix((values, cols, offsets), shape=(size, s.n if width is None else width))
     inverse = xp.where(degree > 0, 1.0 / xp.maximum(degree, 1), 0.0).astype(np.float32)
     return matrix, inverse
 
@@ -275,23 +290,21 @@ def _warp_rows(s, indices, cold_flagged: bool):
 def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product: str, hot: float) -> dict:
     """Every iteration on this rank's rows, in step with the others (see the module doc)."""
     s, xp, comm = rank.slice, rank.xp, rank.comm
-    n, lo, hi = s.n, s.lo, s.hi
+    n = s.n
     if (KEY, product, hot) not in s.claim(NAME):     # another kernel claimed the slice since setup
         _slice_matrix(s, comm, product, hot)
         rank.restart()
-    pull, inverse, dangling_vertices, _, place, chosen = s.scratch[KEY, product, hot]   # a _Product
+    pull, inverse, dangling_vertices, _, placed, bounds, chosen = s.scratch[KEY, product, hot]   # a _Product
     contrib = s.scratch["pagerank-contrib"]
-    mine = contrib[lo:hi]
+    mine = contrib[bounds[s.index]:bounds[s.index + 1]]
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
+    weights = inverse if placed is None else inverse[placed]       # a contribution is score x weight
     dangling = float(comm.allreduce_host([dangling_vertices.shape[0]])[0]) / n
     steps, error = [], float("inf")
     for it in range(max_iterations):
         start = rank.mark()
-        if place is None:
-            mine[...] = score * inverse
-        else:
-            mine[place] = score * inverse
-        comm.allgatherv(contrib, s.bounds)
+        xp.multiply(score if placed is None else score[placed], weights, out=mine)
+        comm.allgatherv(contrib, bounds)
         incoming = pull(contrib)
         share = np.float32(dangling / n if spread else 0.0)
         updated = np.float32((1.0 - DAMPING) / n) + np.float32(DAMPING) * (incoming + share)

@@ -310,7 +310,7 @@ def test_pagerank_warp_rows_is_cusparses_product(shape):
 
 
 @pytest.mark.parametrize("shape,k", [("messy", 3), ("rmat", 1), ("rmat", 4), ("star", 3), ("components", 2),
-                                     ("hub", 3)])
+                                     ("hub", 3), ("clique", 3), ("loop-only", 2), ("single", 1)])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("hot", [0.5, 1e-5])
 def test_pagerank_over_renamed_neighbours_gives_the_slices_scores(shape, k, backend, hot):
@@ -351,24 +351,31 @@ def test_auto_renames_where_the_contributions_outgrow_the_l2():
 
 
 def test_renaming_places_a_slices_vertices_by_falling_degree_and_renames_every_neighbour():
+    """Each vertex with neighbours gets a place, the hub first, degrees falling, ties by id; the
+    vertices without any (five isolated ones here) get none, so the contributions' vector holds
+    only the others; every neighbour id is renamed to its place and each row sorted again."""
     from graphsweep.kernels.dist.comm import SoloComm
     from graphsweep.kernels.pagerank import distributed
     n, src, dst = _hub_of_triple_edges(leaves=40)
+    n += 5
     piece, _ = slices.build(SoloComm(np), ("arrays", (src, dst)), 0, 1, n, "cpu", 1, slices.shuffle.sizes())
     _, inverse = distributed._simple_rows(piece, piece.csr.indices)
-    place, indices = distributed._renamed(piece, SoloComm(np), inverse)
-    assert sorted(place.tolist()) == list(range(n))                      # one place each
-    by_place = np.empty(n, dtype=np.int64)
-    by_place[place] = np.where(inverse > 0, np.rint(1 / np.maximum(inverse, 1e-30)), 0)
+    placed, bounds, indices = distributed._renamed(piece, SoloComm(np), inverse)
+    live = int((inverse > 0).sum())
+    assert live == n - 5 and bounds == (0, live) and sorted(placed.tolist()) == list(range(live))
+    place = np.full(n, -1)
+    place[placed] = np.arange(live)
+    degree = np.where(inverse > 0, np.rint(1 / np.maximum(inverse, 1e-30)), 0)
+    by_place = degree[placed]
     assert place[0] == 0 and np.all(np.diff(by_place) <= 0)              # the hub (degree 40) first, degrees falling
     ties = by_place[1:] == by_place[:-1]
-    order = np.argsort(place)
-    assert np.all(order[1:][ties] > order[:-1][ties])                    # ties by id
+    assert np.all(placed[1:][ties] > placed[:-1][ties])                  # ties by id
     offsets = piece.csr.offsets
     for row in range(n):        # each row's neighbours renamed, sorted again
         a, b = offsets[row], offsets[row + 1]
         np.testing.assert_array_equal(indices[a:b], np.sort(place[piece.csr.indices[a:b]]))
-    _, flagged = distributed._renamed(piece, SoloComm(np), inverse, front=3)     # past the first 3 places: flagged
+    assert indices.min() >= 0 and indices.max() < live
+    _, _, flagged = distributed._renamed(piece, SoloComm(np), inverse, front=3)     # past the first 3 places
     np.testing.assert_array_equal(flagged & 0x7FFFFFFF, indices)
     np.testing.assert_array_equal(flagged < 0, indices >= 3)
 
