@@ -8,6 +8,9 @@ pool in this process.  It then commits the manifest with
 ``generator: {name, params, seed}`` and the plan's stats; on any failure it aborts, so nothing
 half-written remains.  Every part is a pure function of (plan, row range), so the dataset is
 byte-identical for any part size and worker count.
+
+A caller that resolved the parameters already (a sweep, as it read its spec) hands them over as
+``resolved``: none is coerced twice.
 """
 
 import os
@@ -83,6 +86,17 @@ def _check_call(name: str, seed, part_rows, backend: str) -> str:
     return backend
 
 
+def parameters(name: str, params: dict | None, resolved: dict | None) -> dict:
+    """Generator ``name``'s parameters, every one coerced, defaults filled: ``params`` resolved here,
+    or ``resolved`` as ``resolve`` gave them to a caller that checked them already (a sweep, as it
+    read its spec), taken as they are: a parameter is coerced once."""
+    if resolved is None:
+        return resolve(f"generator '{name}'", GENERATORS[name].params, params or {})
+    if params is not None:
+        raise TypeError(f"generator '{name}': given its parameters resolved; got params too")
+    return resolved
+
+
 def _run_local(tasks: list, progress: Progress) -> list[dict]:
     with ThreadPoolExecutor(max_workers=min(len(tasks), os.cpu_count() or 1)) as pool:
         futures = [pool.submit(write_generated_part, *args) for args in tasks]
@@ -127,9 +141,11 @@ def _run_distributed(client, tasks: list, plan: Plan, progress: Progress) -> lis
         raise
 
 
-def generate(name: str, out, *, seed: int, params: dict | None = None, part_rows: int = 1 << 20,
-             client=None, backend: str = "cpu", overwrite: bool = False, progress: bool = True) -> Path:
-    """Generate dataset ``name`` with ``params`` into directory ``out``; returns its path.
+def generate(name: str, out, *, seed: int, params: dict | None = None, resolved: dict | None = None,
+             part_rows: int = 1 << 20, client=None, backend: str = "cpu", overwrite: bool = False,
+             progress: bool = True) -> Path:
+    """Generate dataset ``name`` with ``params`` (or ``resolved``, see ``parameters``) into
+    directory ``out``; returns its path.
 
     Raises ``ParameterError`` naming the parameter for bad parameters, ``DatasetError`` when
     ``out`` exists and is not a dataset (or is one and ``overwrite`` is false), and
@@ -137,7 +153,7 @@ def generate(name: str, out, *, seed: int, params: dict | None = None, part_rows
     """
     backend = _check_call(name, seed, part_rows, backend)
     generator = GENERATORS[name]
-    resolved = resolve(f"generator '{name}'", generator.params, params or {})
+    resolved = parameters(name, params, resolved)
     # Before planning: a tree's plan alone can outgrow the memory, and a huge part count the disk.
     threads = client.nthreads() if client is not None else {}
     cost = generation_cost(generator, resolved, part_rows=part_rows, backend=backend, workers=len(threads),

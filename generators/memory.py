@@ -21,10 +21,10 @@ import numpy as np
 from graphsweep.core.errors import ParameterError
 from graphsweep.datasets.format import FORMAT, VERSION
 from graphsweep.core.gpu import backend_module, backend_named
-from graphsweep.core.params import identity, resolve
+from graphsweep.core.params import identity
 from graphsweep.datasets.reader import Dataset
 
-from .driver import GENERATORS
+from .driver import GENERATORS, parameters
 from .registry import Plan, weight_column
 
 # Rows generated per chunk: large enough to amortise a launch, small enough to keep the
@@ -32,13 +32,14 @@ from .registry import Plan, weight_column
 CHUNK_ROWS = 1 << 25
 
 
-def plan(name: str, *, seed: int, params: dict | None = None) -> tuple[dict, Plan]:
-    """(resolved parameters, plan) of generator ``name``: every parameter checked, nothing generated."""
+def plan(name: str, *, seed: int, params: dict | None = None, resolved: dict | None = None) -> tuple[dict, Plan]:
+    """(resolved parameters, plan) of generator ``name``: every parameter checked (or given
+    ``resolved``: ``driver.parameters``), nothing generated."""
     if name not in GENERATORS:
         raise ParameterError(f"unknown generator {name!r} (kinds: {', '.join(GENERATORS)})")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ParameterError(f"seed: {seed!r} is not an integer >= 0")
-    resolved = resolve(f"generator '{name}'", GENERATORS[name].params, params or {})
+    resolved = parameters(name, params, resolved)
     return resolved, GENERATORS[name].plan(resolved, seed)
 
 
@@ -60,12 +61,12 @@ def _rows(name: str, p: Plan, start: int, stop: int, xp) -> dict:
     return {c: xp.asarray(a) for c, a in columns.items()}
 
 
-def generate(name: str, *, seed: int, params: dict | None = None, backend: str = "cpu",
-             chunk_rows: int = CHUNK_ROWS, device: str | None = None) -> Dataset:
+def generate(name: str, *, seed: int, params: dict | None = None, resolved: dict | None = None,
+             backend: str = "cpu", chunk_rows: int = CHUNK_ROWS, device: str | None = None) -> Dataset:
     """Dataset ``name`` generated into memory as arrays of ``backend`` ('cpu' or 'gpu'; ``device=``
-    is its deprecated name)."""
+    is its deprecated name); ``resolved``: its parameters resolved already (``driver.parameters``)."""
     backend = backend_named(backend, device, "generate")
-    resolved, p = plan(name, seed=seed, params=params)
+    resolved, p = plan(name, seed=seed, params=params, resolved=resolved)
     xp = backend_module(backend)
     columns = None
     for start in range(0, max(p.rows, 1), chunk_rows):
@@ -117,7 +118,9 @@ class GeneratedEdges:
         return _rows(self.name, self.plan, start, stop, xp)
 
 
-def edges(data: Dataset) -> GeneratedEdges:
-    """The edge source of a generated graph ``data`` (its manifest names generator, params and seed)."""
+def edges(data: Dataset, resolved: dict | None = None) -> GeneratedEdges:
+    """The edge source of a generated graph ``data`` (its manifest names generator, params and seed;
+    ``resolved``: those params resolved already, ``driver.parameters``)."""
     g = data.manifest["generator"]
-    return GeneratedEdges(g["name"], plan(g["name"], seed=g["seed"], params=g["params"])[1])
+    params = g["params"] if resolved is None else None
+    return GeneratedEdges(g["name"], plan(g["name"], seed=g["seed"], params=params, resolved=resolved)[1])

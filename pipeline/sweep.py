@@ -89,6 +89,15 @@ class DatasetRef:
     # Whether a worker loading it checks each part's sha256 against the manifest (the spec's
     # ``checksums``; not part of what the dataset is).
     checksums: bool = True
+    # Its generator's parameters, every one, as the spec's reading coerced them (``params`` is their
+    # identity): what its generation takes, so none is coerced again.  Not part of what it is.
+    resolved: dict | None = None
+
+    @property
+    def generator_params(self) -> dict:
+        """The keyword its generator takes: the parameters as the spec's reading resolved them, or,
+        for a plan read back from before they were kept, their identity (resolved again there)."""
+        return {"resolved": self.resolved} if self.resolved is not None else {"params": self.params}
 
     @property
     def generated(self) -> bool:
@@ -378,14 +387,15 @@ def _datasets(entries, where: _Where, data: Path, checksums: bool) -> list[Datas
         for given in _grid(entry.get("params"), at / "params"):
             # Named by the parameters given; identified (as in its manifest) by all, defaults filled,
             # but for those an identity leaves out at their default (left out of the name too).
-            params = identity(gen.params, _coerce(gen.params, given, at / "params", name))
+            resolved = _coerce(gen.params, given, at / "params", name)
+            params = identity(gen.params, resolved)
             # What the generator's manifest will say: undirected, weighted when given weights.
             caps = sorted(capabilities_of(gen.kind, weighted=params.get("weights", "none") != "none", generator=name))
             for seed in seeds:
                 ident = _dataset_name(name, {k: v for k, v in given.items() if k in params}, seed)
                 out.append(DatasetRef(id=ident, path=f"<memory:{ident}>" if store == "memory" else str(data / ident),
                                       generator=name, params=params, seed=seed, kind=gen.kind, capabilities=caps,
-                                      store=store, checksums=checksums))
+                                      store=store, checksums=checksums, resolved=resolved))
     ids = [d.path for d in out]
     for d in out:
         if ids.count(d.path) > 1:

@@ -203,11 +203,11 @@ class WorkerState(WorkerPlugin):
             other = next((d for d in self.loaded.values() if d.columns), None)
             if load == "none":
                 data = reader.Dataset(Path(ref.path), manifest, {})
-                data.cache["edges"] = memory.edges(data)
+                data.cache["edges"] = memory.edges(data, ref.resolved)
             elif other is not None:
                 data = other.to(load)
             elif ref.in_memory:
-                data = memory.generate(ref.generator, seed=ref.seed, params=ref.params, backend=load)
+                data = memory.generate(ref.generator, seed=ref.seed, backend=load, **ref.generator_params)
             else:
                 data = reader.read(ref.path, backend=load, threads=int(config.get("worker.load-threads")),
                                    checksums=ref.checksums)
@@ -378,7 +378,7 @@ def dataset_manifest(ref: DatasetRef) -> dict:
     """The manifest of ``ref``: read from its folder, or, for a dataset generated in memory, the one
     its generator's Parquet dataset would have (``store: memory``)."""
     if ref.in_memory:
-        resolved, plan = memory.plan(ref.generator, seed=ref.seed, params=ref.params)
+        resolved, plan = memory.plan(ref.generator, seed=ref.seed, **ref.generator_params)
         return memory.manifest(ref.generator, resolved, ref.seed, plan)
     return dataset_format.read_manifest(Path(ref.path))
 
@@ -416,7 +416,7 @@ def generate_dataset(ref: DatasetRef, part_rows: int, backend: str) -> dict:
         if not generators.GENERATORS[ref.generator].gpu:
             backend = "cpu"  # this generator has no GPU path
         with worker_client() as client:
-            generators.generate(ref.generator, out, seed=ref.seed, params=ref.params,
+            generators.generate(ref.generator, out, seed=ref.seed, **ref.generator_params,
                                 part_rows=part_rows, client=client, backend=backend, progress=False)
         return {"id": ref.id, "path": str(out), "error": None}
     except Exception as exc:  # reported to every task on this dataset

@@ -80,6 +80,44 @@ def test_a_dataset_made_before_permute_ids_is_still_the_sweeps(tmp_path):
     assert made_already(permuted) is None
 
 
+def test_a_sweep_dataset_coerces_its_generator_parameters_once(tmp_path, monkeypatch):
+    # The spec's generator parameters are coerced as it is read (they name and identify the dataset);
+    # its generation, written by a generation task or made in memory by a kernel task's worker,
+    # takes them as they are (#33); called by name (the CLI, the Python API) the generator coerces them
+    from distributed import Client, LocalCluster
+
+    from graphsweep.core.params import Param
+    from graphsweep.datasets.format import read_manifest
+    from graphsweep.generators import generate
+    from graphsweep.pipeline import worker
+    coerced = []
+    coerce = Param.coerce
+    monkeypatch.setattr(Param, "coerce", lambda p, name, value: coerced.append((name, value)) or coerce(p, name, value))
+    given = {"scale": 6, "edge_factor": 4}
+    plan = sweep.expand(spec(data=str(tmp_path / "data"), kernels=["cc.best"],
+                             datasets=[{"generator": "rmat", "params": given},
+                                       {"generator": "rmat", "params": {**given, "scale": 7}, "store": "memory"}]))
+    written, in_memory = plan.datasets
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as one, \
+            Client(one) as client:
+        assert client.submit(worker.generate_dataset, written, plan.part_rows, "cpu").result()["error"] is None
+    data, _ = worker.WorkerState().dataset(in_memory, "cpu")
+    assert (coerced.count(("scale", 6)), coerced.count(("scale", 7))) == (1, 1), coerced
+    # the same dataset, byte for byte, as the generator called by name makes
+    direct = read_manifest(generate("rmat", tmp_path / "direct", seed=1, params=given, progress=False))
+    assert coerced.count(("scale", 6)) == 2, coerced
+    made = read_manifest(written.path)
+    assert (made["generator"], made["parts"]) == (direct["generator"], direct["parts"])
+    assert data.manifest["generator"] == {"name": "rmat", "params": in_memory.params, "seed": 1} and data.m == 4 << 7
+    with pytest.raises(TypeError, match="given its parameters resolved"):
+        generate("rmat", tmp_path / "both", seed=1, params=given, resolved=written.resolved)
+    # a plan read back from before the resolved parameters were kept: its identity, resolved again
+    from dataclasses import replace
+    old = replace(in_memory, resolved=None)
+    assert old.generator_params == {"params": in_memory.params}
+    assert worker.WorkerState().dataset(old, "cpu")[0].manifest["generator"] == data.manifest["generator"]
+
+
 def test_plan_round_trips_through_json():
     plan = sweep.expand(spec(kernels=[{"name": "listrank.wyllie", "params": {"threads": [64, 128]}}]))
     again = sweep.SweepPlan.from_json(yaml.safe_load(yaml.safe_dump(plan.to_json())))
