@@ -12,14 +12,14 @@ its vertices' inverse simple degrees (``product``):
                once) and a copy of the slice's neighbour ids is renamed to them and each row sorted
                again: the contributions gathered most often lie together at the front of each
                range, 32 to a cache line, where R-MAT's hubs were spread over the whole vector.
-               Vertices without neighbours (R-MAT 26-28: 40-50% of them) get no place: no row
+               Vertices without neighbours (R-MAT 18 / 20: 34 / 38% of them) get no place: no row
                names them, so the vector all-gathered holds only the others' contributions (the
                ranks' counts all-gathered once).  Rows keep their order, so no sum is mapped
-               back; each rank gathers its places' contributions from its rows.  The copy is as large as the slice (R-MAT 30 at
-               K = 4: 51.5 GB beside it on each H200); where a GPU has no room for it (every
-               rank asks, all decide alike) auto takes the slice's own ids, and renamed asked for
-               by name is refused in one line.  Summed by pull.cu's slice kernels, 8 lanes
-               a row and a warp a chunk of a long row; ``hot`` > 0 flags the ids past a front of
+               back; each rank gathers its places' contributions from its rows.  The copy is as
+               large as the slice (R-MAT 30 at K = 4: 51.5 GB beside it on each H200); where a
+               GPU has no room for it (every rank asks, all decide alike) auto takes the slice's
+               own ids, and renamed asked for by name is refused in one line.  Summed by
+               pull.cu's slice kernels, 8 lanes a row and a warp a chunk of a long row; ``hot`` > 0 flags the ids past a front of
                that share of the L2, gathered evict-first.  1.4-2.0x the other products' speed
                on R-MAT 26-30 at K = 1-4 (H200s);
   cusparse     ``pagerank.spmv``'s product on the slice's rows (cuSPARSE on the GPU, scipy.sparse
