@@ -196,19 +196,32 @@ def _wait_generated(plan: SweepPlan, generated: list, progress: bool) -> list:
     return [g if isinstance(g, dict) else g.result() for g in generated]
 
 
-def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, held: dict | None = None,
-           warm: dict | None = None, first: dict | None = None, sample: dict | None = None) -> dict:
+@dataclasses.dataclass(frozen=True)
+class Costs:
+    """What a plan of ``owners`` counts, in estimated seconds: a worker's finish is its tasks'
+    ``seconds`` (task hash -> seconds) plus what it pays once: loading each dataset it runs (``load``:
+    dataset id -> seconds) unless it holds it from an earlier run (``held``: worker -> dataset id),
+    each kernel's warm-up (``warm``: kernel -> seconds) and each kernel's first verification on each
+    dataset, which computes the references the others check against (``first``: (dataset id, kernel)
+    -> seconds; a kernel's tasks on a graph split over two workers compute them twice), and each
+    warm-up on a small sample (``sample``: task hash -> (its warm-up key, seconds): a kernel's
+    parameters on a generator's graphs, warmed up once per worker for all of them,
+    ``samples.warm_up_key``)."""
+
+    seconds: dict
+    load: dict = dataclasses.field(default_factory=dict)
+    held: dict = dataclasses.field(default_factory=dict)
+    warm: dict = dataclasses.field(default_factory=dict)
+    first: dict = dataclasses.field(default_factory=dict)
+    sample: dict = dataclasses.field(default_factory=dict)
+
+
+def owners(todo: list, workers: list, costs: Costs) -> dict:
     """Task hash -> the worker it is restricted to (loosely: ``allow_other_workers``).
 
-    A worker's finish is its tasks' estimated seconds plus what it pays once: loading each dataset
-    it runs (``load``: dataset id -> seconds) unless it holds it from an earlier run (``held``:
-    worker -> dataset id), each kernel's warm-up (``warm``: kernel -> seconds) and each kernel's
-    first verification on each dataset, which computes the references the others check against
-    (``first``: (dataset id, kernel) -> seconds; a kernel's tasks on a graph split over two workers
-    compute them twice), and each warm-up on a small sample (``sample``: task hash -> (its warm-up
-    key, seconds): a kernel's parameters on a generator's graphs, warmed up once per worker for all
-    of them, ``samples.warm_up_key``).  Three plans (four with warm-up keys), the one that ends
-    soonest kept:
+    A worker's finish is its tasks' estimated seconds plus what it pays once (``Costs``): its
+    datasets' loads, its kernels' warm-ups, first verifications and sample warm-ups.  Three plans
+    (four with warm-up keys), the one that ends soonest kept:
 
     - filled: the tasks in order — datasets by estimated seconds, most first (a held dataset
       first), each dataset's kernels together, longest first — poured into the workers one after
@@ -229,20 +242,19 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
     elsewhere."""
     if not workers:
         return {}
-    costs = (seconds, load or {}, held or {}, warm or {}, first or {}, sample or {})
     workers = sorted(workers)
 
     def end(owner: dict) -> float:
-        return max(finishes(owner, todo, *costs).values())
+        return max(finishes(owner, todo, costs).values())
 
-    filled = _balanced(_filled(todo, workers, *costs), todo, workers, *costs)
+    filled = _balanced(_filled(todo, workers, costs), todo, workers, costs)
     plans = [filled]
-    others = [_whole(todo, workers, *costs), _grouped(todo, workers, *costs)]
-    if sample:
-        others.append(_grouped(todo, workers, *costs, by_key=True))
+    others = [_whole(todo, workers, costs), _grouped(todo, workers, costs)]
+    if costs.sample:
+        others.append(_grouped(todo, workers, costs, by_key=True))
     for other in others:
         if end(other) < WHOLE_WITHIN * end(filled):   # near enough to be worth improving (a few moves, not thousands)
-            other = _balanced(other, todo, workers, *costs)
+            other = _balanced(other, todo, workers, costs)
         plans.append(other)
     return min(plans, key=end)
 
@@ -253,12 +265,11 @@ def owners(todo: list, workers: list, seconds: dict, load: dict | None = None, h
 WHOLE_WITHIN = 1.25
 
 
-def finishes(owner: dict, todo: list, seconds: dict, load: dict, held: dict | None = None,
-             warm: dict | None = None, first: dict | None = None, sample: dict | None = None) -> dict:
+def finishes(owner: dict, todo: list, costs: Costs) -> dict:
     """Worker -> its planned finish under ``owner``: its tasks' seconds, one load of each dataset it
     does not hold, one warm-up of each kernel it runs, one first verification of each kernel on
     each dataset and one sample warm-up of each warm-up key (see ``owners``)."""
-    plan = _Plan(sorted(set(owner.values())), seconds, load, held or {}, warm or {}, first or {}, sample or {})
+    plan = _Plan(sorted(set(owner.values())), costs)
     for t in todo:
         plan.give(t, owner[t.hash])
     return plan.busy
@@ -277,19 +288,18 @@ def _in_order(todo: list, seconds: dict, held: dict) -> list:
                                        -kernel_s[t.dataset.id, t.kernel], t.kernel, -seconds.get(t.hash, 0.0)))
 
 
-def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict,
-            sample: dict) -> dict:
+def _filled(todo: list, workers: list, costs: Costs) -> dict:
     """The filled plan of ``owners``: the workers (those holding a dataset first, in the order of
     their datasets) each take a run of the tasks in ``_in_order`` up to ``T``, the last one the rest."""
-    ordered = _in_order(todo, seconds, held)
-    holder = {d: w for w, d in held.items() if w in workers}
+    ordered = _in_order(todo, costs.seconds, costs.held)
+    holder = {d: w for w, d in costs.held.items() if w in workers}
     holding = list(dict.fromkeys(holder[t.dataset.id] for t in ordered if t.dataset.id in holder))
     order = holding + [w for w in workers if w not in holding]
 
     def pour(limit: float) -> tuple[dict, float]:
         """(the plan poured up to ``limit``, its latest finish)."""
         owner, at = {}, 0
-        plan = _Plan(order, seconds, load, held, warm, first, sample)
+        plan = _Plan(order, costs)
         for t in ordered:
             if at + 1 < len(order) and plan.busy[order[at]] and plan.busy[order[at]] + plan.cost([t], order[at]) > limit:
                 at += 1
@@ -309,25 +319,23 @@ def _filled(todo: list, workers: list, seconds: dict, load: dict, held: dict, wa
     return best
 
 
-def _whole(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict,
-           sample: dict) -> dict:
+def _whole(todo: list, workers: list, costs: Costs) -> dict:
     """Whole datasets, most estimated seconds first, to the worker with the fewest seconds so far
     (LPT); a worker that holds a dataset takes it."""
     per_dataset: dict = {}
     for t in todo:
         per_dataset.setdefault(t.dataset.id, []).append(t)
-    total = {d: sum(seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
-    plan, owner = _Plan(workers, seconds, load, held, warm, first, sample), {}
+    total = {d: sum(costs.seconds.get(t.hash, 0.0) for t in tasks) for d, tasks in per_dataset.items()}
+    plan, owner = _Plan(workers, costs), {}
     for dataset in sorted(per_dataset, key=lambda d: -total[d]):
-        w = next((w for w in workers if held.get(w) == dataset), None) or min(workers, key=plan.busy.get)
+        w = next((w for w in workers if costs.held.get(w) == dataset), None) or min(workers, key=plan.busy.get)
         for t in per_dataset[dataset]:
             plan.give(t, w)
             owner[t.hash] = w
     return owner
 
 
-def _grouped(todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict, first: dict,
-             sample: dict, by_key: bool = False) -> dict:
+def _grouped(todo: list, workers: list, costs: Costs, by_key: bool = False) -> dict:
     """Whole (dataset, kernel) groups, most estimated seconds first (their first verification
     counted), each to the worker whose finish it leaves soonest (its loading, warm-ups and first
     verification there counted); ``by_key``: whole warm-up key groups instead (``sample``: a
@@ -335,10 +343,11 @@ def _grouped(todo: list, workers: list, seconds: dict, load: dict, held: dict, w
     a task without one in its (dataset, kernel) group."""
     groups: dict = {}
     for t in todo:
-        group = sample[t.hash][0] if by_key and t.hash in sample else (t.dataset.id, t.kernel)
+        group = costs.sample[t.hash][0] if by_key and t.hash in costs.sample else (t.dataset.id, t.kernel)
         groups.setdefault(group, []).append(t)
-    total = {g: sum(seconds.get(t.hash, 0.0) for t in tasks) + first.get(g, 0.0) for g, tasks in groups.items()}
-    plan, owner = _Plan(workers, seconds, load, held, warm, first, sample), {}
+    total = {g: sum(costs.seconds.get(t.hash, 0.0) for t in tasks) + costs.first.get(g, 0.0)
+             for g, tasks in groups.items()}
+    plan, owner = _Plan(workers, costs), {}
     for g in sorted(groups, key=lambda g: -total[g]):
         w = min(workers, key=lambda w: (plan.busy[w] + plan.cost(groups[g], w), plan.busy[w]))
         for t in groups[g]:
@@ -353,10 +362,8 @@ class _Plan:
     verification of each kernel on each dataset it does not hold, one sample warm-up of each warm-up
     key of its tasks."""
 
-    def __init__(self, workers, seconds: dict, load: dict, held: dict, warm: dict, first: dict | None = None,
-                 sample: dict | None = None):
-        self.seconds, self.load, self.held, self.warm, self.first = seconds, load, held, warm, first or {}
-        self.sample = sample or {}
+    def __init__(self, workers, costs: Costs):
+        self.costs = costs
         self.busy = dict.fromkeys(workers, 0.0)
         self.datasets = {w: Counter() for w in workers}
         self.kernels = {w: Counter() for w in workers}
@@ -365,26 +372,28 @@ class _Plan:
 
     def cost(self, group: list, worker) -> float:
         """What giving the tasks of ``group`` to ``worker`` adds to its seconds."""
-        return (sum(self.seconds.get(t.hash, 0.0) for t in group)
-                + sum(self.load.get(d, 0.0) for d in {t.dataset.id for t in group}
-                      if not self.datasets[worker][d] and self.held.get(worker) != d)
-                + sum(self.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k])
-                + sum(self.first.get(p, 0.0) for p in {(t.dataset.id, t.kernel) for t in group}
-                      if not self.pairs[worker][p] and self.held.get(worker) != p[0])
-                + sum(s for key, s in dict(self.sample[t.hash] for t in group if t.hash in self.sample).items()
+        costs = self.costs
+        return (sum(costs.seconds.get(t.hash, 0.0) for t in group)
+                + sum(costs.load.get(d, 0.0) for d in {t.dataset.id for t in group}
+                      if not self.datasets[worker][d] and costs.held.get(worker) != d)
+                + sum(costs.warm.get(k, 0.0) for k in {t.kernel for t in group} if not self.kernels[worker][k])
+                + sum(costs.first.get(p, 0.0) for p in {(t.dataset.id, t.kernel) for t in group}
+                      if not self.pairs[worker][p] and costs.held.get(worker) != p[0])
+                + sum(s for key, s in dict(costs.sample[t.hash] for t in group if t.hash in costs.sample).items()
                       if not self.keys[worker][key]))
 
     def saving(self, group: list, worker) -> float:
         """What taking the tasks of ``group`` (all ``worker``'s) away from ``worker`` saves it."""
+        costs = self.costs
         datasets, kernels = Counter(t.dataset.id for t in group), Counter(t.kernel for t in group)
         pairs = Counter((t.dataset.id, t.kernel) for t in group)
-        keys = Counter(self.sample[t.hash] for t in group if t.hash in self.sample)
-        return (sum(self.seconds.get(t.hash, 0.0) for t in group)
-                + sum(self.load.get(d, 0.0) for d, c in datasets.items()
-                      if self.datasets[worker][d] == c and self.held.get(worker) != d)
-                + sum(self.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c)
-                + sum(self.first.get(p, 0.0) for p, c in pairs.items()
-                      if self.pairs[worker][p] == c and self.held.get(worker) != p[0])
+        keys = Counter(costs.sample[t.hash] for t in group if t.hash in costs.sample)
+        return (sum(costs.seconds.get(t.hash, 0.0) for t in group)
+                + sum(costs.load.get(d, 0.0) for d, c in datasets.items()
+                      if self.datasets[worker][d] == c and costs.held.get(worker) != d)
+                + sum(costs.warm.get(k, 0.0) for k, c in kernels.items() if self.kernels[worker][k] == c)
+                + sum(costs.first.get(p, 0.0) for p, c in pairs.items()
+                      if self.pairs[worker][p] == c and costs.held.get(worker) != p[0])
                 + sum(s for (key, s), c in keys.items() if self.keys[worker][key] == c))
 
     def give(self, task, worker) -> None:
@@ -399,31 +408,31 @@ class _Plan:
         self.datasets[worker][task.dataset.id] += by
         self.kernels[worker][task.kernel] += by
         self.pairs[worker][task.dataset.id, task.kernel] += by
-        if task.hash in self.sample:
-            self.keys[worker][self.sample[task.hash][0]] += by
+        if task.hash in self.costs.sample:
+            self.keys[worker][self.costs.sample[task.hash][0]] += by
 
 
-def _balanced(owner: dict, todo: list, workers: list, seconds: dict, load: dict, held: dict, warm: dict,
-              first: dict, sample: dict) -> dict:
+def _balanced(owner: dict, todo: list, workers: list, costs: Costs) -> dict:
     """``owner`` improved while moving one of the busiest worker's tasks, or all its tasks of one
     kernel (whose warm-up it then no longer pays), of one kernel on one dataset (whose first
     verification it then no longer pays) or of one warm-up key (whose sample warm-up it then no
     longer pays), to another worker (idle ones too) ends the run sooner, the receiver paying the
     dataset's loading, the kernel's warm-ups and its first verification there where it has not
     already: the move that leaves the two finishing soonest first."""
-    owner, plan = dict(owner), _Plan(workers, seconds, load, held, warm, first, sample)
+    owner, plan = dict(owner), _Plan(workers, costs)
     for t in todo:
         plan.give(t, owner[t.hash])
     while True:
         most = max(workers, key=plan.busy.get)
         mine = [t for t in todo if owner[t.hash] == most]
         kernels = sorted({t.kernel for t in mine})
-        pairs = sorted({(t.dataset.id, t.kernel) for t in mine}) if first else []
-        keys = list(dict.fromkeys(sample[t.hash][0] for t in mine if t.hash in sample))
+        pairs = sorted({(t.dataset.id, t.kernel) for t in mine}) if costs.first else []
+        keys = list(dict.fromkeys(costs.sample[t.hash][0] for t in mine if t.hash in costs.sample))
         best, best_end = None, plan.busy[most] - 1e-9
         for group in ([[t] for t in mine] + [[t for t in mine if t.kernel == k] for k in kernels]
                       + [[t for t in mine if (t.dataset.id, t.kernel) == pair] for pair in pairs]
-                      + [[t for t in mine if t.hash in sample and sample[t.hash][0] == key] for key in keys]):
+                      + [[t for t in mine if t.hash in costs.sample and costs.sample[t.hash][0] == key]
+                         for key in keys]):
             left = plan.busy[most] - plan.saving(group, most)
             for to in workers:
                 end = max(left, plan.busy[to] + plan.cost(group, to))
@@ -505,10 +514,9 @@ def _send_all(client, todo: list, send, estimated) -> tuple[list, dict]:
     (``owners``); returns (the futures, task hash -> its worker)."""
     workers = list(live_workers(client))
     held = _held(client, todo)
-    owner = owners(todo, workers, estimated.seconds, estimated.loads, held, estimated.warms, estimated.firsts,
-                   estimated.samples)
-    planned = finishes(owner, todo, estimated.seconds, estimated.loads, held, estimated.warms,
-                       estimated.firsts, estimated.samples) if owner else {}
+    costs = Costs(estimated.seconds, estimated.loads, held, estimated.warms, estimated.firsts, estimated.samples)
+    owner = owners(todo, workers, costs)
+    planned = finishes(owner, todo, costs) if owner else {}
     for worker_address, seconds in sorted(planned.items()):   # in the run's log: what ran where, against the plan
         mine = [t for t in todo if owner[t.hash] == worker_address]
         log.info("plan: %s: %d tasks, ~%.2f s with loads and warm-ups, datasets %s", worker_address, len(mine),

@@ -313,7 +313,7 @@ def test_each_tasks_checks_are_its_own_and_a_kernels_builds_its_first_tasks_not_
             for h in (task.hash, "u0", "u1", "u2")]
     seconds = {t.hash: 1.1 for t in todo}
     owner = {t.hash: "ab"[i % 2] for i, t in enumerate(todo)}
-    assert runner.finishes(owner, todo, seconds, learned.loads) == pytest.approx({"a": 2.6, "b": 2.6})
+    assert runner.finishes(owner, todo, runner.Costs(seconds, learned.loads)) == pytest.approx({"a": 2.6, "b": 2.6})
 
 
 def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_key(tmp_path):
@@ -361,5 +361,6 @@ def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_ke
     # split by graph over two workers, each pays the kernel's warm-up and alpha 15's on the sample
     owner = {t.hash: {20: "a", 19: "b"}[t.dataset.params["scale"]] for t in plan.tasks}
     each = 2 * learned.seconds[by[19, 14.0].hash] + 0.3 + 0.2
-    costs = (learned.seconds, learned.loads, {}, learned.warms, learned.firsts, learned.samples)
-    assert runner.finishes(owner, plan.tasks, *costs) == pytest.approx({"a": each, "b": each})
+    costs = runner.Costs(learned.seconds, learned.loads, warm=learned.warms, first=learned.firsts,
+                         sample=learned.samples)
+    assert runner.finishes(owner, plan.tasks, costs) == pytest.approx({"a": each, "b": each})

@@ -57,16 +57,16 @@ def test_owners_keep_datasets_whole_while_that_keeps_workers_balanced():
     todo = [_task(d, i) for d, count in (("big", 2), ("mid", 3), ("small", 4), ("tiny", 1)) for i in range(count)]
     seconds = {t.hash: {"big": 10.0, "mid": 4.0, "small": 1.0, "tiny": 0.5}[t.dataset.id] for t in todo}
     load = dict.fromkeys(("big", "mid", "small", "tiny"), 1.0)
-    owner = runner.owners(todo, ["B", "A"], seconds, load)
+    owner = runner.owners(todo, ["B", "A"], runner.Costs(seconds, load))
     # big (20 s) to A; mid (12 s) to B; small (4 s) and tiny (0.5 s) to B: no move ends sooner than A's 21 s
     by_dataset = {t.dataset.id: owner[t.hash] for t in todo}
     assert by_dataset == {"big": "A", "mid": "B", "small": "B", "tiny": "B"}
     assert {t.dataset.id: w for t in todo for w in [owner[t.hash]]} == by_dataset       # no dataset split
-    assert set(runner.owners(todo, ["only"], seconds, load).values()) == {"only"}
-    assert runner.owners(todo, [], seconds, load) == {}
+    assert set(runner.owners(todo, ["only"], runner.Costs(seconds, load)).values()) == {"only"}
+    assert runner.owners(todo, [], runner.Costs(seconds, load)) == {}
     # a worker that holds a dataset from an earlier run keeps it
-    assert {t.dataset.id: w for t in todo for w in [runner.owners(todo, ["A", "B"], seconds, load,
-                                                                  held={"B": "big"})[t.hash]]}["big"] == "B"
+    kept = runner.owners(todo, ["A", "B"], runner.Costs(seconds, load, held={"B": "big"}))
+    assert {t.dataset.id: kept[t.hash] for t in todo}["big"] == "B"
 
 
 def test_owners_split_a_dataset_rather_than_idle_workers():
@@ -74,13 +74,13 @@ def test_owners_split_a_dataset_rather_than_idle_workers():
     todo = [_task(d, i) for d in ("kron", "urand") for i in range(12)]
     seconds = {t.hash: 1.0 for t in todo}
     load = {"kron": 0.5, "urand": 0.5}
-    owner = runner.owners(todo, ["w0", "w1", "w2", "w3"], seconds, load)
+    owner = runner.owners(todo, ["w0", "w1", "w2", "w3"], runner.Costs(seconds, load))
     finish = _finish(owner, todo, seconds, load)
     assert set(finish) == {"w0", "w1", "w2", "w3"} and max(finish.values()) == 6.5    # 24 s of tasks over 4
     # a dataset whose loading costs more than splitting saves stays whole
-    assert len(set(runner.owners(todo[:2], ["w0", "w1"], seconds, {"kron": 5.0}).values())) == 2
-    assert len(set(runner.owners(todo[:2] + [_task("other", 0)], ["w0", "w1"], {**seconds, "other-0": 8.0},
-                                 {"kron": 5.0, "other": 1.0}).values())) == 2
+    assert len(set(runner.owners(todo[:2], ["w0", "w1"], runner.Costs(seconds, {"kron": 5.0})).values())) == 2
+    assert len(set(runner.owners(todo[:2] + [_task("other", 0)], ["w0", "w1"], runner.Costs(
+        {**seconds, "other-0": 8.0}, {"kron": 5.0, "other": 1.0})).values())) == 2
     rng = np.random.default_rng(4)
     for trial in range(30):  # never worse than whole datasets placed longest first (LPT), every task placed
         count = int(rng.integers(1, 8))
@@ -88,7 +88,7 @@ def test_owners_split_a_dataset_rather_than_idle_workers():
         seconds = {t.hash: float(rng.exponential()) for t in todo}
         load = {f"d{d}": float(rng.exponential()) / 2 for d in range(count)}
         workers = [f"w{i}" for i in range(int(rng.integers(1, 5)))]
-        owner = runner.owners(todo, workers, seconds, load)
+        owner = runner.owners(todo, workers, runner.Costs(seconds, load))
         assert set(owner) == {t.hash for t in todo} and set(owner.values()) <= set(workers)
         whole = dict.fromkeys(workers, 0.0)
         for d in sorted(load, key=lambda d: -sum(seconds[t.hash] for t in todo if t.dataset.id == d)):
@@ -102,11 +102,11 @@ def test_owners_keep_a_kernels_tasks_together_where_its_warm_up_costs():
     # kernel pays its warm-up (0.6 s), so the split keeps each kernel on one worker
     todo = [_task("d", f"{k}{i}", kernel=k) for i in range(4) for k in ("a", "b")]      # a0 b0 a1 b1 ...
     seconds = dict.fromkeys((t.hash for t in todo), 1.0)
-    owner = runner.owners(todo, ["w0", "w1"], seconds, {"d": 0.0}, warm={"a": 0.6, "b": 0.6})
+    owner = runner.owners(todo, ["w0", "w1"], runner.Costs(seconds, {"d": 0.0}, warm={"a": 0.6, "b": 0.6}))
     assert {k: {owner[t.hash] for t in todo if t.kernel == k} for k in "ab"} in (
         {"a": {"w0"}, "b": {"w1"}}, {"a": {"w1"}, "b": {"w0"}})
     # without warm-ups to pay, the same balance
-    free = runner.owners(todo, ["w0", "w1"], seconds, {"d": 0.0})
+    free = runner.owners(todo, ["w0", "w1"], runner.Costs(seconds, {"d": 0.0}))
     assert list(free.values()).count("w1") == 4
 
 
@@ -131,8 +131,9 @@ def test_owners_load_each_dataset_on_few_workers_and_end_near_the_ideal(workers)
     load = {"kron": 0.8, "urand": 0.8}                      # a dataset's load and builds on a worker
     warm = dict.fromkeys({t.kernel for t in todo}, 0.15)    # a kernel's first warm-up on a worker
     names = [f"w{i}" for i in range(workers)]
-    owner = runner.owners(todo, names, seconds, load, warm=warm)
-    finish = runner.finishes(owner, todo, seconds, load, warm=warm)
+    costs = runner.Costs(seconds, load, warm=warm)
+    owner = runner.owners(todo, names, costs)
+    finish = runner.finishes(owner, todo, costs)
     # a load on every worker and one warm-up of each kernel, shared evenly: no plan ends sooner
     ideal = (sum(seconds.values()) + workers * 0.8 + sum(warm.values())) / workers
     assert max(finish.values()) <= 1.15 * ideal       # whole datasets then single moves: 1.175x on 4
@@ -512,14 +513,16 @@ def test_owners_keep_a_kernels_tasks_on_a_graph_together_where_its_references_co
     seconds = {t.hash: {"kron": 1.0, "urand": 0.5}[t.dataset.id] for t in todo}
     load = {"kron": 0.3, "urand": 0.3}
     first = {("kron", "bc"): 0.8, ("kron", "tc"): 0.8}
-    owner = runner.owners(todo, ["w0", "w1"], seconds, load, first=first)
+    costs = runner.Costs(seconds, load, first=first)
+    owner = runner.owners(todo, ["w0", "w1"], costs)
     split = {(d, k): {owner[t.hash] for t in todo if (t.dataset.id, t.kernel) == (d, k)}
              for d in ("kron",) for k in ("bc", "tc")}
     assert all(len(workers) == 1 for workers in split.values()), split
-    finish = runner.finishes(owner, todo, seconds, load, first=first)
+    finish = runner.finishes(owner, todo, costs)
     assert max(finish.values()) <= (sum(seconds.values()) + 2 * 0.3 + 1.6) / 2 + 0.5 + 1e-9
     # without them the plan only balances the tasks and the loads, as before
-    assert max(runner.finishes(runner.owners(todo, ["w0", "w1"], seconds, load), todo, seconds, load).values()) \
+    plain = runner.Costs(seconds, load)
+    assert max(runner.finishes(runner.owners(todo, ["w0", "w1"], plain), todo, plain).values()) \
         <= (sum(seconds.values()) + 2 * 0.3) / 2 + 0.5 + 1e-9
 
 
@@ -556,9 +559,10 @@ def test_owners_keep_a_warm_up_keys_tasks_together_where_its_sample_warm_up_cost
     seconds = {t.hash: {"A": 2.0, "B": 1.0}[t.dataset.id] for t in todo}
     load = {"A": 0.0, "B": 0.0}
     sample = {t.hash: (("k", t.hash[-1]), 0.5) for t in todo}
-    owner = runner.owners(todo, ["w0", "w1"], seconds, load, sample=sample)
-    assert runner.finishes(owner, todo, seconds, load, sample=sample) == pytest.approx({"w0": 3.5, "w1": 3.5})
+    costs = runner.Costs(seconds, load, sample=sample)
+    owner = runner.owners(todo, ["w0", "w1"], costs)
+    assert runner.finishes(owner, todo, costs) == pytest.approx({"w0": 3.5, "w1": 3.5})
     assert all(len({owner[t.hash] for t in todo if t.hash.endswith(p)}) == 1 for p in "xy"), owner
     # a plan that splits a parameter set's tasks over workers pays its warm-up on each of them
     split = {"A-x": "w0", "A-y": "w0", "B-x": "w1", "B-y": "w1"}
-    assert runner.finishes(split, todo, seconds, load, sample=sample) == pytest.approx({"w0": 5.0, "w1": 3.0})
+    assert runner.finishes(split, todo, costs) == pytest.approx({"w0": 5.0, "w1": 3.0})
