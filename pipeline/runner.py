@@ -240,7 +240,7 @@ def owners(todo: list, workers: list, costs: Costs) -> dict:
     run sooner (``_balanced``); ties go to the earlier plan.  The rest is Dask's: a worker that has
     run its share steals from a busy one (``_TailStealing``), and a task whose worker left runs
     elsewhere."""
-    if not workers:
+    if not workers or not todo:       # nothing to place (a resumed run with every task stored)
         return {}
     workers = sorted(workers)
 

@@ -566,3 +566,7 @@ def test_owners_keep_a_warm_up_keys_tasks_together_where_its_sample_warm_up_cost
     # a plan that splits a parameter set's tasks over workers pays its warm-up on each of them
     split = {"A-x": "w0", "A-y": "w0", "B-x": "w1", "B-y": "w1"}
     assert runner.finishes(split, todo, costs) == pytest.approx({"w0": 5.0, "w1": 3.0})
+
+
+def test_owners_of_no_tasks_is_no_plan():
+    assert runner.owners([], ["tcp://a", "tcp://b"], runner.Costs({})) == {}
