@@ -59,7 +59,7 @@ class ReferenceStore:
             with np.load(path, allow_pickle=False) as npz:
                 spec = json.loads(bytes(npz["spec"]).decode())
                 return _rebuild(spec, npz)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, ImportError) as exc:
             log.info("reference %s unreadable, computed again: %s", path, exc)
             return None
 
@@ -96,7 +96,9 @@ def attach(inp, data) -> None:
         return
     if not (path / "manifest.json").is_file():
         return
-    cache[STORE] = ReferenceStore(path / FOLDER, manifest, data.backend)
+    # the input's array module, which the references are computed with (a host placement's input
+    # computes on the device though its dataset's columns are on the host)
+    cache[STORE] = ReferenceStore(path / FOLDER, manifest, getattr(inp, "backend", data.backend))
 
 
 _SOURCES: dict = {}
