@@ -195,6 +195,28 @@ def test_bfs_levels_are_the_one_worker_levels(shape, k, backend):
     np.testing.assert_array_equal(res.output["level"], levels(graph, res.instances[-1]["root"]))
 
 
+def test_bfs_ranks_get_every_parameter_their_gpu_search_reads(monkeypatch):
+    """The ranks' search takes a dict of the run's parameters built by the driver; every key its
+    GPU side reads must be in it (a parameter added to the kernel but not to that dict failed every
+    GPU run with a KeyError, which no CPU run reaches)."""
+    import inspect
+    import re
+
+    from graphsweep.kernels.bfs import distributed as bfs_distributed
+    read = set(re.findall(r'params\["(\w+)"\]', inspect.getsource(bfs_distributed._GpuSearch)))
+    assert {"threads", "outbox", "registers", "exchange", "graphs"} <= read
+    given = []
+    ledger_run = bfs_distributed.Ledger.run
+
+    def recorded(self, fn, *args, **kwargs):
+        if fn is bfs_distributed._search:
+            given.append(args[-1])
+        return ledger_run(self, fn, *args, **kwargs)
+    monkeypatch.setattr(bfs_distributed.Ledger, "run", recorded)
+    run("bfs.distributed", dataset(SHAPES["rmat"]()), "cpu", partitions=2, root=5)
+    assert given and read <= set(given[0]), read - set(given[0])
+
+
 @pytest.mark.parametrize("direction", ["top-down", "bottom-up"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_bfs_either_direction_at_every_level(direction, backend):
