@@ -1179,8 +1179,9 @@ extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited,
 // A search so costs one launch, two or three grid barriers and two meetings a level, where the
 // launch-per-step form paid about a dozen launches and three host-queued barriers.  Level k's
 // record as graphsweep_bfs_levels writes it (rec, REC_* fields, its frontier counted over all
-// ranks) and beside it xrec[k] the leader's time in meetings (ns) and xrec[rec_cap + k] the bytes
-// peers stored here; ctl[CTL_STARTED] the start's end; on exit ctl[CTL_DEPTH] the levels and
+// ranks) and beside it xrec[k] the leader's time in meetings (ns), xrec[rec_cap + k] the bytes
+// peers stored here and xrec[2 rec_cap + k] when this rank's own step of the level ended (its
+// expansion or its rows checked, the grid barrier after it passed: %globaltimer); ctl[CTL_STARTED] the start's end; on exit ctl[CTL_DEPTH] the levels and
 // ctl[CTL_BU_LEVELS] the bottom-up ones.  ctl is cleared by the host before the launch.
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long long* __restrict__ goffsets,
@@ -1301,7 +1302,7 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
         if (leader) gs_clear_next_slots(ctl, L);
         int kind = 0;
         gs_u64 next_local, nitems = 0;
-        long long checked = 0;
+        long long checked = 0, stepped = 0;
         if (sw.bottom) {
             kind |= KIND_BOTTOM_UP;
             long long found = 0, scout = 0, examined = 0;
@@ -1310,7 +1311,10 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
             next_local = gs_barrier<GS_BOTTOM_UP_SUMS>(count_out, arrivals += gridDim.x, found, scout_out, scout,
                                                        checked_out, examined, red, ctl);
             if (next_local == GS_BFS_ABORT) return;
-            if (leader) checked = (long long)__ldcg(checked_out);
+            if (leader) {
+                checked = (long long)__ldcg(checked_out);
+                stepped = (long long)gs_globaltimer();
+            }
         } else {
             gs_slice sl = none;
             sl.outbox = outbox;
@@ -1326,6 +1330,7 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
                                          count_out, scout_out, items, items_count, L + 1, sw.count >= GS_BFS_PRECHECK,
                                          sw.scout < GS_BFS_SPECULATE, arrivals, next_local, nitems, buf, red, ctl,
                                          rank, nwarps, lane, sl)) return;
+            if (leader) stepped = (long long)gs_globaltimer();
             // each box's count (its pairs are there already) into box `me` of its owner's inbox
             if (leader)
                 for (int j = 0; j < k; ++j) {
@@ -1383,6 +1388,7 @@ graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long lo
             r[REC_TIME * (long long)rec_cap] = (long long)gs_globaltimer();
             xrec[1 + L] = waited;
             xrec[rec_cap + 1 + L] = received;
+            xrec[2LL * rec_cap + 1 + L] = stepped;
         }
         waited = 0;
         received = 0;

@@ -57,7 +57,9 @@ Rows: ``total`` (the slowest rank, barrier to end), ``dispatch`` (the driver's c
 ``init``, ``top-down`` and ``bottom-up`` (levels of each direction) and, but over peer memory (whose
 launch writes them as it ends), ``outputs``; a step row per level (phase ``level``: the slowest
 rank's time and time in collectives — over peer memory the leader's wait in the level's meetings —
-the bytes all ranks received, the direction and the frontier); ``levels``, ``bottom_up_levels``
+the bytes all ranks received, the direction and the frontier; over peer memory also the largest and
+the smallest of the ranks' own steps of the level, ``work_ms_max`` / ``work_ms_min``: expansion or
+rows checked, without the exchange, claims and meetings after it); ``levels``, ``bottom_up_levels``
 and the ledger's statistics.
 """
 
@@ -224,7 +226,7 @@ class _GpuSearch:
             # the whole search in one launch a rank (graphsweep_bfs_slice_search)
             ws["search_blocks"] = persistent_blocks(fn["search"], threads, smem, None)
             ws["records"] = cupy.empty((do.Rec.FIELDS, do.RECORDS), dtype=np.int64)
-            ws["meetings"] = cupy.zeros(2 * do.RECORDS, dtype=np.int64)
+            ws["meetings"] = cupy.zeros(3 * do.RECORDS, dtype=np.int64)   # waits, bytes, own steps' ends
         elif k > 1:
             # the levels queued launch by launch, their exchanges NCCL's collectives
             claims = cupy.zeros(words, dtype=np.uint32)
@@ -440,18 +442,22 @@ class _GpuSearch:
             raise RuntimeError(f"bfs.distributed: rank {s.index}'s search kernel failed (code {error})")
         levels = int(ctl[do.Ctl.DEPTH])
         rec = self.comm.host(records[:, :min(levels, do.RECORDS - 1)])
-        met = self.comm.host(meetings).reshape(2, -1)
+        met = self.comm.host(meetings).reshape(3, -1)
         started = int(ctl[do.Ctl.STARTED])
         waits = met[0, :1 + levels] / 1e9
         rank.phases["init"] = (started - int(ctl[do.Ctl.T0])) / 1e9 - float(waits[0])
         rank.phases["meetings"] = float(waits.sum())
         self.comm.received += int(met[1, :1 + levels].sum())
-        steps = []
+        steps, began = [], started
         for k, f, e, c, items, checked, kind, ms in do.level_records(rec, started):
             direction = "bottom-up" if kind & do.Kind.BOTTOM_UP else "top-down"
             rank.phases[direction] = rank.phases.get(direction, 0.0) + ms / 1e3 - float(waits[1 + k])
+            # work_ms: the rank's own step of the level (expansion or rows checked), without the
+            # exchange, the claims and the meetings after it; across ranks its spread is the imbalance
             steps.append({"ms": ms, "comm_ms": 1e3 * waits[1 + k], "bytes": int(met[1, 1 + k]), "rounds": 0,
-                          "step": k, "direction": direction, "frontier": f})
+                          "step": k, "direction": direction, "frontier": f,
+                          "work_ms": (int(met[2, 1 + k]) - began) / 1e6})
+            began = int(rec[do.Rec.TIME, k])
         return {"steps": steps, "levels": levels, "bottom_up_levels": int(ctl[do.Ctl.BU_LEVELS]), "graphs": "none",
                 "exchange": "peer"}
 
@@ -709,7 +715,7 @@ def _run(inp, params, timer, backend: str):
                           "exchange": params["exchange"], "registers": params["registers"]},
                          name="bfs.distributed")
     timer.stat("outbox", outbox)
-    ledger.steps("level", ("direction", "frontier"))
+    ledger.steps("level", ("direction", "frontier"), spread=("work_ms",))
     timer.stat("levels", records[0]["levels"])
     timer.stat("bottom_up_levels", records[0]["bottom_up_levels"])
     timer.stat("level_graphs", records[0].get("graphs", "none"))

@@ -52,17 +52,20 @@ class Ledger:
             self.timer.stat(stat, value)
         return records
 
-    def steps(self, phase: str, keys: tuple = ()) -> None:
+    def steps(self, phase: str, keys: tuple = (), spread: tuple = ()) -> None:
         """Step rows of phase ``phase`` from the ranks' ``steps`` (one list per rank, same length):
         per step the slowest rank's time and its time in collectives, ``keys`` of the info the
-        ranks agree on, the bytes all ranks received."""
+        ranks agree on, the bytes all ranks received, and of each of ``spread`` (a time each rank
+        measured for itself) the largest and the smallest over the ranks (``KEY_max``, ``KEY_min``)."""
         def rows():
             out = []
             for per_rank in zip(*(r["steps"] for r in self.records)):
                 slowest = max(per_rank, key=lambda st: st["ms"])
+                ranges = {f"{k}_{end}": fn(st[k] for st in per_rank)
+                          for k in spread if all(k in st for st in per_rank) for end, fn in (("max", max), ("min", min))}
                 out.append({"step": slowest["step"], "ms": slowest["ms"],
                             "info": {**{k: slowest[k] for k in keys}, "comm_ms": slowest["comm_ms"],
                                      "bytes_exchanged": sum(st["bytes"] for st in per_rank),
-                                     "rounds": slowest["rounds"]}})
+                                     "rounds": slowest["rounds"], **ranges}})
             return out
         self.timer.steps(phase, rows)
