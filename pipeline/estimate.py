@@ -170,7 +170,9 @@ def shape(plan, ref, backend: str = "cpu") -> Shape:
         generate_bytes, generate_seconds = 0, 0.0
         size = placement.GraphSize.of(manifest)
     else:
-        cost = generation_cost(generators.GENERATORS[ref.generator], ref.params, part_rows=plan.part_rows,
+        # the parameters resolved as the spec was read (its identity leaves some defaults out)
+        params = ref.resolved if ref.resolved is not None else ref.params
+        cost = generation_cost(generators.GENERATORS[ref.generator], params, part_rows=plan.part_rows,
                                backend=backend, written=not ref.in_memory)
         kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)
         disk, generate_bytes, generate_seconds = cost.disk_bytes, cost.memory_bytes, cost.seconds

@@ -364,3 +364,20 @@ def test_a_kernels_warm_up_on_a_generators_sample_is_paid_once_per_worker_and_ke
     costs = runner.Costs(learned.seconds, learned.loads, warm=learned.warms, first=learned.firsts,
                          sample=learned.samples)
     assert runner.finishes(owner, plan.tasks, costs) == pytest.approx({"a": each, "b": each})
+
+
+def test_a_dataset_not_made_yet_is_costed_from_every_resolved_parameter(tmp_path, monkeypatch):
+    """The generator's cost model gets the parameters as the spec's reading resolved them: the
+    dataset's identity leaves out those at a default it omits (``permute_ids``)."""
+    from graphsweep.generators import estimate as generator_estimate
+    plan = sweep.expand({"name": "t", "results": str(tmp_path / "results"), "data": str(tmp_path / "data"),
+                         "backend": "cpu", "datasets": [{"generator": "rmat", "params": {"scale": 6}}],
+                         "kernels": ["cc.best"]})
+    (ref,) = plan.datasets
+    assert "permute_ids" not in ref.params and "permute_ids" in ref.resolved
+    given = []
+    cost = generator_estimate.generation_cost
+    monkeypatch.setattr(generator_estimate, "generation_cost",
+                        lambda generator, params, **kw: given.append(params) or cost(generator, params, **kw))
+    assert estimate.shape(plan, ref).n == 64
+    assert given == [ref.resolved]
