@@ -86,7 +86,7 @@ def _check_call(name: str, seed, part_rows, backend: str) -> str:
     return backend
 
 
-def parameters(name: str, params: dict | None, resolved: dict | None) -> dict:
+def parameters(name: str, params: dict | None = None, resolved: dict | None = None) -> dict:
     """Generator ``name``'s parameters, every one coerced, defaults filled: ``params`` resolved here,
     or ``resolved`` as ``resolve`` gave them to a caller that checked them already (a sweep, as it
     read its spec), taken as they are: a parameter is coerced once."""

@@ -159,6 +159,7 @@ def shape(plan, ref, backend: str = "cpu") -> Shape:
     (generated on ``backend``, where its tasks run).  A dataset generated in memory (``store:
     memory``) takes no disk: each worker generates it."""
     from graphsweep import generators
+    from graphsweep.generators.driver import parameters
     from graphsweep.generators.estimate import generation_cost, row_bytes
 
     exists = not ref.in_memory and is_dataset(ref.path)
@@ -170,8 +171,8 @@ def shape(plan, ref, backend: str = "cpu") -> Shape:
         generate_bytes, generate_seconds = 0, 0.0
         size = placement.GraphSize.of(manifest)
     else:
-        # the parameters resolved as the spec was read (its identity leaves some defaults out)
-        params = ref.resolved if ref.resolved is not None else ref.params
+        # every parameter, as its generation takes them (the identity leaves some defaults out)
+        params = parameters(ref.generator, **ref.generator_params)
         cost = generation_cost(generators.GENERATORS[ref.generator], params, part_rows=plan.part_rows,
                                backend=backend, written=not ref.in_memory)
         kind, n, m = cost.kind, cost.n, (cost.rows if cost.kind == "graph" else 0)

@@ -193,5 +193,5 @@ def test_partitioned_times_the_one_device_kernel_beside_each_k_and_the_variants_
         ("bfs.distributed", 2), ("bfs.distributed alpha=8 beta=24", 2)]
     assert all(r["single_ms"] > 0 and r["ms"] > 0 and len(r["instance_ms"]) == 2 for r in rows)
     assert out.count("K = 1 (none)") == 1 and out.count("K = 2 (dask)") == 1   # each K's partition facts
-    steps = {(json.loads(line)["kernel"], json.loads(line)["partitions"]) for line in steps_file.read_text().splitlines()}
+    steps = {(row["kernel"], row["partitions"]) for row in map(json.loads, steps_file.read_text().splitlines())}
     assert ("bfs.best", 0) in steps and ("bfs.distributed alpha=8 beta=24", 2) in steps

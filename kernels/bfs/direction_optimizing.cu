@@ -212,7 +212,8 @@ __device__ __forceinline__ void gs_td_claim(const int (&u)[GS_BFS_UNROLL], const
                 int2* to = sl.remote ? sl.remote[owner[q]] + (long long)sl.me * (sl.cap + 1)
                                      : sl.outbox + (long long)owner[q] * (sl.cap + 1);
                 if (at[q] < sl.cap) to[1 + at[q]] = make_int2(w[q], u[q]);
-                else if (sl.claims) atomicOr(sl.claims + (w[q] >> 5), 1u << (w[q] & 31));   // none over peer memory: a box holds a slice
+                else if (sl.claims)   // none over peer memory: a box holds a slice
+                    atomicOr(sl.claims + (w[q] >> 5), 1u << (w[q] & 31));
                 if (sl.remote) *sl.sent = next_depth;
             }
         }
@@ -1181,8 +1182,8 @@ extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited,
 // record as graphsweep_bfs_levels writes it (rec, REC_* fields, its frontier counted over all
 // ranks) and beside it xrec[k] the leader's time in meetings (ns), xrec[rec_cap + k] the bytes
 // peers stored here and xrec[2 rec_cap + k] when this rank's own step of the level ended (its
-// expansion or its rows checked, the grid barrier after it passed: %globaltimer); ctl[CTL_STARTED] the start's end; on exit ctl[CTL_DEPTH] the levels and
-// ctl[CTL_BU_LEVELS] the bottom-up ones.  ctl is cleared by the host before the launch.
+// expansion or its rows checked, the grid barrier after it passed: %globaltimer); ctl[CTL_STARTED]
+// the start's end; on exit ctl[CTL_DEPTH] the levels and ctl[CTL_BU_LEVELS] the bottom-up ones.  ctl is cleared by the host before the launch.
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long long* __restrict__ goffsets,
                             const int* __restrict__ indices, unsigned* visited, const unsigned* __restrict__ dead,

@@ -61,8 +61,8 @@ class Ledger:
             out = []
             for per_rank in zip(*(r["steps"] for r in self.records)):
                 slowest = max(per_rank, key=lambda st: st["ms"])
-                ranges = {f"{k}_{end}": fn(st[k] for st in per_rank)
-                          for k in spread if all(k in st for st in per_rank) for end, fn in (("max", max), ("min", min))}
+                ranges = {f"{k}_{end}": fn(st[k] for st in per_rank) for k in spread
+                          if all(k in st for st in per_rank) for end, fn in (("max", max), ("min", min))}
                 out.append({"step": slowest["step"], "ms": slowest["ms"],
                             "info": {**{k: slowest[k] for k in keys}, "comm_ms": slowest["comm_ms"],
                                      "bytes_exchanged": sum(st["bytes"] for st in per_rank),

@@ -19,9 +19,9 @@ its vertices' inverse simple degrees (``product``):
                large as the slice (R-MAT 30 at K = 4: 51.5 GB beside it on each H200); where a
                GPU has no room for it (every rank asks, all decide alike) auto takes the slice's
                own ids, and renamed asked for by name is refused in one line.  Summed by
-               pull.cu's slice kernels, 8 lanes a row and a warp a chunk of a long row; ``hot`` > 0 flags the ids past a front of
-               that share of the L2, gathered evict-first.  1.4-2.0x the other products' speed
-               on R-MAT 26-30 at K = 1-4 (H200s);
+               pull.cu's slice kernels, 8 lanes a row and a warp a chunk of a long row; ``hot``
+               > 0 flags the ids past a front of that share of the L2, gathered evict-first.
+               1.4-2.0x the other products' speed on R-MAT 26-30 at K = 1-4 (H200s);
   cusparse     ``pagerank.spmv``'s product on the slice's rows (cuSPARSE on the GPU, scipy.sparse
                on the CPU), where its simple entries fit 32-bit offsets;
   warp-rows    pull.cu's slice kernels over the slice as it is (no copy; repeated neighbours
@@ -88,7 +88,8 @@ RENAME_CHUNK = 1 << 26        # neighbour ids renamed at a time (the gather's te
 class _Product(NamedTuple):
     """What setup keeps with a slice for its iterations."""
     pull: object        # the contributions of every vertex -> the rows' sums
-    inverse: object     # the rows' inverse simple degrees
+    weights: object     # a contribution is score x weight: the inverse simple degrees of its rows (renamed: of
+                        # the rows placed, in place order)
     dangling: object    # the rows without neighbours
     nnz: int            # the simple graph's entries in the rows
     placed: object      # renamed: the rows of the vertices with neighbours, in place order (None: ids as they are)
@@ -142,7 +143,8 @@ def _slice_matrix(s, comm, product: str, hot: float) -> int:
     else:
         matrix, inverse = _simple_rows(s, s.csr.indices)
         pull, nnz = matrix.__matmul__, int(matrix.nnz)
-    scratch[KEY, product, hot] = _Product(pull, inverse, xp.flatnonzero(inverse == 0), nnz, placed, bounds, chosen)
+    weights = inverse if placed is None else inverse[placed]
+    scratch[KEY, product, hot] = _Product(pull, weights, xp.flatnonzero(inverse == 0), nnz, placed, bounds, chosen)
     scratch["pagerank-contrib"] = xp.empty(bounds[-1], dtype=np.float32)
     return nnz
 
@@ -294,11 +296,10 @@ def _iterate(rank, max_iterations: int, tolerance: float, spread: bool, product:
     if (KEY, product, hot) not in s.claim(NAME):     # another kernel claimed the slice since setup
         _slice_matrix(s, comm, product, hot)
         rank.restart()
-    pull, inverse, dangling_vertices, _, placed, bounds, chosen = s.scratch[KEY, product, hot]   # a _Product
+    pull, weights, dangling_vertices, _, placed, bounds, chosen = s.scratch[KEY, product, hot]   # a _Product
     contrib = s.scratch["pagerank-contrib"]
     mine = contrib[bounds[s.index]:bounds[s.index + 1]]
     score = xp.full(s.size, 1.0 / n, dtype=np.float32)
-    weights = inverse if placed is None else inverse[placed]       # a contribution is score x weight
     dangling = float(comm.allreduce_host([dangling_vertices.shape[0]])[0]) / n
     steps, error = [], float("inf")
     for it in range(max_iterations):
