@@ -266,7 +266,8 @@ def warmup_input(kernel, data, inp, params):
 
 def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20, warmup: int = 2,
         warmup_sample: bool = False, verify: bool = True, keep_output: bool = True, instances: int | None = None,
-        instance_seed: int = 0, placement: str | None = None, checksums: bool = True, **params) -> KernelResult:
+        instance_seed: int = 0, placement: str | None = None, checksums: bool = True, quiet=None,
+        **params) -> KernelResult:
     """Run kernel ``name`` with ``params`` on ``dataset`` (a path or a loaded ``Dataset``); see the
     module doc.  ``name`` may be a ``Resolved`` kernel instead, which brings its parameters.
 
@@ -277,6 +278,8 @@ def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20,
     run on the problem's small sample of the input (``warmup_input``): they pay compilation and
     module loading, and the memory pool's growth is left to the first-run check of the timed reps.
     ``checksums``: a dataset read from its path has each part's sha256 checked (``datasets.reader``).
+    ``quiet``: called after the warm-ups, before the first timed rep, to end what else the process
+    is doing (a worker's store thread writing the last task's rows): nothing runs beside the reps.
 
     The first timed rep of each instance is checked for first-run costs (``first_run_marks``): one
     that grew the GPU's memory pool or compiled a module or a Numba function counts as a warm-up
@@ -328,6 +331,8 @@ def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20,
     marks, compiled_before, since = first_run_marks(backend), compile_seconds(), clock
     for _ in range(warmup):
         _run_once(impl, warm, {**params, **result.instances[0]}, backend)[1].finish()
+    if quiet is not None:
+        quiet()
     clock = _lap(result, "warmup", clock)
     # warm-ups that compiled GPU modules (or grew the pool) paid a first run's cost too: what they
     # took beyond as many timed runs, counted once the runs are timed

@@ -83,6 +83,9 @@ class WorkerState(WorkerPlugin):
         self.kept = None      # (key, loaded, need) of the dataset before the current one, kept loaded beside it
         self.samples = {}     # (generator, params, seed, backend) -> the small graph warm-ups run on
         self.sampled = {}     # (kernel, params, ..., sample) -> whether its warm-up on the sample ran
+        self.writer = None    # the thread that stores tasks' rows while the next task starts (``store_later``)
+        self.writing = []     # its pending writes
+        self.unwritten = []   # (task hash, label, error) of writes that failed, until ``flush``
 
     def __getstate__(self):   # sent to the workers without its contents (a lock, datasets): each builds its own
         return {"fresh": True}
@@ -98,8 +101,43 @@ class WorkerState(WorkerPlugin):
             await asyncio.to_thread(self.warm_start)
 
     def teardown(self, worker):
+        self.flush()
         with self.lock:
             self.drop()
+
+    def store_later(self, results: str, task: Task, rows: list[dict]) -> dict:
+        """The task's outcome now, its rows stored by the worker's store thread while the next task
+        loads, prepares and warms up (a task's table and file took ~4 ms of the 5-7 ms between two
+        tasks, 0.6 s of a four-GPU gap-scales run's busiest worker).  The next task's timed reps wait
+        for it (``settle``); a run ends with ``flush``, which names any write that failed."""
+        if self.writer is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsweep-store")
+        outcome = _outcome(task, rows, stored=True)
+        # the table here (building it holds the GIL); encoding, writing and fsync in the thread
+        table = _table(rows)
+        self.writing = [f for f in self.writing if not f.done()]
+        self.writing.append(self.writer.submit(self._write, results, task, table, outcome))
+        return outcome
+
+    def _write(self, results: str, task: Task, table: pa.Table, outcome: dict) -> None:
+        try:
+            store.write_task(results, task.hash, table, failed=False, error=outcome["error"])
+        except Exception as exc:   # kept for flush: the run counts the task as not stored
+            log.warning("task %s: its rows were not stored: %s", task.label, traceback.format_exc())
+            self.unwritten.append((task.hash, task.label, f"{type(exc).__name__}: {exc}"))
+
+    def settle(self) -> None:
+        """Wait until the rows of earlier tasks are stored (before timed reps: nothing else runs then)."""
+        for pending in self.writing:
+            pending.result()
+        self.writing = []
+
+    def flush(self) -> list[tuple]:
+        """Every pending write done; (task hash, label, error) of those that failed since the last flush."""
+        self.settle()
+        failed, self.unwritten = self.unwritten, []
+        return failed
 
     def warm_start(self) -> None:
         """What every worker pays once: importing the kernels and, with a usable GPU, the CUDA
@@ -499,12 +537,25 @@ def _table(rows: list[dict]) -> pa.Table:
     return pa.table({k: pa.array([r.get(k) for r in rows]) for k in names})
 
 
-def store_rows(results: str, task: Task, rows: list[dict]) -> dict:
-    """Write the task's rows; returns its outcome (``stored`` False when a result already existed)."""
+def _outcome(task: Task, rows: list[dict], stored: bool) -> dict:
     error = next((r["error"] for r in rows if r.get("error")), None)
     failed = error is not None or any(r.get("verified") is False for r in rows)
-    stored = store.write_task(results, task.hash, _table(rows), failed=failed, error=error)
     return {"task": task.hash, "status": "failed" if failed else "ok", "error": error, "stored": stored}
+
+
+def store_rows(results: str, task: Task, rows: list[dict]) -> dict:
+    """Write the task's rows; returns its outcome (``stored`` False when a result already existed)."""
+    outcome = _outcome(task, rows, stored=False)
+    outcome["stored"] = store.write_task(results, task.hash, _table(rows), failed=outcome["status"] == "failed",
+                                         error=outcome["error"])
+    return outcome
+
+
+def flush_stores(dask_worker) -> list[tuple]:
+    """``client.run`` on each worker at a run's end: its pending writes of task rows done; those that
+    failed (task hash, label, error)."""
+    state = dask_worker.plugins.get(WorkerState.name)
+    return state.flush() if state is not None else []
 
 
 def _held(task: Task, kernel, resources: dict | None):
@@ -517,10 +568,12 @@ def _held(task: Task, kernel, resources: dict | None):
 
 
 def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: list,
-             resources: dict | None = None) -> dict:
+             resources: dict | None = None, store_later: bool = False) -> dict:
     """Run ``task`` unless its result exists or the sweep stopped; store its rows; return the outcome.
     ``resources``: what a timed kernel task holds; a task slicing its graph over K workers of this
-    cluster holds them on all K for its life (``dist.reserving``) instead of on its own worker."""
+    cluster holds them on all K for its life (``dist.reserving``) instead of on its own worker.
+    ``store_later``: the rows stored by the worker's store thread (``WorkerState.store_later``: the
+    run that sent the task flushes the workers at its end); a failed task's are stored at once."""
     existing = store.task_file(results, task.hash)
     if existing.exists():
         state, error = store.outcome(existing)
@@ -558,7 +611,8 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
                 _held(task, kernel, resources):
             result = harness.run(resolved, data, backend=backend, reps=task.reps, warmup=warmup,
                                  warmup_sample=on_sample, placement=task.placement, verify=task.verify,
-                                 keep_output=False, instances=task.roots, instance_seed=task.roots_seed)
+                                 keep_output=False, instances=task.roots, instance_seed=task.roots_seed,
+                                 quiet=state.settle)
         timing["kernel_s"] = time.perf_counter() - t1
         timing.update({f"{stage}_s": s for stage, s in result.seconds.items()})
         timing["warmup_s"] = timing.get("warmup_s", 0.0) + (sampled or 0.0)
@@ -576,6 +630,9 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
                 state.drop()  # the dataset may be what no longer fits; start the next task clean
         timing["task_s"] = time.perf_counter() - t0
         rows = [error_row(task, run_id, f"{type(exc).__name__}: {exc}", timing, backend)]
+    outcome = _outcome(task, rows, stored=False)
+    if store_later and outcome["status"] == "ok":
+        return state.store_later(results, task, rows)
     outcome = store_rows(results, task, rows)
     if outcome["status"] == "failed" and on_failure == "stop":
         store.stop(results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")

@@ -570,3 +570,102 @@ def test_owners_keep_a_warm_up_keys_tasks_together_where_its_sample_warm_up_cost
 
 def test_owners_of_no_tasks_is_no_plan():
     assert runner.owners([], ["tcp://a", "tcp://b"], runner.Costs({})) == {}
+
+
+# --- a task's rows stored while the worker's next task starts (issue #34) ----------------------------
+
+def _ok_rows(task):
+    return [{"task": task.hash, "kernel": task.kernel, "verified": True, "error": None, "ms": 1.0}]
+
+
+def test_a_workers_store_thread_writes_rows_after_the_task_returns_and_names_a_failed_write(tmp_path, monkeypatch):
+    import threading
+
+    from graphsweep.pipeline import store, worker
+    plan = sweep.expand({"name": "later", "results": str(tmp_path / "results"), "backend": "cpu",
+                         "datasets": [{"path": _list(tmp_path, "a", 1000)}],
+                         "kernels": ["listrank.sequential", "listrank.wyllie"]})
+    store.init(plan, resume=False)
+    first, second = plan.tasks
+    release, write = threading.Event(), store.write_task
+
+    def slow(results, task_hash, table, **kw):
+        release.wait(10)
+        if task_hash == second.hash:
+            raise OSError(28, "No space left on device")
+        return write(results, task_hash, table, **kw)
+    monkeypatch.setattr(store, "write_task", slow)
+    state = worker.WorkerState()
+    outcome = state.store_later(str(plan.results), first, _ok_rows(first))
+    assert outcome["status"] == "ok" and not store.task_file(plan.results, first.hash).exists()   # not yet
+    state.store_later(str(plan.results), second, _ok_rows(second))
+    release.set()
+    state.settle()
+    assert store.outcome(store.task_file(plan.results, first.hash)) == ("ok", None)
+    [(task_hash, label, error)] = state.flush()
+    assert task_hash == second.hash and label == second.label and "No space left" in error
+    assert state.flush() == [] and not store.task_file(plan.results, second.hash).exists()
+
+
+def test_a_tasks_timed_reps_wait_for_the_rows_of_the_task_before(tmp_path, monkeypatch):
+    import time
+
+    from graphsweep.kernels import harness
+    from graphsweep.pipeline import store, worker
+    monkeypatch.setattr(worker, "_OUTSIDE_A_WORKER", worker.WorkerState())
+    plan = sweep.expand({"name": "quiet", "results": str(tmp_path / "results"), "backend": "cpu", "reps": 2,
+                         "datasets": [{"path": _list(tmp_path, "a", 1000)}],
+                         "kernels": ["listrank.sequential", "listrank.wyllie"]})
+    store.init(plan, resume=False)
+    written, timed, write, time_instances = [], [], store.write_task, harness._time_instances
+
+    def slow(*args, **kw):
+        time.sleep(0.3)
+        written.append(time.perf_counter())
+        return write(*args, **kw)
+
+    def timing(*args, **kw):
+        timed.append(time.perf_counter())
+        return time_instances(*args, **kw)
+    monkeypatch.setattr(store, "write_task", slow)
+    monkeypatch.setattr(harness, "_time_instances", timing)
+    first, second = plan.tasks
+    t0 = time.perf_counter()
+    assert worker.run_task(first, str(plan.results), "q", "continue", [], store_later=True)["status"] == "ok"
+    assert written == [] and timed[0] < t0 + 0.3      # its own reps ran at once; its rows not stored yet
+    assert worker.run_task(second, str(plan.results), "q", "continue", [], store_later=True)["status"] == "ok"
+    assert timed[1] >= written[0]                      # the second's reps began once the first's rows were stored
+    assert worker._OUTSIDE_A_WORKER.flush() == []
+    assert all(store.outcome(store.task_file(plan.results, t.hash))[0] == "ok" for t in plan.tasks)
+
+
+def test_a_run_counts_a_task_whose_rows_were_not_stored_as_failed(tmp_path, write_spec, gs, monkeypatch):
+    from distributed import LocalCluster
+
+    from graphsweep.pipeline import store
+    spec = write_spec(tmp_path, "unstored", kernels=["listrank.sequential"])
+    plan = sweep.load(spec)
+    victim, write = plan.tasks[0].hash, store.write_task
+
+    def failing(results, task_hash, table, **kw):
+        if task_hash == victim:
+            raise OSError(28, "No space left on device")
+        return write(results, task_hash, table, **kw)
+    monkeypatch.setattr(store, "write_task", failing)   # the workers are threads of this process
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                      resources={"HOST": 1}) as cluster:
+        rc, out, err = gs("run", spec, "--cluster", cluster.scheduler_address, "--no-report", "--no-progress")
+    assert rc == 1, (out, err)
+    assert "its rows were not stored: OSError" in err and "1 pending" in out + err, (out, err)
+    assert not store.task_file(plan.results, victim).exists()
+    assert all(store.task_file(plan.results, t.hash).exists() for t in plan.tasks if t.hash != victim)
+
+
+def test_flushed_names_the_failed_writes_of_every_worker_and_survives_a_closing_cluster():
+    failed = ("h1", "k on d", "OSError: full")
+    client = SimpleNamespace(run=lambda fn: {"tcp://a": [failed], "tcp://b": []})
+    assert runner._flushed(client) == [failed]
+
+    def closing(fn):
+        raise OSError("the cluster is closing")
+    assert runner._flushed(SimpleNamespace(run=closing)) == []
