@@ -34,9 +34,6 @@
 #define GS_BFS_BU_SERIAL 32       // neighbours a lane checks alone in bottom-up before its warp helps
 #define GS_BFS_BU_WIDE 4          // ... GS_BFS_BU_WIDE at a time (their loads in flight together)
 #define GS_BFS_SPECULATE 65536    // levels of fewer frontier edges read a neighbour's row with its claim
-#ifndef GS_BFS_FRONT_EVICT_LAST
-#define GS_BFS_FRONT_EVICT_LAST 0 // 1: bottom-up's frontier words read with an L2 evict-last hint
-#endif
 #define GS_BFS_TIMEOUT_NS 1000000000ULL   // a grid barrier waiting 1 s gives up (a level takes < 0.1 s)
 #define GS_BFS_ARRIVAL (1ULL << 40)       // a block's arrival at a barrier, in a count slot's high bits
 #define GS_BFS_COUNT_MASK (GS_BFS_ARRIVAL - 1)
@@ -580,24 +577,6 @@ __device__ __forceinline__ void gs_bitmap_to_queue(const unsigned* bitmap, int w
 // reach: they are skipped like visited ones, without reading their rows (R-MAT's isolated
 // vertices, most of the ~8M of scale 24's 16.7M that no root reaches, cost 16 bytes each a level
 // otherwise).
-// A word of bottom-up's frontier bitmap (written by this launch: through L2).  With
-// GS_BFS_FRONT_EVICT_LAST its lines are kept in L2 before the rows streamed past them: a slice's
-// bitmap covers every vertex of the graph (33.5 MB at R-MAT 28), which the rows' 8 GB would
-// otherwise push out of the L2 between two probes of a line.
-__device__ __forceinline__ unsigned gs_front_word(const unsigned* p)
-{
-#if GS_BFS_FRONT_EVICT_LAST
-    unsigned v;
-    asm volatile("{\n\t.reg .b64 pol;\n\t"
-                 "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
-                 "ld.global.cg.L2::cache_hint.b32 %0, [%1], pol;\n\t}"
-                 : "=r"(v) : "l"(p) : "memory");
-    return v;
-#else
-    return __ldcg(p);
-#endif
-}
-
 __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offsets,
                                             const long long* __restrict__ roffsets,
                                             const int* __restrict__ rindices, unsigned* visited,
@@ -625,7 +604,7 @@ __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offset
                     for (int q = 0; q < GS_BFS_BU_WIDE; ++q) u[q] = e + q < stop ? __ldg(rindices + e + q) : -1;
 #pragma unroll
                     for (int q = 0; q < GS_BFS_BU_WIDE; ++q)
-                        hit[q] = u[q] >= 0 && ((gs_front_word(frontier + (u[q] >> 5)) >> (u[q] & 31)) & 1u);
+                        hit[q] = u[q] >= 0 && ((__ldcg(frontier + (u[q] >> 5)) >> (u[q] & 31)) & 1u);
                     int first = -1;     // the first neighbour of the group in the frontier
 #pragma unroll
                     for (int q = GS_BFS_BU_WIDE - 1; q >= 0; --q)
@@ -647,7 +626,7 @@ __device__ __forceinline__ void gs_bu_level(const long long* __restrict__ offset
                     bool hit = false;
                     if (x < endj) {
                         u = __ldg(rindices + x);
-                        hit = (gs_front_word(frontier + (u >> 5)) >> (u & 31)) & 1u;
+                        hit = (__ldcg(frontier + (u >> 5)) >> (u & 31)) & 1u;
                     }
                     const unsigned hits = __ballot_sync(GS_FULL, hit);
                     if (lane == 0) checked += min(endj - x0, 32LL);

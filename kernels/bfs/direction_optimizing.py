@@ -260,13 +260,11 @@ def _registers(csr, params) -> int:
     return 64 if csr.nnz >= BOTTOM_UP_DEGREE * csr.n else 128
 
 
-def _module(registers: int, front_evict_last: bool = False):
+def _module(registers: int):
     """The kernels compiled for ``registers`` a thread (__launch_bounds__'s minimum blocks of
-    MAX_THREADS a SM); ``front_evict_last``: bottom-up's frontier words read with an L2 evict-last
-    hint (bfs.distributed's ``front_l2``)."""
+    MAX_THREADS a SM)."""
     min_blocks = REGISTER_FILE // (MAX_THREADS * registers)
-    hint = ("-DGS_BFS_FRONT_EVICT_LAST=1",) if front_evict_last else ()
-    return module("bfs/direction_optimizing.cu", options=(*DEFINES, f"-DGS_BFS_MIN_BLOCKS={min_blocks}", *hint))
+    return module("bfs/direction_optimizing.cu", options=(*DEFINES, f"-DGS_BFS_MIN_BLOCKS={min_blocks}"))
 
 
 def setup(inp, params):

@@ -91,9 +91,6 @@ PARAMS = {**ROOT_PARAM, **PARTITION_PARAMS,
                              help="registers a thread of the level steps may use (default: 64 on slices of "
                                   f"{do.BOTTOM_UP_DEGREE}+ entries a row, 128 below; bfs.direction-optimizing's "
                                   "rule)"),
-          "front_l2": Param("normal", str, choices=("normal", "evict-last"),
-                            help="evict-last: bottom-up reads the frontier bitmap (every vertex's bit) with an "
-                                 "L2 evict-last hint, so the rows streamed past it do not push it out"),
           "outbox": Param(None, minimum=1, help="(vertex, parent) pairs a rank sends each other rank a top-down "
                                                 "level (a fixed 8 (outbox + 1) bytes; default 65,536, or n / (256 K) "
                                                 "rounded down to a power of two where more); claims past it go as bits "
@@ -164,8 +161,7 @@ class _GpuSearch:
             if self.peers is None and params["exchange"] == "peer":
                 raise ParameterError("parameter 'exchange': peer needs every rank to map the others' GPU memory "
                                      "(NCCL workers of one host with peer access)")
-        key = ("bfs", params["threads"], params["outbox"], params["registers"], params["front_l2"],
-               self.peers is not None)
+        key = ("bfs", params["threads"], params["outbox"], params["registers"], self.peers is not None)
         scratch = s.claim("bfs.distributed")
         ws = scratch.get(key)
         if ws is None:
@@ -182,7 +178,7 @@ class _GpuSearch:
         threads = do._threads(params)
         words, local_words = (n + 31) // 32, (size + 31) // 32
         registers = params["registers"] or (64 if csr.nnz >= do.BOTTOM_UP_DEGREE * max(size, 1) else 128)
-        mod = do._module(registers, params["front_l2"] == "evict-last")
+        mod = do._module(registers)
         smem = (threads // 32) * (do.WARP_BUFFER * 16 + 3 * 8)
         fn = {name: mod.get_function(f"graphsweep_bfs_slice_{name}")
               for name in ("start", "to_queue", "top_down", "bottom_up", "claim", "unclaimed", "resolve", "found",
@@ -716,8 +712,7 @@ def _run(inp, params, timer, backend: str):
     records = ledger.run(_search, params["root"], params["direction"], params["alpha"], params["beta"],
                          part.facts["slice_edges_total"],
                          {"threads": params["threads"], "outbox": outbox, "graphs": params["graphs"],
-                          "exchange": params["exchange"], "registers": params["registers"],
-                          "front_l2": params["front_l2"]},
+                          "exchange": params["exchange"], "registers": params["registers"]},
                          name="bfs.distributed")
     timer.stat("outbox", outbox)
     ledger.steps("level", ("direction", "frontier"), spread=("work_ms",))

@@ -217,16 +217,6 @@ def test_bfs_ranks_get_every_parameter_their_gpu_search_reads(monkeypatch):
     assert given and read <= set(given[0]), read - set(given[0])
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_bfs_frontiers_l2_hint_leaves_the_levels_as_they_are(backend):
-    # the hint changes where the bitmap's lines stay in the L2, never what a probe reads
-    graph = SHAPES["rmat"]()
-    for k in (1, 2):
-        res = run("bfs.distributed", dataset(graph), backend, partitions=k, root=5, direction="bottom-up",
-                  front_l2="evict-last")
-        np.testing.assert_array_equal(res.output["level"], levels(graph, 5))
-
-
 @pytest.mark.parametrize("direction", ["top-down", "bottom-up"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_bfs_either_direction_at_every_level(direction, backend):
