@@ -72,7 +72,7 @@ def shares(results) -> dict:
            # task_s: from the task's start to its rows (loading, harness, ceilings); the rest of the
            # wall time is scheduling, storing results and the client's bookkeeping
            "in tasks s": tasks["task_s"].sum(), "loading s": tasks["load_s"].sum()}
-    for stage in ("prepare", "warmup", "timed", "stats", "verify"):  # where the harness's time goes
+    for stage in ("prepare", "warmup", "quiet", "timed", "stats", "verify"):  # where the harness's time goes
         if f"{stage}_s" in tasks:   # stats: results from before it was a stage of its own count it in timed
             out[f"  harness {stage} s"] = tasks[f"{stage}_s"].sum()
     out["timed reps s (CUDA events)"] = timed["ms"].sum() / 1e3
@@ -87,7 +87,7 @@ def shares(results) -> dict:
     return out
 
 
-STAGES = ("load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s")
+STAGES = ("load_s", "prepare_s", "warmup_s", "quiet_s", "timed_s", "stats_s", "verify_s")
 # What --csv writes per task besides its stages: where and when it ran, and what only a worker's
 # first task of a dataset, kernel or module pays.
 TASK_COLUMNS = ("worker", "dataset", "kernel", "params", "n", "m", "started_at", "task_s", "kernel_s", "ceilings_s",

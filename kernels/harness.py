@@ -279,7 +279,8 @@ def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20,
     module loading, and the memory pool's growth is left to the first-run check of the timed reps.
     ``checksums``: a dataset read from its path has each part's sha256 checked (``datasets.reader``).
     ``quiet``: called after the warm-ups, before the first timed rep, to end what else the process
-    is doing (a worker's store thread writing the last task's rows): nothing runs beside the reps.
+    is doing (a worker's store thread writing the last task's rows): nothing runs beside the reps
+    (its wait: stage ``quiet``).
 
     The first timed rep of each instance is checked for first-run costs (``first_run_marks``): one
     that grew the GPU's memory pool or compiled a module or a Numba function counts as a warm-up
@@ -331,13 +332,14 @@ def run(name: str | Resolved, dataset, *, backend: str = "auto", reps: int = 20,
     marks, compiled_before, since = first_run_marks(backend), compile_seconds(), clock
     for _ in range(warmup):
         _run_once(impl, warm, {**params, **result.instances[0]}, backend)[1].finish()
-    if quiet is not None:
-        quiet()
     clock = _lap(result, "warmup", clock)
     # warm-ups that compiled GPU modules (or grew the pool) paid a first run's cost too: what they
     # took beyond as many timed runs, counted once the runs are timed
     first_warmups = (clock - since - (compile_seconds() - compiled_before)) if marks != first_run_marks(backend) \
         else None
+    if quiet is not None:
+        quiet()
+        clock = _lap(result, "quiet", clock)
     errors = []
     # Python's collector, run in the middle of queuing a rep, would stall the host for tens of
     # milliseconds inside the rep's event window: it waits until the reps are done.

@@ -62,7 +62,7 @@ ROW = ("run_id", "sweep", "task", "dataset", "dataset_path", "generator", "datas
        "elements",
        "gbps", "pct_copy_ceiling", "random_per_s", "pct_gather_ceiling", "pct_chase_ceiling", "link_gbps",
        "pct_link_ceiling", "gelems_per_s", "ns_per_element",
-       "verified", "error", "load_s", "prepare_s", "warmup_s", "timed_s", "stats_s", "verify_s", "kernel_s",
+       "verified", "error", "load_s", "prepare_s", "warmup_s", "quiet_s", "timed_s", "stats_s", "verify_s", "kernel_s",
        "task_s", "compile_s", "first_warmup", "first_run_s", "ceilings_s", "started_at", "finished")
 
 

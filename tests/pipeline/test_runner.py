@@ -637,6 +637,9 @@ def test_a_tasks_timed_reps_wait_for_the_rows_of_the_task_before(tmp_path, monke
     assert timed[1] >= written[0]                      # the second's reps began once the first's rows were stored
     assert worker._OUTSIDE_A_WORKER.flush() == []
     assert all(store.outcome(store.task_file(plan.results, t.hash))[0] == "ok" for t in plan.tasks)
+    # the wait is a stage of its own (not the warm-up's, which estimates learn from)
+    waited = pd.read_parquet(store.task_file(plan.results, second.hash))["quiet_s"].iloc[0]
+    assert 0.05 < waited < 0.5, waited
 
 
 def test_a_run_counts_a_task_whose_rows_were_not_stored_as_failed(tmp_path, write_spec, gs, monkeypatch):
