@@ -19,7 +19,10 @@ says which (``TimeEstimate.says``):
 
 - ``from N earlier runs on DEVICE``: the results folders beside the sweep's own (``history.earlier``:
   a nightly root, a folder ``run --default`` set aside, the sweep's own resumed one) ran this task
-  on this device kind: the median of its workers' own seconds on it; or ran its kernel on this
+  on this device kind: the lower median of its workers' own seconds on it (a sweep's first run
+  pays one-off costs that history cannot always tell from a task's own — a task alone with its
+  kernel on its graph computed the references its verifier keeps for later runs —, so of two runs
+  the faster counts); or ran its kernel on this
   device on another size or with fewer reps: that time, its runs scaled by elements and count, the
   rest of the task by elements;
 - ``from the device's ceilings``: this device's ceilings are known (stamped on its rows, or measured
@@ -420,7 +423,7 @@ def _task_time(task, problem: str, backend: str, device: str, elements: int, sam
     here = [r for r in same if r.device == device]
     exact = [r for r in here if r.task == task.hash]
     if exact:
-        return statistics.median(r.own_s for r in exact), "history", exact
+        return statistics.median_low(r.own_s for r in exact), "history", exact
     params = json.dumps(task.params, sort_keys=True)
     if here:
         near = _nearest([r for r in here if r.params == params] or here, elements)
