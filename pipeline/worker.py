@@ -1,7 +1,8 @@
 """What runs on a Dask worker: generating a sweep's datasets and running one task.
 
 ``run_task`` runs one kernel over one dataset through the kernel harness and stores its rows
-(see ``ROW`` below) as one result file.  Each worker keeps the dataset it last loaded, on the
+(see ``ROW`` below) as one result file (in a sweep, by the worker's store thread while its next task
+starts: ``WorkerState.store_later``).  Each worker keeps the dataset it last loaded, on the
 device the kernels use, so the next task on the same dataset starts at once, and the one before it
 where a task of each fits in half its memory (a task stolen back needs no second load); switching
 datasets otherwise drops it and returns the GPU memory pool's blocks.  It measures its device's ceilings (copy
@@ -32,6 +33,7 @@ import socket
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -102,6 +104,9 @@ class WorkerState(WorkerPlugin):
 
     def teardown(self, worker):
         self.flush()
+        if self.writer is not None:
+            self.writer.shutdown()
+            self.writer = None
         with self.lock:
             self.drop()
 
@@ -111,7 +116,6 @@ class WorkerState(WorkerPlugin):
         tasks, 0.6 s of a four-GPU gap-scales run's busiest worker).  The next task's timed reps wait
         for it (``settle``); a run ends with ``flush``, which names any write that failed."""
         if self.writer is None:
-            from concurrent.futures import ThreadPoolExecutor
             self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsweep-store")
         outcome = _outcome(task, rows, stored=True)
         # the table here (building it holds the GIL); encoding, writing and fsync in the thread
