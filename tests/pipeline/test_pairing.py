@@ -211,8 +211,8 @@ def test_worker_rows_carry_stage_step_instance_and_rates(tmp_path):
         registry.get = registry_get
     plan = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64, "weights": "1:9"}}],
                              kernels=["toy.sssp"], roots=2, roots_seed=3))
-    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "stats", "verify", "kernel", "task",
-                                              "ceilings")}
+    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "quiet", "timed", "stats", "verify", "kernel",
+                                              "task", "ceilings")}
     timing.update(started_at=0.0, compile_s=0.0, first_warmup=False, first_run_s=0.0)
     rows = worker.result_rows(plan.tasks[0], "run", result, {"copy_gbps": 100.0}, timing)
     frame = pd.DataFrame(rows)
@@ -244,8 +244,8 @@ def test_a_group_of_roots_counts_its_edges_once_per_root_in_rows_summary_and_his
     result = harness.run("bc.batched", data, backend="cpu", reps=2, warmup=0, instances=8, instance_seed=3)
     [task] = sweep.expand(spec(datasets=[{"generator": "uniform", "params": {"n": 64}}], kernels=["bc.batched"],
                                roots=8, roots_seed=3)).tasks
-    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "timed", "stats", "verify", "kernel", "task",
-                                              "ceilings")}
+    timing = {f"{stage}_s": 0.0 for stage in ("load", "prepare", "warmup", "quiet", "timed", "stats", "verify", "kernel",
+                                              "task", "ceilings")}
     timing.update(started_at=0.0, compile_s=0.0, first_warmup=False, first_run_s=0.0)
     frame = pd.DataFrame(worker.result_rows(task, "run", result, {"copy_gbps": 100.0}, timing))
     kernel_rows, input_rows = frame[frame["stage"] == "kernel"], frame[frame["stage"] == "input"]
