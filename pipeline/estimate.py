@@ -451,7 +451,8 @@ def _elements(kernel_name: str, made) -> tuple[str, int]:
 def _learned(records: list, devices: dict, key, cost) -> dict:
     """``key(record)`` -> the seconds a worker spent on ``cost(record)`` (what a worker pays once:
     loading a dataset, warming up a kernel) in earlier runs on the same device: per run the worker
-    that spent most, the median of the runs."""
+    that spent most, the lower median of the runs (a first run on a device computes what later runs
+    read: references kept beside the dataset, parts' checksums, compiled modules)."""
     per_worker: dict = {}
     for r in records:
         if devices.get(r.backend) == r.device and key(r):
@@ -461,7 +462,7 @@ def _learned(records: list, devices: dict, key, cost) -> dict:
     for (what, run_id, _), seconds in per_worker.items():
         runs = per_run.setdefault(what, {})
         runs[run_id] = max(runs.get(run_id, 0.0), seconds)
-    return {what: statistics.median(runs.values()) for what, runs in per_run.items()}
+    return {what: statistics.median_low(runs.values()) for what, runs in per_run.items()}
 
 
 def times(plan, tasks: list | None = None, *, has_gpu: bool, devices: dict | None = None,
