@@ -23,6 +23,7 @@ import json
 import math
 import re
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
@@ -123,6 +125,7 @@ RECORD_COLUMNS = ("task", "run_id", "dataset", "kernel", "params", "backend", "d
                   "ceiling_gather_gelems", "ceiling_copy_gbps", "verify_s", "generator", "dataset_params", "seed")
 # Results folders read for an estimate: the newest this many (a nightly root holds years of them).
 EARLIER_FOLDERS = 20
+READERS = 8             # threads reading a folder's task files
 
 
 def run_walls(results, *, generation: bool = False) -> dict:
@@ -345,39 +348,55 @@ def _seconds(value) -> float:
     return float(value) if pd.notna(value) else 0.0
 
 
+def _float(value) -> float:
+    return float(value) if pd.notna(value) else math.nan
+
+
 def _flag(value) -> bool:
     return bool(value) if pd.notna(value) else False
 
 
 def _task_records(path: Path) -> list[TaskRecord]:
-    """The records of the tasks in one task file (or a published results.parquet)."""
+    """The records of the tasks in one task file (or a published results.parquet).  Read with Arrow
+    alone, its timed rows picked before any row is made a Python object: through pandas, a task file
+    cost ~10 ms, and an estimate beside 5 folders of gap-scales' 156 tasks took 5-8 s."""
     try:
-        names = set(pq.read_schema(path).names)
-        if not {"task", "task_s", "device", "phase", "ms"} <= names:
-            return []       # results stored before their tasks were timed
-        rows = pq.read_table(path, columns=[c for c in RECORD_COLUMNS if c in names]).to_pandas()
+        with pq.ParquetFile(path) as part:
+            names = set(part.schema_arrow.names)
+            if not {"task", "task_s", "device", "phase", "ms"} <= names:
+                return []       # results stored before their tasks were timed
+            table = part.read(columns=[c for c in RECORD_COLUMNS if c in names], use_threads=False)
     except (pa.ArrowException, OSError):
         return []           # unreadable: an estimate does without it (status and reduce say why)
-    rows = rows.reindex(columns=list(RECORD_COLUMNS))
-    timed = rows[(rows["phase"] == "total") & rows["step"].isna() & (rows["stage"].fillna("kernel") == "kernel")]
+    timed = pc.equal(table["phase"], "total")
+    if "step" in names:
+        timed = pc.and_kleene(timed, pc.is_null(table["step"]))
+    if "stage" in names:
+        timed = pc.and_kleene(timed, pc.or_kleene(pc.is_null(table["stage"]), pc.equal(table["stage"], "kernel")))
+    by_task: dict = {}
+    for row in table.filter(pc.fill_null(timed, False)).to_pylist():
+        by_task.setdefault(row["task"], []).append(row)
     out = []
-    for task, mine in timed.groupby("task", sort=False):
-        first = mine.iloc[0]
+    for task, mine in by_task.items():
+        first = {c: mine[0].get(c) for c in RECORD_COLUMNS}
         made = {"name": first["generator"], "params": json.loads(first["dataset_params"]), "seed": first["seed"]} \
             if isinstance(first["generator"], str) and isinstance(first["dataset_params"], str) else None
         # a run of several of the problem's runs at once (BC's group of roots) counts as that many,
         # each of the elements an estimate counts per run (harness: ``covers``)
-        covers = mine["covers"].fillna(1)
+        covers = [r.get("covers") if pd.notna(r.get("covers")) else 1 for r in mine]
         elements = next((v for v in (first["elements"], first["m"], first["n"]) if pd.notna(v) and v), 0)
-        elements = int(elements) // int(covers.iloc[0])
+        elements = int(elements) // int(covers[0])
+
+        def mean(column):
+            return sum(_seconds(r.get(column)) for r in mine) / len(mine)
         out.append(TaskRecord(task, str(first["run_id"]), first["kernel"], str(first["params"]), first["backend"],
-                              first["device"], str(first["worker"]), elements, int(covers.sum()),
-                              float(first["task_s"]), float(first["timed_s"]), _number(first["ceiling_gather_gelems"]),
+                              first["device"], str(first["worker"]), elements, int(sum(covers)),
+                              float(first["task_s"]), _float(first["timed_s"]), _number(first["ceiling_gather_gelems"]),
                               _seconds(first["ceilings_s"]), _number(first["started_at"]), str(first["dataset"]),
                               _seconds(first["load_s"]) + _seconds(first["prepare_s"]), _seconds(first["compile_s"]),
                               _seconds(first["warmup_s"]) if _flag(first["first_warmup"]) else 0.0,
-                              float(mine["bytes_read"].fillna(0).mean() + mine["bytes_written"].fillna(0).mean()),
-                              float(mine["random_accesses"].fillna(0).mean()), _number(first["ceiling_copy_gbps"]),
+                              float(mean("bytes_read") + mean("bytes_written")),
+                              float(mean("random_accesses")), _number(first["ceiling_copy_gbps"]),
                               _seconds(first["first_run_s"]), _seconds(first["verify_s"]),
                               load_s=_seconds(first["load_s"]), warmup_s=_seconds(first["warmup_s"]),
                               warm_key=warm_up_key(first["kernel"], str(first["params"]), made,
@@ -503,7 +522,9 @@ def _folder_records(folder: Path) -> tuple[list[TaskRecord], list[RunRecord]]:
     if folder in _read and _read[folder][0] == stamp:
         return _read[folder][1]
     files = [reduced] if stamp[2] > stamp[0] else list(store.finished(folder).values())
-    tasks = with_first_refs([r for f in files for r in _task_records(f)])
+    # a file each: Arrow's reads let go of the GIL, so a few threads read a folder of thousands at once
+    with ThreadPoolExecutor(max_workers=READERS) as readers:
+        tasks = with_first_refs([r for records in readers.map(_task_records, files) for r in records])
     runs = []
     for run_id, (wall, generating) in run_walls(folder, generation=True).items():
         mine = [t for t in tasks if t.run_id == run_id]
