@@ -114,19 +114,22 @@ class WorkerState(WorkerPlugin):
         """The task's outcome now, its rows stored by the worker's store thread while the next task
         loads, prepares and warms up (a task's table and file took ~4 ms of the 5-7 ms between two
         tasks, 0.6 s of a four-GPU gap-scales run's busiest worker).  The next task's timed reps wait
-        for it (``settle``); a run ends with ``flush``, which names any write that failed."""
+        for it (``settle``); a run ends with ``flush``, which names any write that failed.  A failed
+        task's rows are stored at once (``store_rows``: a run stopping at a failure finds them)."""
+        outcome = _outcome(task, rows, stored=True)
+        if outcome["status"] == "failed":
+            return store_rows(results, task, rows)
         if self.writer is None:
             self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsweep-store")
-        outcome = _outcome(task, rows, stored=True)
         # the table here (building it holds the GIL); encoding, writing and fsync in the thread
         table = _table(rows)
         self.writing = [f for f in self.writing if not f.done()]
-        self.writing.append(self.writer.submit(self._write, results, task, table, outcome))
+        self.writing.append(self.writer.submit(self._write, results, task, table))
         return outcome
 
-    def _write(self, results: str, task: Task, table: pa.Table, outcome: dict) -> None:
+    def _write(self, results: str, task: Task, table: pa.Table) -> None:
         try:
-            store.write_task(results, task.hash, table, failed=False, error=outcome["error"])
+            store.write_task(results, task.hash, table, failed=False, error=None)
         except Exception as exc:   # kept for flush: the run counts the task as not stored
             log.warning("task %s: its rows were not stored: %s", task.label, traceback.format_exc())
             self.unwritten.append((task.hash, task.label, f"{type(exc).__name__}: {exc}"))
@@ -577,7 +580,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
     ``resources``: what a timed kernel task holds; a task slicing its graph over K workers of this
     cluster holds them on all K for its life (``dist.reserving``) instead of on its own worker.
     ``store_later``: the rows stored by the worker's store thread (``WorkerState.store_later``: the
-    run that sent the task flushes the workers at its end); a failed task's are stored at once."""
+    run that sent the task flushes the workers at its end; a failed task's are stored at once)."""
     existing = store.task_file(results, task.hash)
     if existing.exists():
         state, error = store.outcome(existing)
@@ -634,10 +637,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
                 state.drop()  # the dataset may be what no longer fits; start the next task clean
         timing["task_s"] = time.perf_counter() - t0
         rows = [error_row(task, run_id, f"{type(exc).__name__}: {exc}", timing, backend)]
-    outcome = _outcome(task, rows, stored=False)
-    if store_later and outcome["status"] == "ok":
-        return state.store_later(results, task, rows)
-    outcome = store_rows(results, task, rows)
+    outcome = state.store_later(results, task, rows) if store_later else store_rows(results, task, rows)
     if outcome["status"] == "failed" and on_failure == "stop":
         store.stop(results, f"task {task.hash} ({task.label}) failed: {outcome['error']}")
     return outcome

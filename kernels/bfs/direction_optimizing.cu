@@ -1183,7 +1183,8 @@ extern "C" __global__ void graphsweep_bfs_slice_outputs(const unsigned* visited,
 // ranks) and beside it xrec[k] the leader's time in meetings (ns), xrec[rec_cap + k] the bytes
 // peers stored here and xrec[2 rec_cap + k] when this rank's own step of the level ended (its
 // expansion or its rows checked, the grid barrier after it passed: %globaltimer); ctl[CTL_STARTED]
-// the start's end; on exit ctl[CTL_DEPTH] the levels and ctl[CTL_BU_LEVELS] the bottom-up ones.  ctl is cleared by the host before the launch.
+// the start's end; on exit ctl[CTL_DEPTH] the levels and ctl[CTL_BU_LEVELS] the bottom-up ones.
+// ctl is cleared by the host before the launch.
 extern "C" __global__ void __launch_bounds__(GS_BFS_MAX_THREADS, GS_BFS_MIN_BLOCKS)
 graphsweep_bfs_slice_search(const long long* __restrict__ offsets, const long long* __restrict__ goffsets,
                             const int* __restrict__ indices, unsigned* visited, const unsigned* __restrict__ dead,

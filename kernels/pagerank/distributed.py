@@ -239,13 +239,13 @@ def _simple_rows(s, indices, width: int | None = None):
         raise ParameterError(f"pagerank.distributed: slice {s.index} holds {cols.shape[0]:,} simple entries, more "
                              f"than the 32-bit offsets of cuSPARSE's product take; use product=warp-rows or auto")
     values = xp.ones(cols.shape[0], dtype=np.float32)
+    shape = (size, s.n if width is None else width)
     if s.backend == "gpu":
         import cupyx.scipy.sparse as sparse
-        matrix = sparse.csr_matrix((values, cols.astype(np.int32), offsets.astype(np.int32)),
-                                   shape=(size, s.n if width is None else width))
+        matrix = sparse.csr_matrix((values, cols.astype(np.int32), offsets.astype(np.int32)), shape=shape)
     else:
         import scipy.sparse as sparse
-        matrix = sparse.csr_matrix((values, cols, offsets), shape=(size, s.n if width is None else width))
+        matrix = sparse.csr_matrix((values, cols, offsets), shape=shape)
     inverse = xp.where(degree > 0, 1.0 / xp.maximum(degree, 1), 0.0).astype(np.float32)
     return matrix, inverse
 
