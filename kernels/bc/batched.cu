@@ -23,7 +23,11 @@
 // delta = sigma[v][s] * sum, coef[v][s] = (1 + delta) / sigma[v][s], and centrality[v] += the
 // deltas summed over those sources but at d = 0, where every such s is v's own root (Brandes leaves
 // a root's own dependency out).  A vertex is in a slice once, so one thread writes its centrality
-// per step; a vertex at several depths is added to at several steps, launch after launch.
+// per step; a vertex at several depths is added to at several steps, launch after launch.  Or,
+// when the slice at d + 1 has far fewer edges than the slice at d (kron's levels past its hubs; the
+// deepest slice, whose next is empty), pushed: each vertex w of the slice at d + 1 adds coef[w][s]
+// to coef[u][s] of its neighbours u at d (double atomics into slots init zeroed), and a thread per
+// vertex of the slice at d settles it: the sum there is delta / sigma, so coef = 1 / sigma + sum.
 //
 // Rows longer than `split` entries are left to the *_long kernels in every phase: a warp per chunk
 // of `split` entries (chunk c: vertex chunk_vertex[c], entries from chunk_begin[c]; a chunk whose
@@ -165,12 +169,13 @@ __device__ void settle_backward(long long v, unsigned mask, const double (&sum)[
 using namespace graphsweep_bc;
 
 // Every slot unreached (-1, or -2 past the group's `count` roots) but each root's own (level 0,
-// one path), no vertex queued, centrality 0; the roots (distinct) are the queue's first entries
+// one path), coefs 0, no vertex queued, centrality 0; the roots (distinct) are the queue's first entries
 // (control: zeroed by the host).
 template <int K>
 __global__ void graphsweep_bc_batched_init(const long long* __restrict__ offsets, const int* __restrict__ roots,
                                            int count, int* __restrict__ level, double* __restrict__ sigma,
-                                           int* __restrict__ queued, double* __restrict__ centrality,
+                                           double* __restrict__ coef, int* __restrict__ queued,
+                                           double* __restrict__ centrality,
                                            int* __restrict__ queue, unsigned long long* __restrict__ control,
                                            long long n)
 {
@@ -186,6 +191,7 @@ __global__ void graphsweep_bc_batched_init(const long long* __restrict__ offsets
         }
         reinterpret_cast<Levels<K>*>(level)[v] = at;
         reinterpret_cast<Paths<K>*>(sigma)[v] = paths;
+        reinterpret_cast<Paths<K>*>(coef)[v] = Paths<K>{};      // a pushed step's sums start at 0
         queued[v] = -1;
         centrality[v] = 0.0;
     }
@@ -383,6 +389,61 @@ __global__ void graphsweep_bc_batched_backward_long_sums(const long long* __rest
     }
 }
 
+// Backward pushed (a level whose next slice has few edges): a warp per vertex w of the slice at
+// depth + 1, lanes striding over its row, adds coef[w][s] to coef[u][s] for every neighbour u at
+// `depth` for a source s of w's there (double atomics; w's slots are final, u's still sums), then
+// backward_settle turns the slice at depth's sums into coefs.  (Sums kept in a separate array,
+// zeroed as they were read, made the settle 5x slower on an H200: the stores of zeros.)
+template <int K>
+__device__ void push_coef(long long begin, long long end, unsigned mask, const Paths<K>& coefs,
+                          const int* __restrict__ indices, const int* __restrict__ level, double* coef, int depth)
+{
+    for (long long e = begin + (threadIdx.x & 31); e < end; e += 32) {
+        const int u = indices[e];
+        const Levels<K> there = levels_of<K>(level, u);
+#pragma unroll
+        for (int s = 0; s < K; ++s)
+            if ((mask >> s & 1) && there.at[s] == depth) atomicAdd(&coef[(long long)u * K + s], coefs.at[s]);
+    }
+}
+
+template <int K>
+__global__ void graphsweep_bc_batched_backward_push(const long long* __restrict__ offsets,
+                                                    const int* __restrict__ indices, const int* __restrict__ level,
+                                                    double* coef, const int* __restrict__ queue, long long begin,
+                                                    long long end, int depth, long long split)
+{
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long i = begin + warp; i < end; i += warps) {
+        const int w = queue[i];
+        const long long row_begin = offsets[w], row_end = offsets[w + 1];
+        if (row_end - row_begin > split) continue;
+        const unsigned mask = sources_at<K>(levels_of<K>(level, w), depth + 1);
+        push_coef<K>(row_begin, row_end, mask, paths_of<K>(coef, w), indices, level, coef, depth);
+    }
+}
+
+template <int K>
+__global__ void graphsweep_bc_batched_backward_push_long(const long long* __restrict__ offsets,
+                                                         const int* __restrict__ indices,
+                                                         const int* __restrict__ level, double* coef,
+                                                         const int* __restrict__ chunk_vertex,
+                                                         const long long* __restrict__ chunk_begin, long long chunks,
+                                                         long long split, int depth)
+{
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long c = warp; c < chunks; c += warps) {
+        const int w = chunk_vertex[c];
+        const unsigned mask = sources_at<K>(levels_of<K>(level, w), depth + 1);
+        if (!mask) continue;
+        const long long begin = chunk_begin[c];
+        push_coef<K>(begin, min(begin + split, offsets[w + 1]), mask, paths_of<K>(coef, w), indices, level, coef,
+                     depth);
+    }
+}
+
 template <int K>
 __global__ void graphsweep_bc_batched_backward_long_settle(const int* __restrict__ rows, int count,
                                                            const int* __restrict__ level,
@@ -402,5 +463,29 @@ __global__ void graphsweep_bc_batched_backward_long_settle(const int* __restrict
             if (mask >> s & 1) partial[v * K + s] = 0.0;
         }
         settle_backward<K>(v, mask, sum, sigma, coef, centrality, depth);
+    }
+}
+
+// A thread per vertex of the slice at `depth` (`rows`) after a pushed step: each of its sources
+// there holds in coef the sum of its children's coefs, delta / sigma.
+template <int K>
+__global__ void graphsweep_bc_batched_backward_settle(const int* __restrict__ rows, int count,
+                                                      const int* __restrict__ level, const double* __restrict__ sigma,
+                                                      double* __restrict__ coef, double* __restrict__ centrality,
+                                                      int depth)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const long long v = rows[i];
+        const unsigned mask = sources_at<K>(levels_of<K>(level, v), depth);
+        double total = 0.0;
+#pragma unroll
+        for (int s = 0; s < K; ++s) {
+            if (!(mask >> s & 1)) continue;
+            const double sum = coef[v * K + s], paths = sigma[v * K + s];
+            coef[v * K + s] = 1.0 / paths + sum;
+            total += paths * sum;
+        }
+        if (depth > 0) centrality[v] += total;
     }
 }

@@ -16,7 +16,10 @@ forward level runs top-down while the frontier's edges are below the graph's arc
 double atomics, else bottom-up, a warp walking in turn the rows of 32 vertices with a root still
 unreached, summing the path counts of their neighbours on the level, without atomics.  Backward,
 deepest depth first, each vertex of the slice pulls coef from its neighbours one level down for
-each root it sits at that depth for.  Rows longer than ``split`` entries are cut in chunks, a warp
+each root it sits at that depth for — or, when the slice one level down has under half the edges
+(``backward``: kron 24's slice past its hubs has a quarter; the deepest slice's next is empty), that
+slice's vertices push their coefs to their neighbours one level up by double atomics and a thread
+per vertex of the slice settles it.  Rows longer than ``split`` entries are cut in chunks, a warp
 each, in every phase (``graph.simple.long_rows``, made once per graph by ``setup``).  One launch
 (or three, with the long rows) per level and direction; the host reads the queue's tail and the
 queued vertices' degrees after each forward level.  CPU twin: the same levels under Numba prange,
@@ -40,7 +43,10 @@ from .brandes import NO_SPLIT, setup
 
 WIDTHS = (1, 2, 4, 8)        # the slots a vertex holds on the GPU: a group's roots, padded up
 LAUNCHES = ("init", "push", "push_long", "pull", "pull_long_sums", "pull_long_settle", "backward",
-            "backward_long_sums", "backward_long_settle")
+            "backward_long_sums", "backward_long_settle", "backward_push", "backward_push_long", "backward_settle")
+# A backward step pushes when the slice one level down has fewer than 1 / PUSH_BACK of its edges:
+# a pushed edge costs a double atomic at a match where a pulled one costs a plain add.
+PUSH_BACK = 2.0
 
 
 def _width(roots: int) -> int:
@@ -51,6 +57,13 @@ def _push(params, edges: int, arcs: int) -> bool:
     """Whether a forward level whose frontier has ``edges`` runs top-down (``direction``)."""
     rule = params["direction"]
     return rule == "top-down" or (rule == "auto" and edges < arcs / params["alpha"])
+
+
+def _push_back(params, edges: int, next_edges: int) -> bool:
+    """Whether a backward step whose slice has ``edges`` pushes from the slice one level down, of
+    ``next_edges`` (``backward``); the deepest slice, whose next is empty, gathers nothing either way."""
+    rule = params["backward"]
+    return rule == "push" or (rule == "auto" and (next_edges == 0 or next_edges * PUSH_BACK < edges))
 
 
 def _forward_traffic(csr, levels, depth: int, size: int, edges: int, push: bool) -> dict:
@@ -74,12 +87,18 @@ def _forward_traffic(csr, levels, depth: int, size: int, edges: int, push: bool)
             "random": lambda: rows()[1]}
 
 
-def _backward_traffic(width: int, size: int, edges: int) -> dict:
-    """A backward step's bytes: per vertex of the slice its queue entry, offsets, K levels, path
-    counts and its centrality; per edge its index, the neighbour's K levels and a coef; written:
-    the K coefs and the centrality."""
-    return {"read": size * (4 + 16 + 12 * width + 8) + edges * (4 + 4 * width + 8),
-            "written": size * (8 * width + 8), "random": 2 * edges}
+def _backward_traffic(width: int, size: int, edges: int, push: bool, next_size: int, next_edges: int) -> dict:
+    """A backward step's bytes.  Pulled: per vertex of the slice its queue entry, offsets, K levels,
+    path counts and its centrality; per edge its index, the neighbour's K levels and a coef; written:
+    the K coefs and the centrality.  Pushed: per vertex of the next slice its queue entry, offsets,
+    K levels and K coefs, per edge of it its index and the neighbour's K levels and a coef added
+    (every edge counted as adding one); then per vertex of the slice its queue entry, K levels,
+    path counts and coefs (the sums), written: the K coefs and the centrality."""
+    if not push:
+        return {"read": size * (4 + 16 + 12 * width + 8) + edges * (4 + 4 * width + 8),
+                "written": size * (8 * width + 8), "random": 2 * edges}
+    return {"read": next_size * (4 + 16 + 12 * width) + next_edges * (4 + 4 * width) + size * (4 + 20 * width + 8),
+            "written": 8 * next_edges + size * (8 * width + 8), "random": 2 * next_edges}
 
 
 class _Levels:
@@ -93,7 +112,7 @@ class _Levels:
 
 class GpuPasses:
     """The levels' launches (``batched.cu``) over device arrays of K = ``_width(k)`` slots a vertex."""
-    top_down = True
+    top_down = pushes_back = True
 
     def __init__(self, inp, csr, roots: tuple, params):
         import cupy
@@ -122,7 +141,7 @@ class GpuPasses:
         self.queue = cupy.empty(slots, dtype=np.int32)         # a vertex at most once per root
         self.control = cupy.zeros(2, dtype=np.uint64)          # the queue's tail, the queued vertices' degrees
         self.levels = _Levels(self.level, n, self.width, k)
-        self.init_bytes = n * (12 * self.width + 12)
+        self.init_bytes = n * (20 * self.width + 12)
 
     def _grid(self, warps: int) -> int:
         """Blocks for ``warps`` warps' work, at most ``most``."""
@@ -131,7 +150,7 @@ class GpuPasses:
     def init(self):
         self.fn["init"]((max(1, min(self.most, -(-self.n // self.threads))),), (self.threads,),
                         (self.csr.offsets, self.roots, np.int32(self.roots.shape[0]), self.level, self.sigma,
-                         self.queued, self.centrality, self.queue, self.control, np.int64(self.n)))
+                         self.coef, self.queued, self.centrality, self.queue, self.control, np.int64(self.n)))
 
     def counts(self) -> tuple[int, int]:
         tail, edges = self.control.get()     # a host read per level
@@ -160,8 +179,22 @@ class GpuPasses:
                                    (csr.offsets, self.rows, np.int32(self.split_rows), self.level, self.sigma,
                                     self.partial, self.queue, self.control, np.int32(depth)))
 
-    def backward(self, depth: int, begin: int, end: int):
+    def backward(self, depth: int, begin: int, end: int, push: bool, next_end: int):
         csr, fn, t = self.csr, self.fn, (self.threads,)
+        if push:     # from the slice one level down, [end, next_end), into this slice's coefs; then settled
+            if next_end > end:
+                fn["backward_push"]((self._grid(next_end - end),), t,
+                                    (csr.offsets, csr.indices, self.level, self.coef, self.queue, np.int64(end),
+                                     np.int64(next_end), np.int32(depth), self.split))
+                if self.chunks:
+                    fn["backward_push_long"]((self._grid(self.chunks),), t,
+                                             (csr.offsets, csr.indices, self.level, self.coef, self.chunk_vertex,
+                                              self.chunk_begin, np.int64(self.chunks), self.split, np.int32(depth)))
+            size = end - begin
+            fn["backward_settle"]((max(1, min(self.most, -(-size // self.threads))),), t,
+                                  (self.queue[begin:end], np.int32(size), self.level, self.sigma, self.coef,
+                                   self.centrality, np.int32(depth)))
+            return
         if self.chunks:
             fn["backward_long_sums"]((self._grid(self.chunks),), t,
                                      (csr.offsets, csr.indices, self.level, self.coef, self.chunk_vertex,
@@ -221,8 +254,8 @@ def _backward(offsets, indices, level, sigma, coef, centrality, queue, begin, en
 
 
 class CpuPasses:
-    """The Numba twins over [n][k] arrays (no padding); every forward level pulls."""
-    top_down = False
+    """The Numba twins over [n][k] arrays (no padding); every forward level and backward step pulls."""
+    top_down = pushes_back = False
     split_rows = 0
 
     def __init__(self, inp, csr, roots: tuple, params):
@@ -262,7 +295,7 @@ class CpuPasses:
         self.tail += int(fresh.shape[0])
         self.edges += self._degrees(fresh)
 
-    def backward(self, depth: int, begin: int, end: int):
+    def backward(self, depth: int, begin: int, end: int, push: bool, next_end: int):
         _backward(self.csr.offsets, self.csr.indices, self.level, self.sigma, self.coef, self.centrality, self.queue,
                   begin, end, depth)
 
@@ -293,11 +326,19 @@ def _run(passes, inp, params, timer):
             break
         bounds.append(tail)
         edges.append(queued_edges)
+    pulled = 0
     for depth in range(len(bounds) - 2, -1, -1):
         size, slice_edges = bounds[depth + 1] - bounds[depth], edges[depth + 1] - edges[depth]
-        with timer.phase("backward", step=depth, info={"frontier": size, "edges": slice_edges},
-                         **_backward_traffic(p.levels.slots, size, slice_edges)):
-            p.backward(depth, bounds[depth], bounds[depth + 1])
+        next_end = bounds[depth + 2] if depth + 2 < len(bounds) else bounds[depth + 1]
+        next_size = next_end - bounds[depth + 1]
+        next_edges = edges[depth + 2] - edges[depth + 1] if depth + 2 < len(edges) else 0
+        push = p.pushes_back and _push_back(params, slice_edges, next_edges)
+        pulled += not push
+        with timer.phase("backward", step=depth,
+                         info={"frontier": size, "edges": next_edges if push else slice_edges,
+                               "direction": "push" if push else "pull"},
+                         **_backward_traffic(p.levels.slots, size, slice_edges, push, next_size, next_edges)):
+            p.backward(depth, bounds[depth], bounds[depth + 1], push, next_end)
     levels = p.levels
     timer.stat("levels", len(bounds) - 1)
     timer.stat("roots", len(roots))
@@ -305,13 +346,14 @@ def _run(passes, inp, params, timer):
     timer.stat("queued", bounds[-1])                                  # the queue: vertices once per distinct depth
     timer.stat("top_down_levels", sum(pushed))
     timer.stat("bottom_up_levels", len(pushed) - sum(pushed))
+    timer.stat("pulled_back_levels", pulled)
     timer.stat("split_rows", p.split_rows)
     return {"centrality": p.centrality}
 
 
 KERNEL = Kernel(name="bc.batched", problem=BC,
                 summary="Brandes betweenness from a group of roots in one traversal: K path counts a vertex, "
-                        "direction-optimised forward levels, backward dependency pulls, the group's sum",
+                        "direction-optimised forward levels, backward dependencies pulled or pushed, the group's sum",
                 gpu=functools.partial(_run, GpuPasses), cpu=functools.partial(_run, CpuPasses), setup=setup,
                 needs=("simple",),
                 params={**ROOT_PARAM, **GRID_PARAMS,
@@ -323,5 +365,10 @@ KERNEL = Kernel(name="bc.batched", problem=BC,
                                                 "arcs / alpha, else bottom-up; or always one (GPU; the CPU twin "
                                                 "pulls)"),
                         "alpha": Param(15.0, float, minimum=1e-9, help="top-down below arcs / alpha frontier edges"),
+                        "backward": Param("auto", str, choices=("auto", "pull", "push"),
+                                          help="backward steps: a slice's vertices pull coefs from their "
+                                               "neighbours one level down, or that level's vertices push them "
+                                               "(atomics) when its edges are under half the slice's; or always "
+                                               "one (GPU; the CPU twin pulls)"),
                         "split": Param(4096, minimum=0, help="rows longer than this are cut in chunks of this many "
                                                              "edges, a warp each (0: never; GPU only)")})

@@ -26,6 +26,9 @@ VARIANTS = {
     "bottom-up": {"direction": "bottom-up", "split": 16, "threads": 64, "blocks": 2},
     "split-1": {"split": 1, "alpha": 2.0},
     "no-split": {"split": 0},
+    "pull-back": {"backward": "pull", "split": 16, "threads": 64, "blocks": 2},
+    "push-back": {"backward": "push", "split": 16, "threads": 64, "blocks": 2},
+    "push-back-s8": {"backward": "push", "sources": 8, "split": 0},
 }
 
 
@@ -60,6 +63,12 @@ def test_groups_match_the_verifier_and_brandes_summed(shape, variant, backend, s
         assert stats["top_down_levels"] == 0
     if backend == "gpu" and variant == "top-down":
         assert stats["bottom_up_levels"] == 0
+    pulled = [r["step_direction"] == "pull" for r in backward]
+    assert pulled.count(True) == stats["pulled_back_levels"]
+    if backend == "cpu" or variant == "pull-back":
+        assert all(pulled)
+    else:      # the deepest slice pushes from its empty next one unless told to pull
+        assert not pulled[0] and (variant != "push-back" or not any(pulled))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -122,6 +131,7 @@ def test_a_short_last_group_counts_its_own_roots(simple_shapes, simple_dataset):
     ({"sources": 9}, "parameter 'sources': 9 is not one of"),
     ({"alpha": 0}, "parameter 'alpha': 0.0 is below the minimum"),
     ({"direction": "sideways"}, "parameter 'direction': 'sideways' is not one of auto, top-down, bottom-up"),
+    ({"backward": "sideways"}, "parameter 'backward': 'sideways' is not one of auto, pull, push"),
     ({"split": -1}, "parameter 'split': -1 is below the minimum 0"),
     ({"root": 10_000}, "parameter 'root': 10000 is not a vertex"),
 ])
