@@ -41,7 +41,7 @@ from ..contract import Kernel
 from ..cuda import check_threads, module, resident_blocks
 from ..graph.by_degree import RenamedCSR
 from ..graph.simple import row_chunks
-from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance
+from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance, start_of
 from .pull import check_gpu_graph, iterate_cpu, stats
 
 # Lower bounds of the degree classes, each its own range of rows (the by-degree order makes each contiguous).
@@ -198,8 +198,10 @@ def run_gpu(inp, params, timer):
     base, damping = dtype.type((1.0 - DAMPING) / n), dtype.type(DAMPING)
     spread = np.int32(params["dangling"] == "spread")
     split = np.int64(params["split"])
+    a, c = start_of(inp, params, timer)
     with timer.phase("init", read=8 * (n + 1), written=2 * dtype.itemsize * n):
-        fn["init"]((min(resident, -(-n // threads)),), (threads,), (csr.offsets, score, contrib, sums, np.int32(n)))
+        fn["init"]((min(resident, -(-n // threads)),), (threads,),
+                   (csr.offsets, score, contrib, sums, np.int32(n), np.float64(a), np.float64(c)))
     errors = []
     for it in range(iterations):
         with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]},
@@ -233,7 +235,7 @@ def _mapped_back(xp, csr, score, timer):
 
 def run_cpu(inp, params, timer):
     csr = renamed(inp)
-    return {"score": _mapped_back(np, csr, iterate_cpu(csr, params, timer), timer)}
+    return {"score": _mapped_back(np, csr, iterate_cpu(csr, params, timer, start_of(inp, params, timer)), timer)}
 
 
 KERNEL = Kernel(name="pagerank.blocked", problem=PAGERANK,

@@ -29,14 +29,15 @@ __device__ double graphsweep_pagerank_block_sum(double x, double* shared)
 
 template <typename Real>
 __global__ void graphsweep_pagerank_init(const long long* __restrict__ offsets, Real* __restrict__ score,
-                                         Real* __restrict__ contrib, double* __restrict__ sums, int n)
+                                         Real* __restrict__ contrib, double* __restrict__ sums, int n, double a,
+                                         double c)
 {
     __shared__ double shared[32];
-    const Real init = Real(1) / n;
     double dangling = 0.0;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         const long long degree = offsets[v + 1] - offsets[v];
+        const Real init = (Real)(a + c * (double)degree);     // the start: a + c x degree (a: no edges)
         score[v] = init;
         contrib[v] = degree ? init / (Real)degree : Real(0);
         if (!degree) dangling += init;

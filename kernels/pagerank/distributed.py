@@ -61,7 +61,8 @@ from ..graph.simple import row_chunks
 from . import DAMPING, PAGERANK
 from . import PARAMS as PAGERANK_PARAMS
 
-PARAMS = {**PAGERANK_PARAMS, **PARTITION_PARAMS,
+# It starts from 1/n (GAPBS's start; no ``start``): its figures are per iteration, against K = 1.
+PARAMS = {**{name: p for name, p in PAGERANK_PARAMS.items() if name != "start"}, **PARTITION_PARAMS,
           "product": Param("auto", str, choices=("auto", "cusparse", "warp-rows", "renamed"),
                            help="the slice's product on the GPU: cuSPARSE's on its simple rows (32-bit offsets), "
                                 "lanes a row over the slice as it is (duplicates skipped in the sorted rows, long "

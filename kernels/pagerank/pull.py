@@ -21,7 +21,7 @@ from graphsweep.core.errors import ParameterError
 from ..contract import Kernel
 from ..cuda import GRID_PARAMS, check_threads, module, resident_blocks
 from ..graph.simple import long_rows
-from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance
+from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance, start_of
 
 
 def check_gpu_graph(csr) -> None:
@@ -67,8 +67,9 @@ def run_gpu_lanes(inp, params, timer, lanes: int, split: int | None = None):
     sums = cupy.zeros((iterations + 1, 2), dtype=np.float64)
     base, damping = dtype.type((1.0 - DAMPING) / n), dtype.type(DAMPING)    # passed as the kernels' score type
     spread = np.int32(params["dangling"] == "spread")
+    a, c = start_of(inp, params, timer)
     with timer.phase("init", read=8 * (n + 1), written=3 * dtype.itemsize * n):
-        init((blocks,), (threads,), (csr.offsets, score, contrib[0], sums, np.int32(n)))
+        init((blocks,), (threads,), (csr.offsets, score, contrib[0], sums, np.int32(n), np.float64(a), np.float64(c)))
     errors = []
     for it in range(iterations):
         with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]},
@@ -106,12 +107,12 @@ def stats(timer, errors, tolerance) -> None:
 # --- CPU twin: the same fused pass per iteration.
 
 @numba.njit(cache=True)
-def _init(offsets, score, contrib):
+def _init(offsets, score, contrib, a, c):
     n = score.shape[0]
-    init = 1.0 / n
     dangling = 0.0
     for v in range(n):
         degree = offsets[v + 1] - offsets[v]
+        init = a + c * degree
         score[v] = init
         contrib[v] = init / degree if degree else 0.0
         if degree == 0:
@@ -142,18 +143,19 @@ def _iterate(offsets, indices, contrib_in, contrib_out, score, base, damping, sh
 
 
 def run_cpu(inp, params, timer):
-    return {"score": iterate_cpu(inp.representation("simple"), params, timer)}
+    return {"score": iterate_cpu(inp.representation("simple"), params, timer, start_of(inp, params, timer))}
 
 
-def iterate_cpu(csr, params, timer):
-    """The scores on ``csr`` (any simple CSR: ``pagerank.blocked``'s twin runs it renamed by degree)."""
+def iterate_cpu(csr, params, timer, start: tuple[float, float]):
+    """The scores on ``csr`` (any simple CSR: ``pagerank.blocked``'s twin runs it renamed by degree)
+    from ``start`` (``start_of``'s a and c)."""
     n, nnz = csr.n, csr.nnz
     dtype = np.dtype(params["dtype"])
     score = np.empty(n, dtype=dtype)
     contrib = [np.empty(n, dtype=dtype), np.empty(n, dtype=dtype)]
     spread = params["dangling"] == "spread"
     with timer.phase("init", read=8 * (n + 1), written=3 * dtype.itemsize * n):
-        dangling = _init(csr.offsets, score, contrib[0])
+        dangling = _init(csr.offsets, score, contrib[0], *start)
     errors = []
     for it in range(params["max_iterations"]):
         with timer.phase("iteration", step=it, info={"error": lambda it=it: errors[it]},

@@ -15,7 +15,7 @@ import numpy as np
 from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel
-from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance
+from . import DAMPING, DTYPE_PARAM, PAGERANK, PARAMS, check_tolerance, start_of
 
 KEY = "pagerank.spmv.matrix"
 
@@ -48,10 +48,11 @@ def run(inp, params, timer):
     matrix, inverse, dangling_mask = inp.cache[KEY, dtype]
     n, nnz, size = inp.n, int(matrix.nnz), dtype.itemsize
     spread = params["dangling"] == "spread"
+    a, c = start_of(inp, params, timer)
     with timer.phase("init", written=2 * size * n):
-        score = xp.full(n, 1.0 / n, dtype=dtype)
+        score = (a + c * inp.representation("simple").degree()).astype(dtype) if c else xp.full(n, a, dtype=dtype)
         contrib = score * inverse
-    dangling = float(xp.count_nonzero(dangling_mask)) / n
+    dangling = float(xp.count_nonzero(dangling_mask)) * a      # each vertex without edges starts at a
     errors = []
     for it in range(params["max_iterations"]):
         with timer.phase("spmv", step=it, read=4 * (n + 1) + (4 + size) * nnz, written=size * n, random=nnz):

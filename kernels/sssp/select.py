@@ -20,7 +20,7 @@ middle of that gap.
 Ids that came in another order (the same grid with its ids shuffled: locality 0.00) must not make
 the choice: where the given ids keep few edges in a strip but every degree is small (at most
 ``by_bfs.NARROW_DEGREE``, 16: road maps and grids, not the skewed or dense graphs near-far is for), the graph
-renamed in BFS order (``by-bfs``: a search from the lowest id with an edge, then ids by level;
+renamed in BFS order (``by-bfs``: a search from a pseudo-peripheral vertex, then ids by level;
 built once per graph, timed as an ``input`` phase) is measured the same way, and sssp.strips runs
 on it when it keeps LOCAL_FROM; the root goes in renamed and dist and parent come back in the
 dataset's ids (phase ``map``).

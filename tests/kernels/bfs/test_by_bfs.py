@@ -1,5 +1,6 @@
 """The by-bfs representation: the graph renamed by the levels of a search from a pseudo-peripheral
-vertex, unreached vertices last; the same edges and weights under the renaming."""
+vertex (the first of the deepest from the first vertex of the largest degree), unreached vertices
+last; the same edges and weights under the renaming."""
 
 import numpy as np
 import pytest
@@ -39,8 +40,9 @@ def test_by_bfs_renames_by_levels_from_a_pseudo_peripheral_vertex(shape, backend
     rename, order = to_host(renamed.rename), to_host(renamed.order)
     assert sorted(order.tolist()) == list(range(n)) and (rename[order] == np.arange(n)).all()
     adj = neighbour_sets(n, src, dst)
-    with_edges = [v for v in range(n) if adj[v]]
-    first = _levels(adj, with_edges[0] if with_edges else 0)
+    loop = src == dst                                           # the CSR's degrees: duplicates kept, loops dropped
+    degree = np.bincount(src[~loop], minlength=n) + np.bincount(dst[~loop], minlength=n)
+    first = _levels(adj, int(np.argmax(degree)))                # the first vertex of the largest degree
     far = min(v for v, d in first.items() if d == max(first.values()))
     level = _levels(adj, far)
     assert renamed.levels == max(level.values()) + 1

@@ -289,7 +289,7 @@ def test_bfs_on_the_gpu_takes_the_cpu_twins_direction_at_every_level(direction):
 def test_pagerank_is_the_one_worker_pagerank(shape, k, backend):
     graph = SHAPES[shape]()
     res = run("pagerank.distributed", dataset(graph), backend, partitions=k)
-    ref = run("pagerank.spmv", dataset(graph), backend)
+    ref = run("pagerank.spmv", dataset(graph), backend, start="uniform")
     assert res.stats["iterations"] == ref.stats["iterations"]
     np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
@@ -300,7 +300,7 @@ def test_kernels_taking_turns_on_one_partition_each_give_their_answer(backend):
     after another ran on the same slices."""
     graph = SHAPES["messy"]()
     data = dataset(graph)
-    scores = run("pagerank.spmv", dataset(graph), backend).output["score"]
+    scores = run("pagerank.spmv", dataset(graph), backend, start="uniform").output["score"]
     for _ in range(2):
         for name in ("cc.distributed", "bfs.distributed", "pagerank.distributed"):
             res = run(name, data, backend, partitions=3)
@@ -656,7 +656,7 @@ def test_every_kernel_over_nccl_gives_the_one_gpu_answer(cuda_workers, shape, na
         elif name.startswith("bfs"):
             np.testing.assert_array_equal(res.output["level"], levels(graph, res.instances[-1]["root"]))
         else:
-            ref = run("pagerank.spmv", dataset(graph), "gpu")
+            ref = run("pagerank.spmv", dataset(graph), "gpu", start="uniform")
             np.testing.assert_allclose(res.output["score"], ref.output["score"], rtol=1e-5, atol=1e-9)
 
 
@@ -669,7 +669,7 @@ def test_pagerank_renamed_over_nccl_gives_the_one_gpu_scores(cuda_workers, shape
     renamed product gives the one-GPU scores, at K = 2 and every GPU."""
     import cupy
     graph = _hub_of_triple_edges() if shape == "hub" else SHAPES[shape]()
-    ref = run("pagerank.spmv", dataset(graph), "gpu")
+    ref = run("pagerank.spmv", dataset(graph), "gpu", start="uniform")
     for k in sorted({2, cupy.cuda.runtime.getDeviceCount()}):
         res = run("pagerank.distributed", dataset(graph), "gpu", partitions=k, scheduler=cuda_workers, comms="nccl",
                   product="renamed", hot=hot)

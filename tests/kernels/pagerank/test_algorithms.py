@@ -10,7 +10,7 @@ import pytest
 from graphsweep.core.errors import ParameterError, VerificationError
 from graphsweep.kernels import harness
 from graphsweep.kernels.graph import from_edges
-from graphsweep.kernels.pagerank import DAMPING, reachable_tolerance
+from graphsweep.kernels.pagerank import DAMPING, reachable_tolerance, start_of
 from graphsweep.kernels.pagerank.verify import verify_scores
 
 from ..conftest import BACKENDS, every_shape_variant_and_backend
@@ -27,6 +27,12 @@ VARIANTS = {
     "spmv": ("pagerank.spmv", {}),
     "blocked": ("pagerank.blocked", {}),
     "best": ("pagerank.best", {}),
+    # the first scores forced each way (start: auto picks by the graph's entries a vertex)
+    "pull-degree-start": ("pagerank.pull", {"start": "degree"}),
+    "warp-degree-start": ("pagerank.pull-warp", {"lanes": 4, "split": 40, "start": "degree"}),
+    "spmv-degree-start": ("pagerank.spmv", {"start": "degree"}),
+    "blocked-degree-start": ("pagerank.blocked", {"start": "degree"}),
+    "blocked-uniform-start": ("pagerank.blocked", {"start": "uniform"}),
 }
 
 # pagerank.blocked's column blocks, row chunks and lanes (the GPU's: the CPU twin has none of them)
@@ -275,3 +281,49 @@ def test_the_verifier_counts_degrees_once_per_graph(simple_shapes, monkeypatch):
     assert len(counted) == 1
     verify_scores(from_edges(src, dst, n), good, tolerance=1e-4, spread=True, damping=DAMPING)
     assert len(counted) == 2
+
+
+@pytest.mark.parametrize("dangling", ["spread", "gapbs"])
+@pytest.mark.parametrize("shape", ["single", "edge", "star", "grid", "components", "messy", "rmat"])
+def test_the_degree_start_sums_as_the_definition(shape, dangling, simple_shapes):
+    """a + c x degree over the vertices with edges, a over the others: 1 with the dangling score
+    spread; with GAPBS's variant, (n - k) / n + k (1 - d) / n, what its fixed point sums to when
+    the vertices without edges keep only their jump share."""
+    n, src, dst = simple_shapes[shape]()
+    inp = from_edges(src, dst, n)
+    a, c = start_of(inp, {"start": "degree", "dangling": dangling})
+    degree = inp.representation("simple").degree()
+    k = int((degree == 0).sum())
+    if degree.sum() == 0:       # no edges: nothing to be proportional to, the uniform start
+        assert (a, c) == (1.0 / n, 0.0)
+        return
+    total = float((a + c * degree).sum())
+    expected = 1.0 if dangling == "spread" else (n - k) / n + k * (1 - DAMPING) / n
+    assert total == pytest.approx(expected, rel=1e-12)
+    assert c > 0
+    assert start_of(inp, {"start": "uniform", "dangling": dangling}) == (1.0 / n, 0.0)
+    exact = exact_scores(n, src, dst, dangling == "spread")
+    if shape in ("rmat", "messy"):     # nearer the fixed point than 1/n is, where walks mix fast
+        assert np.abs(a + c * degree - exact).sum() < np.abs(1.0 / n - exact).sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_auto_starts_by_degree_on_dense_graphs_only_and_saves_sweeps(backend, simple_shapes, simple_dataset):
+    """R-MAT 10 at edge factor 16 (~17 simple entries a vertex, ids in generation order or permuted):
+    start auto is the degree start and converges in fewer sweeps than 1/n; the 12 x 15 grid (under
+    4) starts at 1/n."""
+    n, src, dst = simple_shapes["rmat"]()
+    order = np.random.default_rng(3).permutation(n).astype(src.dtype)
+    runs = {}
+    for ids, (s, d) in {"in order": (src, dst), "permuted": (order[src], order[dst])}.items():
+        for start in ("auto", "uniform", "degree"):
+            res = harness.run("pagerank.best", simple_dataset((n, s, d)), backend=backend, reps=1, warmup=0,
+                              start=start)
+            assert res.verified, res.verify_error
+            runs[ids, start] = res.stats
+    for ids in ("in order", "permuted"):
+        assert runs[ids, "auto"]["start"] == "degree" and runs[ids, "uniform"]["start"] == "uniform"
+        assert runs[ids, "auto"]["iterations"] == runs[ids, "degree"]["iterations"]
+        assert runs[ids, "degree"]["iterations"] < runs[ids, "uniform"]["iterations"]
+    grid = harness.run("pagerank.best", simple_dataset(simple_shapes["grid"]()), backend=backend, reps=1, warmup=0)
+    assert grid.verified and grid.stats["start"] == "uniform"
