@@ -24,6 +24,13 @@ renamed in BFS order (``by-bfs``: a search from a pseudo-peripheral vertex, then
 built once per graph, timed as an ``input`` phase) is measured the same way, and sssp.strips runs
 on it when it keeps LOCAL_FROM; the root goes in renamed and dist and parent come back in the
 dataset's ids (phase ``map``).
+Strips pay for one network whose wavefront crosses them, not for many small components, whose
+searches reach a few vertices wherever they lie: sssp.strips runs only where the search from a
+pseudo-peripheral vertex (``by_bfs.peripheral_levels``, the one near-far's deep rule reads) reaches
+at least NETWORK_FROM of the vertices.  4096 density sub-graphs of 32 vertices on consecutive ids
+keep 0.979 of their edges in a strip and took strips; with their ids permuted (0.004, and the
+BFS-renamed graph orders only the searched component) near-far: now near-far both ways
+(tests/kernels/test_rules_ignore_ids.py).
 Statistics: ``chose`` (the kernel run), ``locality`` (of the ids it ran on), ``renamed`` (whether
 it ran on the BFS-renamed graph), then the chosen kernel's own.
 """
@@ -38,6 +45,7 @@ from . import near_far, strips
 
 SAMPLE = 4096
 LOCAL_FROM = 0.5
+NETWORK_FROM = 0.5
 PARAMS = {**ROOT_PARAM, "delta": near_far.PARAMS["delta"]}
 
 
@@ -61,11 +69,16 @@ def locality(csr, blocks: int) -> float:
     return float(array_module(rows).count_nonzero(rows // size == cols // size)) / rows.size
 
 
+def one_network(inp) -> bool:
+    """Whether the search from a pseudo-peripheral vertex reaches NETWORK_FROM of the vertices."""
+    return int((by_bfs.peripheral_levels(inp) >= 0).sum()) >= NETWORK_FROM * inp.n
+
+
 def choose(inp):
     """(kernel module, locality, renamed): sssp.strips where its strips fit and hold most edges of
     the given ids, or of the BFS-renamed ones on a graph of small degrees (renamed: that graph's
-    ``BfsRenamed``), else near-far (also for a CSR in host memory: near-far's reads are the ones
-    measured over the link)."""
+    ``BfsRenamed``), and one component holds most vertices; else near-far (also for a CSR in host
+    memory: near-far's reads are the ones measured over the link)."""
     if "sssp.select" not in inp.cache:
         csr = inp.csr()
         blocks = strip_count(inp) if csr.placement == "device" else None
@@ -76,7 +89,10 @@ def choose(inp):
             renamed_share = locality(candidate.graph.csr(), blocks)
             if renamed_share >= LOCAL_FROM:
                 share, renamed = renamed_share, candidate
-        inp.cache["sssp.select"] = (strips if share >= LOCAL_FROM else near_far, share, renamed)
+        if share >= LOCAL_FROM and one_network(inp):
+            inp.cache["sssp.select"] = (strips, share, renamed)
+        else:
+            inp.cache["sssp.select"] = (near_far, share, None)
     return inp.cache["sssp.select"]
 
 

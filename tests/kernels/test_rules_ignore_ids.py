@@ -72,15 +72,7 @@ class Family:
     lanes: int = 2                  # tc.search's default
     dense: bool = False             # 8+ entries a vertex: bfs.best's 64 registers, PageRank's degree start
     blocks: int | None = None       # pagerank.blocked's default float32 blocks, where the module doc names them
-    sssp_id_dependence: str = ""    # a known id-order dependence of sssp.select (strict xfail)
 
-
-DENSITY_32_SSSP = (
-    "sssp.select: 4096 components of 32 vertices on consecutive ids keep 0.979 of the sampled edges in "
-    "a strip in order (sssp.strips), 0.004 permuted; the BFS-renamed graph only orders the searched "
-    "component, the other components stay in the given (permuted) order by id, so it keeps few too: "
-    "sssp.near-far (the renamed graph's locality: 0.976 in order, 0.004 permuted).  A structural renaming "
-    "would keep each component's vertices together (by_bfs orders the vertices it does not reach by id)")
 
 FAMILIES = {
     # one list: deep (8192 levels against 8 log2 n = 104), a BFS order is the list's order; the CPU
@@ -98,8 +90,9 @@ FAMILIES = {
     "density": Family("density", {"m": 1 << 18, "density": 1e-4}, 5, SUF, NEAR_FAR, renaming="by-degree",
                       dense=True),
     # sub-graphs of 32 vertices, 64 edges: every sample closes (share 1.0 on both twins); largest degree 16
-    "density-of-32": Family("density", {"m": 1 << 18, "density": 2 ** -17, "count": 1 << 12}, 6, ADAPTIVE, STRIPS,
-                            sssp_id_dependence=DENSITY_32_SSSP),
+    # (sssp.select: strips hold 0.979 of the edges in order, 0.004 permuted, but no component holds
+    # most vertices: near-far both ways)
+    "density-of-32": Family("density", {"m": 1 << 18, "density": 2 ** -17, "count": 1 << 12}, 6, ADAPTIVE, NEAR_FAR),
     "uniform": Family("uniform", {"n": 1 << 17, "degree": 6.0}, 4, SUF, NEAR_FAR, renaming="by-degree", blocks=3),
     # below average degree 4: a giant component and ~7% of the samples in small ones
     "uniform-sparse": Family("uniform", {"n": 1 << 17, "degree": 3.0}, 4, SUF_ONCE, NEAR_FAR),
@@ -147,10 +140,8 @@ def test_cc_select(case):
     assert names == [family.cc] * 2, f"in order / permuted: {names}, statistics {stats}"
 
 
-def test_sssp_select(case, request):
+def test_sssp_select(case):
     family, twins = case
-    if family.sssp_id_dependence:
-        request.node.add_marker(pytest.mark.xfail(reason=family.sssp_id_dependence, strict=True))
     chosen = both(sssp_select.choose, twins)
     kernels = [module.KERNEL.name for module, _, _ in chosen]
     facts = [(round(share, 3), renamed is not None) for _, share, renamed in chosen]
