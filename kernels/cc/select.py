@@ -65,9 +65,9 @@ from .gpu import c_type
 SPARSE_BELOW = 4.0            # average degree below which no sample of the largest tree pays
 SAMPLES = 256                 # vertices whose component is sampled (a warp each)
 LIMIT = 64                    # a component is small when its search closes within LIMIT vertices,
-LEVELS = 32                   # ... LEVELS levels (a path-like search gives up early; 8 until
-                              # session 15 left lists and trees of 32, eccentricities up to 31 and ~10,
-                              # to the union-find, where cc.adaptive was 9% / 7% faster on an H200),
+LEVELS = 32                   # ... LEVELS levels (a path-like search gives up early; at 8, lists and
+                              # trees of 32, eccentricities up to 31 and ~10, went to the union-find,
+                              # where cc.adaptive was 9% / 7% faster on an H200),
 SMALL_SHARE = 0.5             # share of small samples from which cc.adaptive runs
 WARPS = 8                     # samples per block of select.cu
 ROW = 8                       # row entries a lane reads at once

@@ -19,9 +19,9 @@ sweeps, R-MAT 19 edge factor 32 8 → 5, R-MAT 20 edge factor 8 12 → 10, unifo
 degree 16 8 → 5, degree 8 12 → 8; but where walks mix slowly the degree vector's error sits in slow
 modes: the 512² grid 5 → 11, R-MAT 18 edge factor 4 (many small components, whose share of the
 scores follows their vertices, not their edges) 13 → 15.  ``start: auto`` takes it where the simple
-graph has at least DEGREE_START_FROM entries a vertex, whatever the ids (a degree distribution).  Scores are float32, as
-GAPBS's ``ScoreT``, or float64 with ``dtype: float64`` (as cuGraph offers; ``pull``, ``pull-warp``
-and ``spmv``, hence ``pagerank.best``).  Every algorithm runs on the ``simple`` representation
+graph has at least DEGREE_START_FROM entries a vertex, whatever the ids (a degree distribution).
+Scores are float32, as GAPBS's ``ScoreT``, or float64 with ``dtype: float64`` (as cuGraph offers;
+``pull``, ``pull-warp`` and ``spmv``, hence ``pagerank.best``).  Every algorithm runs on the ``simple`` representation
 (both directions of every undirected edge once, no self-loops); a run's rate counts input edges.
 
 Scores stop converging where rounding moves them as much as an iteration does: the L1 change then

@@ -77,8 +77,8 @@ def one_network(inp) -> bool:
 def choose(inp):
     """(kernel module, locality, renamed): sssp.strips where its strips fit and hold most edges of
     the given ids, or of the BFS-renamed ones on a graph of small degrees (renamed: that graph's
-    ``BfsRenamed``), and one component holds most vertices; else near-far (also for a CSR in host
-    memory: near-far's reads are the ones measured over the link)."""
+    ``BfsRenamed``), where the search from a pseudo-peripheral vertex reaches most vertices; else
+    near-far (also for a CSR in host memory: near-far's reads are the ones measured over the link)."""
     if "sssp.select" not in inp.cache:
         csr = inp.csr()
         blocks = strip_count(inp) if csr.placement == "device" else None
