@@ -21,8 +21,9 @@ modes: the 512² grid 5 → 11, R-MAT 18 edge factor 4 (many small components, w
 scores follows their vertices, not their edges) 13 → 15.  ``start: auto`` takes it where the simple
 graph has at least DEGREE_START_FROM entries a vertex, whatever the ids (a degree distribution).
 Scores are float32, as GAPBS's ``ScoreT``, or float64 with ``dtype: float64`` (as cuGraph offers;
-``pull``, ``pull-warp`` and ``spmv``, hence ``pagerank.best``).  Every algorithm runs on the ``simple`` representation
-(both directions of every undirected edge once, no self-loops); a run's rate counts input edges.
+``pull``, ``pull-warp`` and ``spmv``, hence ``pagerank.best``).  Every algorithm runs on the
+``simple`` representation (both directions of every undirected edge once, no self-loops); a run's
+rate counts input edges.
 
 Scores stop converging where rounding moves them as much as an iteration does: the L1 change then
 wanders at a floor instead of falling.  Measured on the CPU with each row summed in a different
