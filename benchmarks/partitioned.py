@@ -1,315 +1,165 @@
 """One graph over K workers: the partitioned kernels against the one-GPU kernels, with the
-exchange's cost model, measured in one run.
+exchange's cost model, from the results of the shipped sweep ``sweeps/partitioned.yaml``.
 
-    python benchmarks/partitioned.py --cuda --scale 24 26 --partitions 1 2 4     # a worker per GPU (NCCL)
-    python benchmarks/partitioned.py --backend cpu --scale 16 --partitions 1 2    # CPU workers (Dask transport)
+    graphsweep run sweeps/partitioned.yaml               # a worker per GPU (NCCL between them)
+    python3 benchmarks/partitioned.py results/partitioned
 
-For each R-MAT graph (generated in memory; each worker generates again the edges of its slice)
-the one-GPU kernels (``cc.best``, ``bfs.best``, ``pagerank.best``) run in this process on GPU 0,
-then each partitioned kernel at each K on the cluster's first K workers, all verified:
+Per graph and K, each partitioned kernel (and variant) the sweep ran, all verified:
 
-- ``ms``: the partitioned run's median time (its slowest rank, from the barrier that starts it to
-  its end, by CUDA events on the GPU as the one-GPU kernels are timed; for BFS the mean over
-  roots of each root's median, so that m / ms is Graph500's GTEPS, the harmonic mean of the
-  roots' TEPS), ``1-GPU``: the one-GPU kernel's,
+- ``ms``: the partitioned run's time (its slowest rank, from the barrier that starts it to its end,
+  by CUDA events on the GPU as the one-GPU kernels are timed); for BFS the mean over roots of each
+  root's median, so that m / ms is Graph500's GTEPS, the harmonic mean of the roots' TEPS;
+  ``1-GPU``: the one-worker ``*.best`` of the same problem on the same graph, from the same sweep;
   ``speed-up``: 1-GPU / ms (strong scaling; K = 1 is the per-slice machinery's overhead);
 - ``dispatch``: what the call through Dask adds (the driver's wall time less the run);
 - ``rounds``, ``MB``: collectives per run and the bytes all ranks received; ``comm``: the most
   time a rank spent inside collectives (waiting for slower ranks included); ``local``: the
   slowest rank's time outside them;
 - ``model``: MB / the link's bandwidth + rounds x its latency + local, with bandwidth (an
-  all-reduce's bus bandwidth) and latency (an 8-byte all-reduce read on the host) measured on
-  the same workers in the same run; ``meas/model`` says how much the model explains;
+  all-reduce's bus bandwidth) and latency (an 8-byte all-reduce read on the host) measured by the
+  partition's build on the same workers (``stat_link_*`` on the rows); ``meas/model`` says how
+  much the model explains;
 - ``target``: issue #30's speed-up for this K (K = 1: within 1.25x of one GPU, i.e. 0.80x) and
   whether the run met it.
 
-The transport is NCCL when every worker owns a GPU (``--cuda``), else Dask's comms.  One JSON line
-per row follows the table (``--json FILE`` writes them).
+Then a line of phases (the slowest rank's), the kernel's statistics, its rate (Graph500's
+counting: BFS GTEPS, CC G edges/s, PageRank G input arcs per second per GPU per iteration) and,
+per K, the partition's facts (slices, cut, build time and peak memory, the link).  The transport
+is NCCL when every worker owns a GPU (a ``local-gpu`` cluster), else Dask's comms.  Weak scaling:
+sweep larger graphs at larger K (the distributed kernels' ``datasets`` patterns) and compare the
+per-GPU rates.
 """
 
 import argparse
-import json
-import logging
 import math
-import statistics
-import sys
-import time
 
-import numpy as np
-from graphsweep.core.errors import GraphsweepError
-from graphsweep.datasets.reader import Dataset
-from graphsweep.generators import memory
-from graphsweep.kernels import harness
-from graphsweep.kernels.dist import driver
+import pandas as pd
+
+from graphsweep.pipeline import reduce
+from graphsweep.pipeline.figures import variants
 
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
 # Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
 # at K = 2 and 4, and at K = 1 at most 1.25x its time (a speed-up of at least 0.8).
-# printed beside the phases
-STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),
-         "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
-WORDS = {"bfs.distributed": ("exchange", "level_graphs", "phases_by_rank"),
-         "cc.distributed": ("phases_by_rank",), "pagerank.distributed": ("phases_by_rank",)}     # statistics that are words, printed as they are
-# Variants run beside the default on the GPU, each from the smallest K where it differs: BFS over
-# NCCL's collectives (levels queued launch by launch, captured as CUDA graphs) instead of peer
-# memory (the whole search one launch a GPU); PageRank's product over the slice's own neighbour ids
-# (no copy) instead of ids renamed by degree (what auto takes on graphs whose contributions outgrow
-# the L2)
-VARIANTS = {"bfs.distributed": [(2, {"exchange": "collectives"})],
-            "pagerank.distributed": [(1, {"product": "warp-rows"})]}
 TARGETS = {1: {"cc.distributed": 0.8, "bfs.distributed": 0.8, "pagerank.distributed": 0.8},
            2: {"cc.distributed": 1.4, "bfs.distributed": 1.2, "pagerank.distributed": 1.8},
            4: {"cc.distributed": 2.0, "bfs.distributed": 1.5, "pagerank.distributed": 3.2}}
-
-
-def _say(text: str = "") -> None:
-    print(text, flush=True)
-
-
-def rmat(scale: int, edge_factor: int, seed: int, backend: str) -> Dataset:
-    """The R-MAT graph made whole on ``backend``'s device (generated there: NumPy takes minutes at
-    scale 26)."""
-    return memory.generate("rmat", seed=seed, params={"scale": scale, "edge_factor": edge_factor}, backend=backend)
-
-
-def rate(name: str, data: Dataset, ms: float, k: int, stats: list) -> str:
-    """Graph500's counting (input edges / time): BFS GTEPS a root, CC G edges/s, and each a GPU
-    (weak scaling compares those); PageRank G input arcs (2m) per second per GPU per iteration."""
-    if name.startswith("pagerank"):
-        iterations = statistics.median(s["iterations"] for s in stats)
-        return f"{2 * data.m * iterations / (ms / 1e3) / k / 1e9:.1f} G arcs/s/GPU/iter"
-    total = data.m / (ms / 1e3) / 1e9
-    return f"{total:.1f} {'GTEPS' if name.startswith('bfs') else 'G edges/s'} ({total / k:.1f} a GPU)"
-
-
-def _link(rank, nbytes: int, tries: int) -> dict:
-    """On every rank: an all-reduce of ``nbytes`` (bus bandwidth) and of 8 bytes read on the host
-    (latency), medians over ``tries``."""
-    xp, comm = rank.xp, rank.comm
-    k = comm.size
-    big = xp.ones(nbytes // 4, dtype=np.float32)
-    small = xp.zeros(1, dtype=np.int64)
-    times, lat = [], []
-    for t in range(tries + 1):
-        rank.sync()
-        t0 = time.perf_counter()
-        comm.host(comm.allreduce(big)[:1])
-        if t:
-            times.append(time.perf_counter() - t0)
-    for t in range(10 * tries + 5):
-        t0 = time.perf_counter()
-        comm.host(comm.allreduce(small))
-        if t >= 5:
-            lat.append(time.perf_counter() - t0)
-    seconds = statistics.median(times)
-    return {"busbw_gbps": 2 * (k - 1) / k * nbytes / seconds / 1e9 if k > 1 else float("inf"),
-            "latency_ms": 1e3 * statistics.median(lat) if k > 1 else 0.0}
-
-
-def link(part, nbytes: int = 1 << 28, tries: int = 5) -> dict:
-    records = part.spmd(_link, nbytes, tries, name="link")
-    return {"busbw_gbps": min(r["busbw_gbps"] for r in records), "latency_ms": max(r["latency_ms"] for r in records)}
-
-
-def _partition_of(data: Dataset):
-    """The partition the last partitioned run of ``data`` built (cached on its graph input), or None
-    where that input is no longer cached (the harness may drop inputs to make room)."""
-    for value in data.cache.values():
-        if "partition" in getattr(value, "cache", {}):
-            return value.cache["partition"][1]
-    return None
-
-
-def measure(name: str, data: Dataset, backend: str, params: dict, reps: int, roots: int) -> tuple:
-    """(median ms per run — for BFS the mean over roots of each root's median —, the result)."""
-    instances = roots if name.startswith("bfs") else None
-    res = harness.run(name, data, backend=backend, reps=reps, warmup=1, instances=instances, instance_seed=1,
-                      keep_output=False, **params)
-    if not res.verified:
-        raise SystemExit(f"{name} on {data.path}: not verified: {res.verify_error}")
-    return statistics.mean(_per_instance(res)), res
-
-
-def _per_instance(res) -> list:
-    """Each instance's (root's) median ms."""
-    return [statistics.median(r["ms"] for r in res.rows if r["phase"] == "total" and r.get("instance", 0) == i)
-            for i in range(len(res.instance_stats))]
-
-
-def _progress(what: str, fn, *args):
-    """``fn(*args)`` (a ``measure``), with a line when it is done: a graph of 2^26 vertices takes
-    minutes to generate, build and verify, which should not pass in silence; None if it failed."""
-    t0 = time.perf_counter()
-    try:
-        out = fn(*args)
-    except (GraphsweepError, SystemExit) as exc:   # a failed or unverified run: said, and the others go on
-        _say(f"  {what}: FAILED ({time.perf_counter() - t0:.0f} s): {exc}")
-        return None
-    _say(f"  {what}: {out[0]:.2f} ms ({time.perf_counter() - t0:.0f} s with set-up and verification)")
-    return out
-
-
-def _median(values) -> float:
-    """The median, NaN if any value is (collectives run inside CUDA graphs are not timed)."""
-    values = list(values)
-    return math.nan if any(math.isnan(v) for v in values) else statistics.median(values)
+# statistics printed beside the phases: numbers, then words as they are
+STATS = {"cc.distributed": ("merge_pairs", "merge_retries", "merge_rounds", "sparse_merges"),
+         "bfs.distributed": ("levels", "bottom_up_levels", "outbox")}
+WORDS = {"bfs.distributed": ("exchange", "level_graphs", "phases_by_rank"),
+         "cc.distributed": ("phases_by_rank",), "pagerank.distributed": ("phases_by_rank",)}
+HEADER = (f"{'kernel':<44} {'K':>2} {'ms':>8} {'1-GPU':>8} {'speed-up':>8} {'dispatch':>8} {'rounds':>6} "
+          f"{'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10} {'target':>12}")
 
 
 def _ms(value: float, width: int) -> str:
-    return f"{'-':>{width}}" if math.isnan(value) else f"{value:{width}.2f}"
+    return f"{'-':>{width}}" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else f"{value:{width}.2f}"
 
 
-def _phases(res) -> str:
-    """Each measured phase's median (CUDA events on the GPU: device time, host gaps inside included)."""
-    names = dict.fromkeys(r["phase"] for r in res.rows if r["phase"] not in ("dispatch", "total"))
-    return ", ".join(f"{name} {statistics.median(r['ms'] for r in res.rows if r['phase'] == name):.3f}"
-                     for name in names)
+def _get(row, key: str, default=math.nan):
+    value = row.get(key, default)
+    return default if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
-def _steps(graph: str, label: str, k: int, res) -> list:
-    """The run's step rows of its last rep (K = 0: the one-GPU kernel), for ``--steps``."""
-    return [{"graph": graph, "kernel": label, "partitions": k, **r} for r in res.step_rows]
+def run_ms(row) -> float:
+    """A run's time: the mean over instances (roots) of each instance's median — elements over the
+    harmonic mean of their rates, Graph500's reduction; one instance's median where there is one."""
+    rate = _get(row, "gelems_hmean")
+    return row["elements"] / rate / 1e6 if rate and not math.isnan(rate) else row["median_ms"]
 
 
-def _dispatch_ms(res) -> float:
-    rows = [r for r in res.rows if r["phase"] in ("dispatch", "total")]
-    dispatch = statistics.median(r["ms"] for r in rows if r["phase"] == "dispatch")
-    total = statistics.median(r["ms"] for r in rows if r["phase"] == "total")
-    return dispatch - total
+def model_ms(row, k: int) -> float:
+    """The exchange's cost model: the bytes a rank received at the link's bus bandwidth, each round at
+    its latency, plus the slowest rank's local time; NaN where a term was not measured."""
+    if k == 1:
+        return _get(row, "stat_local_ms")
+    per_rank = _get(row, "stat_bytes_exchanged") / k
+    return (1e3 * per_rank / 1e9 / _get(row, "stat_link_busbw_gbps")
+            + _get(row, "stat_rounds") * _get(row, "stat_link_latency_ms") + _get(row, "stat_local_ms"))
 
 
-def main(argv=None) -> int:
+def rate(name: str, row, ms: float, k: int) -> str:
+    """Graph500's counting (input edges / time): BFS GTEPS a root, CC G edges/s, and each a GPU
+    (weak scaling compares those); PageRank G input arcs (2m) per second per GPU per iteration."""
+    if name.startswith("pagerank"):
+        return f"{2 * row['m'] * _get(row, 'stat_iterations') / (ms / 1e3) / k / 1e9:.1f} G arcs/s/GPU/iter"
+    total = row["m"] / (ms / 1e3) / 1e9
+    return f"{total:.1f} {'GTEPS' if name.startswith('bfs') else 'G edges/s'} ({total / k:.1f} a GPU)"
+
+
+def partition_facts(row, k: int) -> str:
+    peak = _get(row, "stat_build_peak_bytes_max")
+    slice_bytes = _get(row, "stat_slice_bytes_max")
+    link = (f"all-reduce bus bandwidth {_get(row, 'stat_link_busbw_gbps'):.1f} GB/s, latency "
+            f"{_get(row, 'stat_link_latency_ms') * 1e3:.1f} us; " if k > 1 else "")
+    return (f"K = {k} ({_get(row, 'stat_transport', '?')}): {link}slices of {_get(row, 'stat_slice_edges_min'):,.0f}.."
+            f"{_get(row, 'stat_slice_edges_max'):,.0f} entries and {_get(row, 'stat_slice_rows_min'):,.0f}.."
+            f"{_get(row, 'stat_slice_rows_max'):,.0f} rows, {_get(row, 'stat_cut_entries'):,.0f} cut, built in "
+            f"{_get(row, 'stat_partition_s'):.1f} s by the shuffle ({_get(row, 'stat_partition_passes'):.0f} passes "
+            f"over each worker's share, all-to-all rounds: {_get(row, 'stat_partition_rounds'):.0f}); largest slice "
+            f"{slice_bytes / 1e9:.2f} GB" + (f", a worker's build peak (memory pool high water) {peak / 1e9:.2f} GB = "
+                                             f"{peak / slice_bytes:.2f}x" if not math.isnan(peak) else ""))
+
+
+def table(summary: pd.DataFrame) -> list[dict]:
+    """Print the tables of sweeps' summaries (``reduce.summarize``); the rows printed, as dicts."""
+    kernel_rows = summary[summary["stage"] == "kernel"]
+    total = kernel_rows[kernel_rows["phase"] == "total"]
+    total = total.assign(variant=variants(total))
+    out = []
+    for dataset, rows in total.groupby("dataset", sort=False):
+        first = rows.iloc[0]
+        print(f"\n{dataset}: n = {int(first['n']):,}, m = {int(first['m']):,} ({first['backend']})")
+        single = {name: run_ms(r) for name in PAIRS.values()
+                  for _, r in rows[(rows["asked"] == name) & rows["verified"].astype(bool)].head(1).iterrows()}
+        parted = rows[rows["kernel"].isin(PAIRS) & rows["param_partitions"].notna()]
+        for k, at_k in parted.groupby(parted["param_partitions"].astype(int), sort=True):
+            print(partition_facts(at_k.iloc[0], k))
+            print(HEADER)
+            for _, row in at_k.sort_values(["kernel", "variant"]).iterrows():
+                out.append(_line(row, k, single.get(PAIRS[row["kernel"]], math.nan), kernel_rows))
+    return out
+
+
+def _line(row, k: int, single: float, kernel_rows: pd.DataFrame) -> dict:
+    name, label = row["kernel"], row["variant"]
+    if not row["verified"]:
+        print(f"{label:<44} {k:>2}  NOT VERIFIED: {_get(row, 'error', '')}")
+        return {"dataset": row["dataset"], "kernel": label, "partitions": k, "verified": False}
+    ms = run_ms(row)
+    phases = kernel_rows[kernel_rows["task"] == row["task"]].set_index("phase")["median_ms"]
+    dispatch = phases.get("dispatch", math.nan) - row["median_ms"]
+    model = model_ms(row, k)
+    target = TARGETS.get(k, {}).get(name)
+    speedup = single / ms
+    verdict = f"{target:.2f}x {'met' if speedup >= target else 'MISS'}" if target and not math.isnan(speedup) else ""
+    exchanged = _get(row, "stat_bytes_exchanged")
+    print(f"{label:<44} {k:>2} {ms:8.2f} {_ms(single, 8)} {_ms(speedup, 7)}x {_ms(dispatch, 8)} "
+          f"{_get(row, 'stat_rounds'):6.0f} {exchanged / 1e6:8.1f} {_ms(_get(row, 'stat_comm_ms'), 8)} "
+          f"{_ms(_get(row, 'stat_local_ms'), 8)} {_ms(model, 8)} {_ms(ms / model if model else math.nan, 10)} "
+          f"{verdict:>12}")
+    parts = [", ".join(f"{phase} {value:.3f}" for phase, value in phases.items() if phase not in ("dispatch", "total"))]
+    parts += [f"{key} {_get(row, 'stat_' + key):,.0f}" for key in STATS.get(name, ())]
+    parts.append(rate(name, row, ms, k))
+    if _get(row, "instances", 1) > 1:
+        each = [row["elements"] / row[f"gelems_{end}"] / 1e6 for end in ("max", "median", "min")]
+        parts.append(f"roots {each[0]:.2f}..{each[1]:.2f}..{each[2]:.2f} ms")
+    parts += [f"{key} {row['stat_' + key]}" for key in WORDS.get(name, ())
+              if isinstance(row.get("stat_" + key), str) and row["stat_" + key].strip()]
+    print(f"{'':<44}    phases (slowest rank, ms): {'; '.join(p for p in parts if p)}")
+    return {"dataset": row["dataset"], "kernel": label, "partitions": k, "verified": True, "ms": ms,
+            "single_ms": single, "speedup": speedup, "dispatch_ms": dispatch, "model_ms": model,
+            "target_speedup": target}
+
+
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--backend", choices=["cpu", "gpu"], default="gpu")
-    ap.add_argument("--scale", type=int, nargs="+", default=[24])
-    ap.add_argument("--edge-factor", type=int, default=16)
-    ap.add_argument("--partitions", type=int, nargs="+", default=[1, 2, 4])
-    ap.add_argument("--kernels", nargs="+", default=list(PAIRS), choices=list(PAIRS))
-    ap.add_argument("--roots", type=int, default=8)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--cuda", action="store_true", help="a dask-cuda cluster of one worker per GPU (NCCL between "
-                                                        "them); else local workers")
-    ap.add_argument("--single", action=argparse.BooleanOptionalAction, default=True,
-                    help="time the one-GPU *.best beside (--no-single: a graph no single GPU holds, never made whole)")
-    ap.add_argument("--variants", action=argparse.BooleanOptionalAction, default=True,
-                    help="run the variants beside the default at K > 1 (BFS over the collectives)")
-    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="a parameter of the partitioned runs of kernels that take it (named in their rows), e.g. "
-                         "outbox=1048576")
-    ap.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
-                    help="one more run beside the default at every K, of the kernels that take every key named, "
-                         "e.g. alpha=8,beta=24 (repeat for several)")
-    ap.add_argument("--json", help="write the rows here as JSON lines")
-    ap.add_argument("--steps", help="write every run's step rows (a BFS level, a CC pass: time, collectives' time and "
-                                    "bytes) here as JSON lines, labelled with kernel and K")
-    args = ap.parse_args(argv)
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-
-    params = {}
-    given = dict(p.split("=", 1) for p in args.param)
-    asked = [dict(p.split("=", 1) for p in v.split(",")) for v in args.variant]
-    if args.cuda:
-        from dask_cuda import LocalCUDACluster
-        cluster = LocalCUDACluster(dashboard_address=":0", threads_per_worker=1)
-        params["scheduler"] = cluster.scheduler_address
-        _say(f"dask-cuda cluster: {len(cluster.workers)} workers, one per GPU")
-    rows, steps = [], []
-    header = (f"{'graph':<14} {'kernel':<30} {'K':>2} {'ms':>8} {'1-GPU':>8} {'speed-up':>8} {'dispatch':>8} "
-              f"{'rounds':>6} {'MB':>8} {'comm':>8} {'local':>8} {'model':>8} {'meas/model':>10} {'target':>12}")
-    for scale in args.scale:
-        graph = f"rmat-{scale}-ef{args.edge_factor}"
-        # the partitioned runs' graph is never made whole: each worker generates its share (a dataset
-        # moved to another placement would start a fresh cache, and the partition cached on it be lost)
-        data = memory.unmade("rmat", seed=args.seed, params={"scale": scale, "edge_factor": args.edge_factor})
-        _say(f"\n{graph}: n = {data.n:,}, m = {data.m:,} ({args.backend})")
-        single = {name: math.nan for name in args.kernels}
-        if args.single:
-            whole = rmat(scale, args.edge_factor, args.seed, args.backend)
-            for name in args.kernels:
-                done = _progress(f"{PAIRS[name]} on one device", measure, PAIRS[name], whole, args.backend, {},
-                                 args.reps, args.roots)
-                if done:
-                    single[name] = done[0]
-                    steps.extend(_steps(graph, PAIRS[name], 0, done[1]))
-            del whole, done
-        for k in args.partitions:
-            measured, part = {}, None
-            for name in args.kernels:
-                extra = ([v for least, v in VARIANTS.get(name, []) if k >= least]
-                         if args.backend == "gpu" and args.variants else [])
-                extra += [v for v in asked if set(v) <= set(harness.registry.get(name).params)]
-                mine = {key: value for key, value in given.items() if key in harness.registry.get(name).params}
-                for variant in [mine | v for v in [{}] + extra]:
-                    label = " ".join([name] + [f"{key}={value}" for key, value in variant.items()])
-                    done = _progress(f"{label} at K = {k} (its partition built in the first)", measure, name,
-                                     data, args.backend, {**params, **variant, "partitions": k}, args.reps,
-                                     args.roots)
-                    if done:
-                        measured[label] = done
-                        steps.extend(_steps(graph, label, k, done[1]))
-                        part = _partition_of(data) or part
-            if not measured:
-                continue
-            if part is None:
-                _say(f"{graph} at K = {k}: its partition was dropped before its facts were read")
-                continue
-            # a failed run leaves its partition's communicators aborted: its build facts stand, no link
-            net = {"busbw_gbps": math.nan, "latency_ms": math.nan} if part.broken else link(part)
-            _say(f"K = {k} ({part.transport}): all-reduce bus bandwidth {net['busbw_gbps']:.1f} GB/s, latency "
-                 f"{net['latency_ms'] * 1e3:.1f} us; slices of {part.facts['slice_edges_min']:,}.."
-                 f"{part.facts['slice_edges_max']:,} entries and {part.facts['slice_rows_min']:,}.."
-                 f"{part.facts['slice_rows_max']:,} rows, {part.facts['cut_entries']:,} cut, built in "
-                 f"{part.facts['partition_s']:.1f} s by the shuffle ({part.facts['partition_passes']} passes over "
-                 f"each worker's share, all-to-all rounds: {part.facts['partition_rounds']}); largest slice "
-                 f"{part.facts['slice_bytes_max'] / 1e9:.2f} GB, a worker's build peak (memory pool high water) "
-                 f"{part.facts.get('build_peak_bytes_max', math.nan) / 1e9:.2f} GB = "
-                 f"{part.facts.get('build_peak_bytes_max', math.nan) / part.facts['slice_bytes_max']:.2f}x")
-            _say(header)
-            for label, (ms, res) in measured.items():
-                name = label.split()[0]
-                stats = res.instance_stats
-                rounds = statistics.median(s["rounds"] for s in stats)
-                exchanged = statistics.median(s["bytes_exchanged"] for s in stats)
-                local = _median(s["local_ms"] for s in stats)
-                comm_ms = _median(s["comm_ms"] for s in stats)
-                per_rank = exchanged / max(k, 1)
-                model = (1e3 * per_rank / 1e9 / net["busbw_gbps"] + rounds * net["latency_ms"] + local)
-                row = {"graph": graph, "kernel": label, "partitions": k, "transport": part.transport, "ms": ms,
-                       "single_ms": single[name], "speedup": single[name] / ms, "dispatch_ms": _dispatch_ms(res),
-                       "rounds": rounds, "bytes_exchanged": exchanged, "comm_ms": comm_ms, "local_ms": local,
-                       "model_ms": model, "target_speedup": TARGETS.get(k, {}).get(name), "instance_ms": _per_instance(res),
-                       **net, **part.facts}
-                rows.append(row)
-                target = row["target_speedup"]
-                verdict = (f"{target:.2f}x {'met' if row['speedup'] >= target else 'MISS'}"
-                           if target and args.single else "")
-                _say(f"{graph:<14} {label:<30} {k:>2} {ms:8.2f} {_ms(single[name], 8)} {_ms(row['speedup'], 7)}x "
-                     f"{row['dispatch_ms']:8.2f} {rounds:6.0f} {exchanged / 1e6:8.1f} {_ms(comm_ms, 8)} "
-                     f"{_ms(local, 8)} {_ms(model, 8)} {_ms(ms / model if model else 0, 10)} {verdict:>12}")
-                facts = "".join(f"; {key} {statistics.median(st[key] for st in stats):,.0f}"
-                                for key in STATS.get(name, ()))
-                facts += f"; {rate(name, data, ms, k, stats)}"
-                if len(stats) > 1:
-                    each = _per_instance(res)
-                    facts += f"; roots {min(each):.2f}..{statistics.median(each):.2f}..{max(each):.2f} ms"
-                facts += "".join(f"; {key} {stats[0][key]}" for key in WORDS.get(name, ()) if key in stats[0])
-                _say(f"{'':<14} {'':<30}    phases (slowest rank, ms): {_phases(res)}{facts}")
-        del data
-    _say()
-    for row in rows:
-        _say(json.dumps(row, default=float))
-    if args.json:
-        with open(args.json, "w") as f:
-            f.writelines(json.dumps(row, default=float) + "\n" for row in rows)
-    if args.steps:
-        with open(args.steps, "w") as f:
-            f.writelines(json.dumps(row, default=float) + "\n" for row in steps)
-    if args.cuda:
-        driver.close_local()     # its client to the cluster first: a client left behind retries, then logs at exit
-        cluster.close()
-    return 0
+    ap.add_argument("results", nargs="+", help="results folders of sweeps/partitioned.yaml (or one like it)")
+    results = ap.parse_args(argv).results
+    table(pd.concat([reduce.summarize(reduce.rows_of(r)) for r in results], ignore_index=True))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -13,13 +13,14 @@ REPO = Path(__file__).parents[1]
 BENCHMARKS = REPO / "benchmarks"
 
 
-def run_sweep(folder: Path, name: str, **spec) -> Path:
-    """Run the sweep ``spec`` (datasets, kernels, reps...) on the CPU with one worker; its results folder."""
+def run_sweep(folder: Path, name: str, workers: int = 1, **spec) -> Path:
+    """Run the sweep ``spec`` (datasets, kernels, reps...) on the CPU with ``workers`` workers; its
+    results folder."""
     from graphsweep.pipeline.cli import main
     spec = {"name": name, "results": str(folder / "results"), "data": str(folder / "data"), "backend": "cpu", **spec}
     (folder / "spec.yaml").write_text(yaml.safe_dump(spec))
     (folder / "cluster.yaml").write_text(yaml.safe_dump({"profiles": {"one": {"kind": "local-cpu", "options": {
-        "n_workers": 1, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
+        "n_workers": workers, "threads_per_worker": 1, "dashboard_address": ":0"}}}}))
     with pytest.raises(SystemExit) as done:
         main(["run", str(folder / "spec.yaml"), "--cluster", "one", "--cluster-file", str(folder / "cluster.yaml"),
               "--no-report", "--no-progress"])
@@ -171,27 +172,20 @@ def test_listrank_prints_each_variant_against_both_chase_floors(results, capsys,
     assert "listrank.wyllie" in out and "cc." not in out
 
 
-def test_partitioned_times_the_one_device_kernel_beside_each_k_and_the_variants_asked(tmp_path, capsys, monkeypatch):
-    """benchmarks/partitioned.py on local CPU workers: the one-device bfs.best beside bfs.distributed
-    at K = 1 and 2 (the partition's facts printed for each K, though the one-device graph is another
-    dataset), and a --variant run at each K, labelled by its parameters; every run verified."""
-    import json
-    rows_file, steps_file = tmp_path / "rows.jsonl", tmp_path / "steps.jsonl"
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    main = runpy.run_path(str(BENCHMARKS / "partitioned.py"))["main"]
-    from graphsweep.kernels.dist import driver
-    try:
-        assert main(["--backend", "cpu", "--scale", "8", "--partitions", "1", "2", "--kernels", "bfs.distributed",
-                     "--roots", "2", "--reps", "1", "--variant", "alpha=8,beta=24", "--json", str(rows_file),
-                     "--steps", str(steps_file)]) == 0
-    finally:
-        driver.close_local()        # the local workers the partitioned runs started
-    out = capsys.readouterr().out
-    rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
-    assert [(r["kernel"], r["partitions"]) for r in rows] == [
-        ("bfs.distributed", 1), ("bfs.distributed alpha=8 beta=24", 1),
-        ("bfs.distributed", 2), ("bfs.distributed alpha=8 beta=24", 2)]
-    assert all(r["single_ms"] > 0 and r["ms"] > 0 and len(r["instance_ms"]) == 2 for r in rows)
-    assert out.count("K = 1 (none)") == 1 and out.count("K = 2 (dask)") == 1   # each K's partition facts
-    steps = {(row["kernel"], row["partitions"]) for row in map(json.loads, steps_file.read_text().splitlines())}
-    assert ("bfs.best", 0) in steps and ("bfs.distributed alpha=8 beta=24", 2) in steps
+def test_partitioned_prints_each_k_beside_the_one_device_kernel_with_the_cost_model(tmp_path, capsys, monkeypatch):
+    """benchmarks/partitioned.py over a partitioned sweep on two CPU workers: the one-device bfs.best
+    beside bfs.distributed at K = 1 and 2 and a variant, the partition's facts (the link measured
+    when it was built) for each K, the model from them, every run verified."""
+    folder = run_sweep(tmp_path, "partitioned", workers=2, reps=1, warmup=0, roots=2, roots_seed=1,
+                       datasets=[{"generator": "rmat", "params": {"scale": 8, "edge_factor": 8}, "store": "memory"}],
+                       kernels=["bfs.best", {"name": "bfs.distributed", "params": {"partitions": [1, 2]}},
+                                {"name": "bfs.distributed", "params": {"partitions": [2], "alpha": 8}}])
+    out = printed(capsys, monkeypatch, "partitioned.py", folder)
+    assert out.count("K = 1 (none)") == 1 and out.count("K = 2 (dask): all-reduce bus bandwidth") == 1
+    lines = {("alpha=8" in line, int(line.split()[-13])): line.split() for line in out.splitlines()
+             if line.startswith("bfs.distributed")}
+    assert sorted(lines) == [(False, 1), (False, 2), (True, 2)]
+    for line in lines.values():
+        ms, single, model = float(line[-12]), float(line[-11]), float(line[-4])
+        assert ms > 0 and single > 0 and model > 0
+    assert out.count("GTEPS") == 3 and out.count("roots ") == 3 and "NOT VERIFIED" not in out

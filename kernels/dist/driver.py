@@ -13,7 +13,8 @@ First the communicator is made (``comms``: ``auto`` takes NCCL when every worker
 GPU and NCCL loads there, else the Dask transport; K = 1 needs none); then each worker builds its
 slice from its share of the edges, the entries shuffled to their owners through the
 communicator (``slices``, ``shuffle``), and keeps it in its ``plugin.SliceStore``; the driver
-receives the bounds and the facts only.
+receives the bounds and the facts only.  For K > 1 the communicator's all-reduce bandwidth and
+latency are measured last, as facts (``link_*``) that the runs' rows carry for the cost model.
 
 Runs.  ``Partition.spmd(fn, *args)`` runs ``fn`` as one task per worker (``spmd.run``), tasks
 bound to their slice's worker (no stealing), named on the dashboard.  The driver polls while it
@@ -434,6 +435,8 @@ def partitioned(inp, params: dict, backend: str) -> Partition:
     part = Partition(client, workers[:k], backend, inp.n, max(1, (os.cpu_count() or 1) // k))
     _connect(part, params["comms"])       # first: the build shuffles the edges through it
     _build(inp, part)
+    if k > 1:
+        _measure_link(part)
     inp.cache["partition"] = (want, part)
     inp.cache[WITH_EDGES] = part
     return part
@@ -498,6 +501,42 @@ def _build_slice(key, source, share: int, shares: int, n: int, backend: str, thr
     piece, facts = slices.build(store.comms[key], source, share, shares, n, backend, threads, sizes)
     store.slices[key] = piece
     return {**facts, "bounds": piece.bounds, "with_edges": int(piece.xp.count_nonzero(piece.csr.degree()))}
+
+
+LINK_TRIES = 3            # all-reduces of a vertex vector timed for the link's bandwidth (and 10x as many of 8 bytes)
+
+
+def _measure_link(part: Partition) -> None:
+    """The communicator's all-reduce bus bandwidth (of a vector of n float32, at least 1 MB, at most
+    256 MB: what PageRank all-gathers) and latency (8 bytes, read on the host), the slowest rank's
+    medians, as the partition's facts ``link_busbw_gbps`` and ``link_latency_ms``: the exchange's
+    cost model (bytes / bandwidth + rounds x latency + local time) reads them from the runs' rows."""
+    nbytes = min(1 << 28, max(1 << 20, 4 * part.n))
+    records = part.spmd(_link, nbytes, LINK_TRIES, name="partition-link")
+    part.facts["link_busbw_gbps"] = min(r["busbw_gbps"] for r in records)
+    part.facts["link_latency_ms"] = max(r["latency_ms"] for r in records)
+
+
+def _link(rank, nbytes: int, tries: int) -> dict:
+    """On every rank: ``tries`` all-reduces of ``nbytes`` (bus bandwidth: the bytes a ring moves per
+    rank, 2 (K - 1) / K of them, over the time) after one untimed, and 10 ``tries`` of 8 bytes each
+    read on the host (latency); medians."""
+    xp, comm, k = rank.xp, rank.comm, rank.comm.size
+    big, small = xp.ones(nbytes // 4, dtype=np.float32), xp.zeros(1, dtype=np.int64)
+    times, latencies = [], []
+    for t in range(tries + 1):
+        rank.sync()
+        t0 = time.perf_counter()
+        comm.host(comm.allreduce(big)[:1])
+        if t:
+            times.append(time.perf_counter() - t0)
+    for t in range(10 * tries + 2):
+        t0 = time.perf_counter()
+        comm.host(comm.allreduce(small))
+        if t >= 2:
+            latencies.append(time.perf_counter() - t0)
+    return {"busbw_gbps": 2 * (k - 1) / k * nbytes / float(np.median(times)) / 1e9,
+            "latency_ms": 1e3 * float(np.median(latencies))}
 
 
 def _with_edges(key, positions) -> np.ndarray:
