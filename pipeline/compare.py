@@ -28,8 +28,8 @@ from . import reduce as reducer
 from .figures.frame import natural
 
 # Tasks line up by the kernel as the spec named it (cc.best, whichever implementation it stood for
-# in each run) and the parameters the spec gave; results written before those columns existed
-# line up by the kernel that ran and its parameters.
+# in each run) and the parameters the spec gave; where either folder was written before those
+# columns existed, both line up by the kernel that ran and all its parameters.
 KEY = ("asked", "dataset", "given")
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -54,12 +54,23 @@ class Comparison:
         return self.verdict in ("slower", "failed in NEW")
 
 
-def kernel_times(results) -> dict:
+def kernel_times(results, legacy: bool | None = None) -> dict:
     """(kernel, dataset, params) -> (kernel times in ms of every timed rep, or None when the task
-    failed) of the sweep in ``results``."""
-    rows = reducer.rows_of(results)
+    failed) of the sweep in ``results``: the kernel as the spec named it and the parameters it gave,
+    or with ``legacy`` (None: where the rows lack those columns) the kernel that ran and all its
+    parameters."""
+    return _times(reducer.rows_of(results), legacy)
+
+
+def _legacy(rows) -> bool:
+    """Rows written before the kernel asked and the parameters given were kept."""
+    return any(column not in rows or rows[column].isna().all() for column in ("asked", "given"))
+
+
+def _times(rows, legacy: bool | None) -> dict:
     for column, older in (("asked", "kernel"), ("given", "params")):
-        rows[column] = rows[older] if column not in rows else rows[column].fillna(rows[older])
+        use_older = legacy or (legacy is None and _legacy(rows))
+        rows[column] = rows[older] if use_older or column not in rows else rows[column].fillna(rows[older])
     out = {}
     for key, task in rows.groupby(list(KEY), sort=False, dropna=False):
         failed = task["error"].notna().any() or task["verified"].eq(False).any()
@@ -101,7 +112,10 @@ def compare(base, new, *, threshold: float = 0.10) -> tuple[list[Comparison], di
     (``{"base only": [...], "new only": [...]}``)."""
     if threshold < 0:
         raise GraphsweepError(f"--threshold {threshold}: must be >= 0")
-    old, now = kernel_times(base), kernel_times(new)
+    # a folder written before the asked and given columns lines up with any other by what ran
+    base_rows, new_rows = reducer.rows_of(base), reducer.rows_of(new)
+    legacy = _legacy(base_rows) or _legacy(new_rows)
+    old, now = _times(base_rows, legacy), _times(new_rows, legacy)
     out = []
     for key in (k for k in old if k in now):
         a, b = old[key], now[key]

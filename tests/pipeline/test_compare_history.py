@@ -214,3 +214,22 @@ def test_a_best_that_changed_implementation_still_lines_up(tmp_path):
     found, only = compare.compare(tmp_path / "base", tmp_path / "new")
     assert only == {"base only": [], "new only": []}
     assert [(c.kernel, c.params, c.verdict) for c in found] == [("cc.best", "{}", "faster")]
+
+
+def test_a_folder_written_before_asked_and_given_lines_up_with_a_newer_one_by_what_ran(tmp_path):
+    """A results folder from before rows kept the kernel asked and the parameters given (its rows
+    have neither) compared with a newer one: both line up by the kernel that ran and all its
+    parameters (the newer one's given parameters, here none, would match nothing on the older side)."""
+    names = labels(tmp_path)
+    make_results(tmp_path / "base", {label: [10.0, 10.0, 10.0] for label in names})
+    plan = nightly(tmp_path / "new")
+    store.init(plan, resume=False)
+    for task in plan.tasks:
+        rows = [{"task": task.hash, "kernel": task.kernel, "asked": task.name, "given": json.dumps(task.given),
+                 "dataset": task.dataset.id, "params": json.dumps(task.params, sort_keys=True), "stage": "kernel",
+                 "phase": "total", "rep": rep, "ms": 10.0, "verified": True, "error": None} for rep in range(3)]
+        store.write_task(tmp_path / "new", task.hash, pa.Table.from_pylist(rows), failed=False, error=None)
+    found, only = compare.compare(tmp_path / "base", tmp_path / "new")
+    assert only == {"base only": [], "new only": []}
+    assert len(found) == len(names) and {c.verdict for c in found} == {"same"}
+    assert '{"blocks": null, "threads": 256}' in {c.params for c in found}     # wyllie: the parameters that ran
