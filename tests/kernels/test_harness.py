@@ -259,7 +259,7 @@ def test_settling_a_finished_rep_leaves_the_rep_queued_after_it_running():
     with second.phase("work"):
         spin((1,), (1,), (np.int64(4_000_000_000),))        # a second or two at GPU clocks
     first.settle()
-    running = not second._marks[-1][-1].query()
+    running = not second._marks[-1][-1].done
     second.finish()
     assert running, "settling the first rep waited for the rep queued after it"
     assert first.rows()[0]["bytes_read"] == 8
