@@ -1,103 +1,50 @@
-"""Generation throughput of every dataset kind: rows/s and MB/s of Parquet written.
+"""Generation throughput of every dataset kind — rows/s and MB/s of Parquet written — from the
+generation rows of the shipped sweep ``sweeps/generate.yaml`` (or any sweep that generated its
+datasets: each run records what it made in RESULTS/generation/RUN_ID.parquet).
 
-    python benchmarks/generate.py                       # every kind at its default size
-    python benchmarks/generate.py --kinds list rmat --list-n 16M --rmat-scale 22 --workers 0 2
-    python benchmarks/generate.py --kinds list ordered-list list-graph --backend gpu --list-n 1G
+    graphsweep run sweeps/generate.yaml                 # every kind at its default size
+    python3 benchmarks/generate.py results/generate
 
-Each row of the table is one (kind, size, workers, backend) run into a temporary directory
-(removed afterwards, or kept under --dir); the table is printed from the same rows it saves
-with --csv, so they cannot drift.
-
-It is no sweep: a sweep times kernels, and its generation stage records no rows (a generation
-task returns the dataset's path or its error; a ``store: memory`` dataset's generation is folded
-into the load time of the first task that needs it), and it generates each dataset once, on the
-sweep's own cluster, where this compares worker counts and backends on the same kind and size.
+A row per dataset a run generated: its rows (list nodes or graph edges), parts, seconds of the
+parallel generation (a task per part on the sweep's workers, written to disk), Mrows/s and MB/s.
+To compare worker counts or backends, run the sweep again on another cluster (``--cluster``) or
+with ``backend: gpu``, each with a results folder and a ``data:`` folder of its own (a dataset made
+already is not made again, and records no row), and give every results folder here.
 """
 
 import argparse
-import csv
-import shutil
-import sys
-import tempfile
-import time
 from pathlib import Path
 
-from distributed import Client, LocalCluster
+from graphsweep.pipeline import store
 
-from graphsweep.datasets import read_manifest
-from graphsweep.generators import GENERATORS, generate
-from graphsweep.pipeline.cli_data import parse_rows
+COLUMNS = ("kind", "dataset", "workers", "backend", "rows", "parts", "seconds", "Mrows/s", "MB/s")
 
 
-def sizes(args) -> dict:
-    """Parameters of each kind at the requested sizes."""
-    return {
-        "list": {"n": args.list_n}, "ordered-list": {"n": args.list_n},
-        "list-graph": {"n": args.list_n, "count": 16}, "tree": {"n": args.graph_n, "k": 3},
-        "density": {"m": args.graph_n * 3, "density": 0.001}, "uniform": {"n": args.graph_n},
-        "scale-free": {"n": args.graph_n}, "rmat": {"scale": args.rmat_scale},
-    }
-
-
-def run_one(kind, params, workers, args, root) -> dict:
-    out = root / f"{kind}-{workers}"
-    cluster = client = None
-    if workers:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    try:
-        start = time.perf_counter()
-        generate(kind, out, seed=1, params=params, part_rows=args.part_rows, client=client,
-                 backend=args.backend, overwrite=True, progress=False)
-        seconds = time.perf_counter() - start
-    finally:
-        if client is not None:
-            client.close()
-            cluster.close()
-    manifest = read_manifest(out)
-    rows = manifest["n"] if manifest["kind"] == "list" else manifest["m"]
-    size = sum((out / p["path"]).stat().st_size for p in manifest["parts"])
-    if not args.dir:
-        shutil.rmtree(out)
-    return {"kind": kind, "params": " ".join(f"{k}={v}" for k, v in params.items()), "workers": workers,
-            "backend": args.backend, "rows": rows, "seconds": round(seconds, 3),
-            "Mrows_per_s": round(rows / seconds / 1e6, 2), "MB_per_s": round(size / seconds / 1e6, 1)}
+def rows_of(results) -> list[dict]:
+    """The table's rows: each generation row of each folder in ``results``."""
+    out = []
+    for folder in results:
+        for r in store.generation(folder):
+            params = r["dataset"].removeprefix(f"{r['generator']}_")     # the parameters the spec gave, and the seed
+            out.append({"kind": r["generator"], "dataset": params, "workers": r["workers"], "backend": r["backend"],
+                        "rows": f"{r['rows']:,}", "parts": r["parts"], "seconds": f"{r['seconds']:.2f}",
+                        "Mrows/s": f"{r['rows_per_s'] / 1e6:.3g}", "MB/s": f"{r['mb_per_s']:.3g}"})
+    return out
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kinds", nargs="+", default=list(GENERATORS), choices=list(GENERATORS))
-    parser.add_argument("--list-n", type=lambda t: parse_rows("list_n", t), default=1 << 24)
-    parser.add_argument("--graph-n", type=lambda t: parse_rows("graph_n", t), default=1 << 22)
-    parser.add_argument("--rmat-scale", type=int, default=20)
-    parser.add_argument("--workers", type=int, nargs="+", default=[0], help="0 = in-process threads")
-    parser.add_argument("--part-rows", type=lambda t: parse_rows("part_rows", t), default=1 << 20)
-    parser.add_argument("--backend", choices=["cpu", "gpu"], default="cpu")
-    parser.add_argument("--dir", type=Path, help="write the datasets here and keep them")
-    parser.add_argument("--csv", type=Path, help="also save the rows as CSV (never overwritten)")
-    args = parser.parse_args(argv)
-    root = args.dir or Path(tempfile.mkdtemp(prefix="graphsweep-bench-"))
-    rows = []
-    try:
-        for kind in args.kinds:
-            if args.backend == "gpu" and not GENERATORS[kind].gpu:
-                continue
-            for workers in args.workers:
-                rows.append(run_one(kind, sizes(args)[kind], workers, args, root))
-                print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), file=sys.stderr, flush=True)
-    finally:
-        if not args.dir:
-            shutil.rmtree(root, ignore_errors=True)
-    header = list(rows[0]) if rows else []
-    widths = [max(len(h), *(len(str(r[h])) for r in rows)) for h in header]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", nargs="+", type=Path, help="results folders of sweeps that generated datasets")
+    args = ap.parse_args(argv)
+    rows = rows_of(args.results)
+    if not rows:
+        print(f"no generation recorded in {', '.join(map(str, args.results))}: every dataset existed already "
+              "(give the sweep a fresh data: folder)")
+        return
+    widths = [max(len(c), *(len(str(r[c])) for r in rows)) for c in COLUMNS]
+    print("  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)))
     for r in rows:
-        print("  ".join(str(r[h]).ljust(w) for h, w in zip(header, widths)))
-    if args.csv:
-        with open(args.csv, "x", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=header)
-            writer.writeheader()
-            writer.writerows(rows)
+        print("  ".join(str(r[c]).ljust(w) for c, w in zip(COLUMNS, widths)))
 
 
 if __name__ == "__main__":

@@ -130,8 +130,8 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
             progress: bool = False, store_later: bool = False):
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
-    With ``wait`` the generation finishes first (``progress``: with progress lines); otherwise
-    kernel tasks depend on the generation futures.  ``send(task)`` submits one task, holding
+    With ``wait`` the generation finishes first (``progress``: with progress lines) and what it made
+    is recorded (``store.write_generation``); otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task, holding
     ``resources`` (see ``_placement``; a partitioned task holds them on its K workers from within
     itself: ``worker.run_task``), at its priority by ``seconds`` (task hash -> estimated seconds).
     ``store_later``: a task's rows are stored while its worker's next task starts (the run flushes
@@ -153,6 +153,7 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
                     key=f"generate-{ref.id}-{run_id}", priority=len(plan.tasks) + 1, pure=False))
     if wait:
         generated = _wait_generated(plan, generated, progress)
+        store.write_generation(plan.results, run_id, [g["generated"] for g in generated if g.get("generated")])
     priority = _priorities(todo, seconds)
 
     def send(task, to=None):

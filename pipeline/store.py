@@ -6,6 +6,8 @@ Layout::
     RESULTS/tasks/HASH.parquet    one file per finished task, tidy rows (see worker.py)
     RESULTS/logs/RUN_ID.log       one log per run or submit
     RESULTS/submitted/RUN_ID.json what a submit launched: scheduler, time, task hash -> Dask key
+    RESULTS/generation/RUN_ID.parquet  the datasets a run generated: one row each (rows, bytes, parts,
+                                  seconds, backend, workers; benchmarks/generate.py prints them)
     RESULTS/run.lock              locked (flock) by the run or submit using the directory: host, pid, since
                                   (from before its cluster starts: it marks the directory of a run starting)
     RESULTS/STOP                  written by the first failed task when on_failure is stop
@@ -47,6 +49,7 @@ LOGS = "logs"
 STOP = "STOP"
 LOCK = "run.lock"
 SUBMITTED = "submitted"
+GENERATION = "generation"
 LOCK_WAIT_S = 0.2   # how long a run waits for a lock held (shared) by a status reading its holder
 STATUS_KEY = b"graphsweep.status"
 ERROR_KEY = b"graphsweep.error"
@@ -236,6 +239,23 @@ def forget_failed(results) -> int:
             path.unlink(missing_ok=True)
             count += 1
     return count
+
+
+def write_generation(results, run_id: str, records: list[dict]) -> Path | None:
+    """The datasets run ``run_id`` generated, one row each, as generation/RUN_ID.parquet (written
+    atomically); None where it generated none."""
+    if not records:
+        return None
+    path = Path(results) / GENERATION / f"{run_id}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist(records)
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def generation(results) -> list[dict]:
+    """Every run's generation rows in ``results`` (oldest run first)."""
+    folder = Path(results) / GENERATION
+    return [row for path in sorted(folder.glob("*.parquet")) for row in pq.read_table(path).to_pylist()]
 
 
 def task_file(results, task_hash: str) -> Path:

@@ -448,7 +448,8 @@ def generate_dataset(ref: DatasetRef, part_rows: int, backend: str) -> dict:
     """Make ``ref`` with its generator (one Dask task per part), unless it already exists.
 
     Returns ``{"id", "path", "error"}``: a failure is reported, not raised, so each of the
-    dataset's tasks can store it as its error.
+    dataset's tasks can store it as its error; a dataset made here adds ``generated``, its
+    generation row (``generation_row``).
     """
     out = Path(ref.path)
     made = made_already(ref)
@@ -461,11 +462,28 @@ def generate_dataset(ref: DatasetRef, part_rows: int, backend: str) -> dict:
         if not generators.GENERATORS[ref.generator].gpu:
             backend = "cpu"  # this generator has no GPU path
         with worker_client() as client:
+            started = time.perf_counter()
             generators.generate(ref.generator, out, seed=ref.seed, **ref.generator_params,
                                 part_rows=part_rows, client=client, backend=backend, progress=False)
-        return {"id": ref.id, "path": str(out), "error": None}
+            seconds = time.perf_counter() - started
+            workers = len(client.scheduler_info(n_workers=-1)["workers"])
+        return {"id": ref.id, "path": str(out), "error": None,
+                "generated": generation_row(ref, out, seconds, backend, workers)}
     except Exception as exc:  # reported to every task on this dataset
         return {"id": ref.id, "path": str(out), "error": f"generating {ref.id}: {type(exc).__name__}: {exc}"}
+
+
+def generation_row(ref: DatasetRef, out: Path, seconds: float, backend: str, workers: int) -> dict:
+    """What generating ``ref`` into ``out`` made and took: rows and bytes of its parts on disk,
+    over the wall time of its parallel generation on ``workers`` workers."""
+    manifest = dataset_format.read_manifest(out)
+    parts = manifest["parts"]
+    rows = sum(int(p["rows"]) for p in parts)
+    written = sum((out / p["path"]).stat().st_size for p in parts)
+    return {"dataset": ref.id, "generator": ref.generator, "dataset_params": json.dumps(ref.params, sort_keys=True),
+            "seed": ref.seed, "n": manifest.get("n"), "rows": rows, "bytes": written, "parts": len(parts),
+            "seconds": seconds, "rows_per_s": rows / seconds, "mb_per_s": written / seconds / 1e6,
+            "backend": backend, "workers": workers}
 
 
 def _scalar(value):

@@ -189,3 +189,16 @@ def test_partitioned_prints_each_k_beside_the_one_device_kernel_with_the_cost_mo
         ms, single, model = float(line[-12]), float(line[-11]), float(line[-4])
         assert ms > 0 and single > 0 and model > 0
     assert out.count("GTEPS") == 3 and out.count("roots ") == 3 and "NOT VERIFIED" not in out
+
+
+def test_generate_prints_what_each_run_generated(results, capsys, monkeypatch):
+    """benchmarks/generate.py over the printers' sweep: a row per dataset its run generated (two
+    lists and an R-MAT graph, written to disk), rows and parts from the manifest; a folder whose
+    run generated nothing says so."""
+    out = printed(capsys, monkeypatch, "generate.py", results)
+    table = {line.split()[1]: line.split() for line in out.splitlines()[1:]}
+    assert set(table) == {"n=4096_seed=1", "n=8192_seed=1", "edge_factor=8_scale=8_seed=1"}
+    assert table["n=8192_seed=1"][4] == "8,192" and table["edge_factor=8_scale=8_seed=1"][4] == "2,048"
+    assert all(float(row[-1]) > 0 and float(row[-2]) > 0 for row in table.values())
+    (results.parent / "nothing").mkdir()
+    assert "no generation recorded" in printed(capsys, monkeypatch, "generate.py", results.parent / "nothing")
