@@ -16,7 +16,7 @@ repeated SSSP wins).
 import argparse
 import math
 
-from graphsweep.pipeline.ratios import print_groups, totals
+from graphsweep.pipeline.ratios import print_groups, totals, run_printer
 
 REFERENCE = "apsp.blocked-floyd-warshall"
 LANES_PER_SM = 64              # int32 add-min (DPX) per SM per clock
@@ -54,4 +54,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

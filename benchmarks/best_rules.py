@@ -18,7 +18,7 @@ import argparse
 
 import pandas as pd
 
-from graphsweep.pipeline.ratios import totals
+from graphsweep.pipeline.ratios import totals, run_printer
 
 AXES = {"sssp.near-far": "delta", "tc.search": "lanes"}
 BOUND = 1.10
@@ -56,4 +56,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

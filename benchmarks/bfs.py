@@ -25,7 +25,7 @@ checkout on one device to compare a change with what it replaces, and print eith
 
 import argparse
 
-from graphsweep.pipeline.ratios import mark_best, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, print_groups, totals, run_printer
 
 # dataset id -> (target ms per root, {peer: ms per root}), from the BFS issues (R-MAT 24: issue #21's
 # 1.0 ms, on an H200; the uniform graph: the first BFS issue's 3 ms)
@@ -89,4 +89,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

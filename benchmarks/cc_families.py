@@ -20,7 +20,7 @@ import argparse
 import statistics
 
 import pandas as pd
-from graphsweep.pipeline.ratios import mark_best, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, print_groups, totals, run_printer
 
 from graphsweep.kernels import registry
 
@@ -85,4 +85,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

@@ -34,7 +34,7 @@ import argparse
 import math
 
 import pandas as pd
-from graphsweep.pipeline.ratios import mark_best, model_floor_ms, totals
+from graphsweep.pipeline.ratios import mark_best, model_floor_ms, totals, run_printer
 
 from graphsweep.kernels import registry
 
@@ -139,4 +139,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

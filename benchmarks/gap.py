@@ -26,7 +26,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from graphsweep.pipeline.ratios import mark_best, model_floor_ms, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, model_floor_ms, print_groups, totals, run_printer
 
 from graphsweep.kernels import registry
 
@@ -122,4 +122,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

@@ -15,7 +15,9 @@ already is not made again, and records no row), and give every results folder he
 import argparse
 from pathlib import Path
 
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.pipeline import store
+from graphsweep.pipeline.ratios import run_printer
 
 COLUMNS = ("kind", "dataset", "workers", "backend", "rows", "parts", "seconds", "Mrows/s", "MB/s")
 
@@ -24,6 +26,8 @@ def rows_of(results) -> list[dict]:
     """The table's rows: each generation row of each folder in ``results``."""
     out = []
     for folder in results:
+        if not Path(folder).is_dir():
+            raise GraphsweepError(f"{folder}: no such results folder")
         for r in store.generation(folder):
             params = r["dataset"].removeprefix(f"{r['generator']}_")     # the parameters the spec gave, and the seed
             out.append({"kind": r["generator"], "dataset": params, "workers": r["workers"], "backend": r["backend"],
@@ -48,4 +52,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

@@ -34,7 +34,7 @@ import argparse
 import math
 
 from graphsweep.kernels.throughput import LINK_NOISE
-from graphsweep.pipeline.ratios import totals
+from graphsweep.pipeline.ratios import totals, run_printer
 
 ISSUE_H200 = {"h2d_gbps": 50.0, "d2h_gbps": 55.0, "mapped_sequential_gbps": 45.0, "mapped_naive_gbps": 0.54}
 FLOORS = (("h2d_gbps", "pinned host -> device copy"), ("d2h_gbps", "device -> pinned host copy"),
@@ -97,4 +97,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

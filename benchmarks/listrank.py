@@ -13,7 +13,7 @@ record).
 
 import argparse
 
-from graphsweep.pipeline.ratios import print_groups, totals
+from graphsweep.pipeline.ratios import print_groups, totals, run_printer
 
 
 def over_floors(row) -> str:
@@ -32,4 +32,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

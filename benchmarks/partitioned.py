@@ -37,6 +37,7 @@ import pandas as pd
 
 from graphsweep.pipeline import reduce
 from graphsweep.pipeline.figures import variants
+from graphsweep.pipeline.ratios import run_printer
 
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
 # Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
@@ -162,4 +163,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from graphsweep.pipeline import history, reduce, store
+from graphsweep.pipeline.ratios import run_printer
 
 TARGETS = {"timed-rep share": (">=", 0.80), "outside-kernel share": ("<=", 0.10), "load GB/s": (">=", 2.0)}
 # Speed-up on K GPUs over one: issue #34's for a sweep of SCALING_SECONDS or more on one GPU, else
@@ -214,4 +215,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

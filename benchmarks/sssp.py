@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from graphsweep.pipeline.ratios import mark_best, print_groups, totals
+from graphsweep.pipeline.ratios import mark_best, print_groups, totals, run_printer
 
 RMAT22 = "rmat_scale=22_edge_factor=16_weights=1:255_seed=1"
 GAPBS_RMAT22_MS, TARGET_VS_GAPBS, TARGET_VS_SCIPY = 91.6, 10.0, 50.0
@@ -81,4 +81,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

@@ -12,7 +12,7 @@ fastest hand-tuned ``sssp.near-far`` of the same graph over it (above 1: faster 
 
 import argparse
 
-from graphsweep.pipeline.ratios import totals
+from graphsweep.pipeline.ratios import totals, run_printer
 
 TARGET_MS = 30.0
 
@@ -38,4 +38,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_printer(main)

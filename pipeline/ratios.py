@@ -4,9 +4,12 @@ by kernel variant, each against the variant a ``*.best`` alias stands for, and a
 computed from the ceilings the worker measured and stamped on the same rows."""
 
 import json
+import sys
+from pathlib import Path
 
 import pandas as pd
 
+from graphsweep.core.errors import GraphsweepError
 from graphsweep.kernels import registry
 from graphsweep.pipeline import reduce
 from graphsweep.pipeline.figures import variants
@@ -51,3 +54,13 @@ def model_floor_ms(row) -> float:
     into a table that fits the L2 run faster than that ceiling, so a kernel can beat this floor."""
     streamed = (row["bytes_read"] + row["bytes_written"]) / (row["ceiling_copy_gbps"] * 1e9)
     return 1e3 * (streamed + row["random_accesses"] / (row["ceiling_gather_gelems"] * 1e9))
+
+
+def run_printer(main) -> None:
+    """A printer's entry point: a results folder it cannot read (none there, no task results yet, an
+    unreadable file) is one line on stderr and exit code 2, never a traceback."""
+    try:
+        main()
+    except (GraphsweepError, FileNotFoundError, NotADirectoryError) as exc:
+        print(f"{Path(sys.argv[0]).name}: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -200,5 +200,17 @@ def test_generate_prints_what_each_run_generated(results, capsys, monkeypatch):
     assert set(table) == {"n=4096_seed=1", "n=8192_seed=1", "edge_factor=8_scale=8_seed=1"}
     assert table["n=8192_seed=1"][4] == "8,192" and table["edge_factor=8_scale=8_seed=1"][4] == "2,048"
     assert all(float(row[-1]) > 0 and float(row[-2]) > 0 for row in table.values())
-    (results.parent / "nothing").mkdir()
+    (results.parent / "nothing").mkdir(exist_ok=True)
     assert "no generation recorded" in printed(capsys, monkeypatch, "generate.py", results.parent / "nothing")
+
+
+PRINTERS = sorted(p.name for p in BENCHMARKS.glob("*.py") if p.name != "sssp_road_floor.py")
+
+
+@pytest.mark.parametrize("script", PRINTERS)
+def test_a_printer_given_a_folder_without_results_says_so_in_one_line(script, tmp_path, capsys, monkeypatch):
+    with pytest.raises(SystemExit) as done:
+        printed(capsys, monkeypatch, script, tmp_path / "missing")
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and "Traceback" not in err
+    assert err.startswith(f"{script}: error: ") and str(tmp_path / "missing") in err and err.count("\n") == 1

@@ -186,15 +186,21 @@ def test_a_second_run_refuses_and_resume_redoes_nothing(mixed, gs, cluster_file)
     assert rc == 1  # the failed tasks stay failed
 
 
-def test_a_run_records_the_datasets_it_generated_and_nothing_it_found_made(mixed, gs, cluster_file):
-    """Each dataset the first run generated is one generation row (rows, parts and bytes from what
-    was written); a later run on the same data (the resume above) generates and records nothing."""
-    plan = mixed[0]
-    records = store.generation(plan.results)
-    assert len(list((plan.results / store.GENERATION).glob("*.parquet"))) == 1
-    assert sorted(r["dataset"] for r in records) == sorted(d.id for d in plan.datasets if d.generated)
-    for r in records:
-        manifest = json.loads((Path(plan.data) / r["dataset"] / "manifest.json").read_text())
+def test_a_run_records_the_datasets_it_generated_and_nothing_it_found_made(tmp_path, gs, write_spec, cluster_file):
+    """Each dataset a run generated is one generation row (rows, parts and bytes from what was
+    written); a second sweep on the same data generates and records nothing."""
+    records = []
+    for name in ("first", "second"):
+        spec = write_spec(tmp_path, name, kernels=["listrank.sequential"], data=str(tmp_path / "own-data"))
+        rc, out, err = gs("run", spec, "--no-report", "--cluster", "test", "--cluster-file", cluster_file)
+        assert rc == 0, out + err
+        plan = sweep.load(spec)
+        records.append(store.generation(plan.results))
+    first, second = records
+    assert sorted(r["dataset"] for r in first) == sorted(d.id for d in plan.datasets) and second == []
+    assert len(list((tmp_path / "results-first" / store.GENERATION).glob("*.parquet"))) == 1
+    for r in first:
+        manifest = json.loads((tmp_path / "own-data" / r["dataset"] / "manifest.json").read_text())
         assert r["rows"] == manifest["n"] and r["parts"] == len(manifest["parts"]) and r["bytes"] > 0
         assert r["seconds"] > 0 and r["workers"] >= 1 and r["backend"] == "cpu"
     assert store.write_generation(plan.results, "nothing", []) is None
