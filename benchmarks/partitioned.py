@@ -37,7 +37,7 @@ import pandas as pd
 
 from graphsweep.pipeline import reduce
 from graphsweep.pipeline.figures import variants
-from graphsweep.pipeline.ratios import run_printer
+from graphsweep.pipeline.ratios import mark_best, run_printer
 
 PAIRS = {"cc.distributed": "cc.best", "bfs.distributed": "bfs.best", "pagerank.distributed": "pagerank.best"}
 # Issue #30's targets (R-MAT 26 on 4 GPUs; K = 1 on R-MAT 24): the speed-up over one GPU's *.best
@@ -104,31 +104,29 @@ def partition_facts(row, k: int) -> str:
                                              f"{peak / slice_bytes:.2f}x" if not math.isnan(peak) else ""))
 
 
-def table(summary: pd.DataFrame) -> list[dict]:
-    """Print the tables of sweeps' summaries (``reduce.summarize``); the rows printed, as dicts."""
+def table(summary: pd.DataFrame) -> None:
+    """Print the tables of sweeps' summaries (``reduce.summarize``)."""
     kernel_rows = summary[summary["stage"] == "kernel"]
     total = kernel_rows[kernel_rows["phase"] == "total"]
     total = total.assign(variant=variants(total))
-    out = []
     for dataset, rows in total.groupby("dataset", sort=False):
         first = rows.iloc[0]
         print(f"\n{dataset}: n = {int(first['n']):,}, m = {int(first['m']):,} ({first['backend']})")
-        single = {name: run_ms(r) for name in PAIRS.values()
-                  for _, r in rows[(rows["asked"] == name) & rows["verified"].astype(bool)].head(1).iterrows()}
+        single = {alias: run_ms(r) for alias in PAIRS.values()
+                  for _, r in rows[mark_best(rows, alias) & rows["verified"].astype(bool)].head(1).iterrows()}
         parted = rows[rows["kernel"].isin(PAIRS) & rows["param_partitions"].notna()]
         for k, at_k in parted.groupby(parted["param_partitions"].astype(int), sort=True):
             print(partition_facts(at_k.iloc[0], k))
             print(HEADER)
             for _, row in at_k.sort_values(["kernel", "variant"]).iterrows():
-                out.append(_line(row, k, single.get(PAIRS[row["kernel"]], math.nan), kernel_rows))
-    return out
+                _line(row, k, single.get(PAIRS[row["kernel"]], math.nan), kernel_rows)
 
 
-def _line(row, k: int, single: float, kernel_rows: pd.DataFrame) -> dict:
+def _line(row, k: int, single: float, kernel_rows: pd.DataFrame) -> None:
     name, label = row["kernel"], row["variant"]
     if not row["verified"]:
         print(f"{label:<44} {k:>2}  NOT VERIFIED: {_get(row, 'error', '')}")
-        return {"dataset": row["dataset"], "kernel": label, "partitions": k, "verified": False}
+        return
     ms = run_ms(row)
     phases = kernel_rows[kernel_rows["task"] == row["task"]].set_index("phase")["median_ms"]
     dispatch = phases.get("dispatch", math.nan) - row["median_ms"]
@@ -150,9 +148,6 @@ def _line(row, k: int, single: float, kernel_rows: pd.DataFrame) -> dict:
     parts += [f"{key} {row['stat_' + key]}" for key in WORDS.get(name, ())
               if isinstance(row.get("stat_" + key), str) and row["stat_" + key].strip()]
     print(f"{'':<44}    phases (slowest rank, ms): {'; '.join(p for p in parts if p)}")
-    return {"dataset": row["dataset"], "kernel": label, "partitions": k, "verified": True, "ms": ms,
-            "single_ms": single, "speedup": speedup, "dispatch_ms": dispatch, "model_ms": model,
-            "target_speedup": target}
 
 
 def main(argv=None) -> None:
