@@ -35,6 +35,8 @@ EXTRA_PREFIXES = ("param_", "data_", "stat_", "ceiling_")
 
 def load(results) -> pd.DataFrame:
     """All rows of all stored tasks of the sweep in ``results``."""
+    if not Path(results).is_dir():
+        raise GraphsweepError(f"{results}: no such results folder")
     files = sorted(store.finished(results).values())
     if not files:
         raise GraphsweepError(f"{results}: no task results yet (nothing under {store.TASKS}/)")
