@@ -218,10 +218,8 @@ class CudaTimer(Timer):
         the runs' stream, waiting for every rep queued after this one, so that the next rep starts
         on an idle GPU with the host's gaps inside its events (R-MAT 22: 0.30 -> 0.40-0.44 ms a
         root on an H200).  This rep has ended (``wait``): what its callables read is there."""
-        self.wait()
         with _side_stream(self._cupy):
-            for *_, traffic, _, _ in self._marks:
-                traffic.settle()
+            super().settle()
 
     def _ms(self, a, b):
         return self._cupy.cuda.get_elapsed_time(a, b)

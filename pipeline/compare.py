@@ -54,12 +54,12 @@ class Comparison:
         return self.verdict in ("slower", "failed in NEW")
 
 
-def kernel_times(results, legacy: bool | None = None) -> dict:
+def kernel_times(results) -> dict:
     """(kernel, dataset, params) -> (kernel times in ms of every timed rep, or None when the task
     failed) of the sweep in ``results``: the kernel as the spec named it and the parameters it gave,
-    or with ``legacy`` (None: where the rows lack those columns) the kernel that ran and all its
-    parameters."""
-    return _times(reducer.rows_of(results), legacy)
+    or for rows from before those columns (``_legacy``) the kernel that ran and all its parameters."""
+    rows = reducer.rows_of(results)
+    return _times(rows, _legacy(rows))
 
 
 def _legacy(rows) -> bool:
@@ -67,10 +67,9 @@ def _legacy(rows) -> bool:
     return any(column not in rows or rows[column].isna().all() for column in ("asked", "given"))
 
 
-def _times(rows, legacy: bool | None) -> dict:
+def _times(rows, legacy: bool) -> dict:
     for column, older in (("asked", "kernel"), ("given", "params")):
-        use_older = legacy or (legacy is None and _legacy(rows))
-        rows[column] = rows[older] if use_older or column not in rows else rows[column].fillna(rows[older])
+        rows[column] = rows[older] if legacy else rows[column].fillna(rows[older])
     out = {}
     for key, task in rows.groupby(list(KEY), sort=False, dropna=False):
         failed = task["error"].notna().any() or task["verified"].eq(False).any()

@@ -131,9 +131,10 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
     """Start the generation ``todo`` needs; return (its kernel tasks in sending order, send).
 
     With ``wait`` the generation finishes first (``progress``: with progress lines) and what it made
-    is recorded (``store.write_generation``); otherwise kernel tasks depend on the generation futures.  ``send(task)`` submits one task, holding
-    ``resources`` (see ``_placement``; a partitioned task holds them on its K workers from within
-    itself: ``worker.run_task``), at its priority by ``seconds`` (task hash -> estimated seconds).
+    is recorded (``store.write_generation``); otherwise kernel tasks depend on the generation
+    futures.  ``send(task)`` submits one task, holding ``resources`` (see ``_placement``; a
+    partitioned task holds them on its K workers from within itself: ``worker.run_task``), at its
+    priority by ``seconds`` (task hash -> estimated seconds).
     ``store_later``: a task's rows are stored while its worker's next task starts (the run flushes
     the workers at its end: ``_flushed``).
     """

@@ -43,6 +43,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from graphsweep.datasets import format as dataset_format
 from graphsweep.core import capacity, gpu
+from graphsweep.core.workers import live_workers
 from graphsweep.datasets import reader
 from graphsweep.core.errors import DatasetError
 from graphsweep.generators import memory
@@ -466,7 +467,7 @@ def generate_dataset(ref: DatasetRef, part_rows: int, backend: str) -> dict:
             generators.generate(ref.generator, out, seed=ref.seed, **ref.generator_params,
                                 part_rows=part_rows, client=client, backend=backend, progress=False)
             seconds = time.perf_counter() - started
-            workers = len(client.scheduler_info(n_workers=-1)["workers"])
+            workers = len(live_workers(client))
         return {"id": ref.id, "path": str(out), "error": None,
                 "generated": generation_row(ref, out, seconds, backend, workers)}
     except Exception as exc:  # reported to every task on this dataset
@@ -482,8 +483,7 @@ def generation_row(ref: DatasetRef, out: Path, seconds: float, backend: str, wor
     written = sum((out / p["path"]).stat().st_size for p in parts)
     return {"dataset": ref.id, "generator": ref.generator, "dataset_params": json.dumps(ref.params, sort_keys=True),
             "seed": ref.seed, "n": manifest.get("n"), "rows": rows, "bytes": written, "parts": len(parts),
-            "seconds": seconds, "rows_per_s": rows / seconds, "mb_per_s": written / seconds / 1e6,
-            "backend": backend, "workers": workers}
+            "seconds": seconds, "backend": backend, "workers": workers}
 
 
 def _scalar(value):
