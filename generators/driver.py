@@ -13,6 +13,7 @@ A caller that resolved the parameters already (a sweep, as it read its spec) han
 ``resolved``: none is coerced twice.
 """
 
+import itertools
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -122,9 +123,15 @@ def _run_distributed(client, tasks: list, plan: Plan, progress: Progress) -> lis
     per_task = max(1, min(PARTS_PER_TASK, len(tasks) // max(1, sum(client.nthreads().values()))))
     groups = [[(index, start, stop) for _, _, _, index, start, stop, _ in tasks[i:i + per_task]]
               for i in range(0, len(tasks), per_task)]
+    # Dealt to the workers' threads in turn (loosely: a worker that leaves or falls behind loses them
+    # to the others): left to the scheduler, a few short tasks could all go to the first worker.
+    nthreads = client.nthreads()
+    threads = [w for slot in range(max(nthreads.values(), default=0)) for w in sorted(nthreads)
+               if nthreads[w] > slot] or [None]
     futures = [client.submit(write_generated_parts, name, plan_future, pending, group, backend, pure=False,
-                             key=f"graphsweep-generate-{name}-{group[0][0]}-{pending.tmp.name}")
-               for group in groups]
+                             key=f"graphsweep-generate-{name}-{group[0][0]}-{pending.tmp.name}",
+                             **({"workers": [at], "allow_other_workers": True} if at else {}))
+               for group, at in zip(groups, itertools.cycle(threads))]
     try:
         parts = []
         for future in distributed_as_completed(futures):

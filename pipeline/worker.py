@@ -89,6 +89,8 @@ class WorkerState(WorkerPlugin):
         self.writer = None    # the thread that stores tasks' rows while the next task starts (``store_later``)
         self.writing = []     # its pending writes
         self.unwritten = []   # (task hash, label, error) of writes that failed, until ``flush``
+        self.reader = None    # the thread that reads the next dataset ahead (``prefetch``)
+        self.ahead = None     # (key, future of its host Dataset) of the dataset read ahead
 
     def __getstate__(self):   # sent to the workers without its contents (a lock, datasets): each builds its own
         return {"fresh": True}
@@ -105,9 +107,10 @@ class WorkerState(WorkerPlugin):
 
     def teardown(self, worker):
         self.flush()
-        if self.writer is not None:
-            self.writer.shutdown()
-            self.writer = None
+        for pool in (self.writer, self.reader):
+            if pool is not None:
+                pool.shutdown()
+        self.writer = self.reader = None
         with self.lock:
             self.drop()
 
@@ -235,6 +238,46 @@ class WorkerState(WorkerPlugin):
             self.sampled[key] = True
         return time.perf_counter() - t0
 
+    def prefetch(self, task: Task | None) -> bool:
+        """Start reading ``task``'s dataset into host memory on the worker's read-ahead thread, while
+        this dataset's tasks run: its first task then only copies it to the GPU (``dataset``).  Only
+        a dataset read from Parquet onto a GPU, not the current or kept one, and one that fits in a
+        quarter of the host's available memory: a host read beside a timed CPU twin would take its
+        cores, and the GPU's timed reps run from the device, which the read does not touch.
+        Returns whether a read started."""
+        if task is None or task.dataset.in_memory or not config.get("worker.prefetch"):
+            return False
+        try:
+            manifest = dataset_manifest(task.dataset)
+            kernel = registry.get(task.runs)
+            backend = harness.resolve_backend(task.backend, kernel)
+            where = harness.place(kernel, manifest, backend, task.placement, what=task.dataset.id)
+        except Exception:   # the task itself will say what is wrong with it
+            return False
+        key = (task.dataset.path, manifest.get("created"))
+        nbytes = dataset_format.nbytes(manifest)
+        with self.lock:
+            if (where.load != "gpu" or key == self.key or (self.kept and self.kept[0] == key)
+                    or (self.ahead and self.ahead[0] == key) or nbytes > capacity.available_memory() // 4):
+                return False
+            if self.reader is None:
+                self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsweep-read-ahead")
+            self.ahead = (key, self.reader.submit(reader.read, task.dataset.path, backend="cpu",
+                                                  threads=int(config.get("worker.load-threads")),
+                                                  checksums=task.dataset.checksums))
+        return True
+
+    def _read_ahead(self, key, load: str):
+        """The dataset ``key`` read ahead (waiting for its read to end), or None: none was, or its read
+        failed (the usual read then says why)."""
+        ahead, self.ahead = self.ahead, None
+        if ahead is None or ahead[0] != key or load != "gpu":
+            return None
+        try:
+            return ahead[1].result()
+        except Exception:
+            return None
+
     def dataset(self, ref: DatasetRef, load: str):
         """(dataset loaded as ``load`` says — 'gpu', 'cpu', or 'none': a generated graph's edge
         source only — and seconds spent loading: 0 when it was cached)."""
@@ -247,9 +290,12 @@ class WorkerState(WorkerPlugin):
                 return self.loaded[load], 0.0
             t0 = time.perf_counter()
             other = next((d for d in self.loaded.values() if d.columns), None)
+            ahead = self._read_ahead(key, load) if other is None and load != "none" else None
             if load == "none":
                 data = reader.Dataset(Path(ref.path), manifest, {})
                 data.cache["edges"] = memory.edges(data, ref.resolved)
+            elif ahead is not None:
+                data = ahead.to(load)
             elif other is not None:
                 data = other.to(load)
             elif ref.in_memory:
@@ -292,6 +338,8 @@ class WorkerState(WorkerPlugin):
         self.key = None
         was_gpu = "gpu" in self.loaded or (self.kept is not None and "gpu" in self.kept[1])
         self.loaded, self.kept = {}, None
+        if self.ahead is not None and self.ahead[1].done():   # a read still running is kept for its task
+            self.ahead = None
         if was_gpu and free_pool:
             import cupy
             cupy.get_default_memory_pool().free_all_blocks()
@@ -593,12 +641,14 @@ def _held(task: Task, kernel, resources: dict | None):
 
 
 def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: list,
-             resources: dict | None = None, store_later: bool = False) -> dict:
+             resources: dict | None = None, store_later: bool = False, then: Task | None = None) -> dict:
     """Run ``task`` unless its result exists or the sweep stopped; store its rows; return the outcome.
     ``resources``: what a timed kernel task holds; a task slicing its graph over K workers of this
     cluster holds them on all K for its life (``dist.reserving``) instead of on its own worker.
     ``store_later``: the rows stored by the worker's store thread (``WorkerState.store_later``: the
-    run that sent the task flushes the workers at its end; a failed task's are stored at once)."""
+    run that sent the task flushes the workers at its end; a failed task's are stored at once).
+    ``then``: the first task of the next dataset this worker is planned to run, whose dataset it
+    reads ahead into host memory once this one is loaded (``WorkerState.prefetch``)."""
     existing = store.task_file(results, task.hash)
     if existing.exists():
         state, error = store.outcome(existing)
@@ -627,6 +677,7 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         backend = harness.resolve_backend(task.backend, kernel)
         where = harness.place(kernel, dataset_manifest(task.dataset), backend, task.placement, what=task.dataset.id)
         data, timing["load_s"] = state.dataset(task.dataset, where.load)
+        state.prefetch(then)
         t1 = time.perf_counter()
         warmup, on_sample, timing["first_warmup"] = state.warmup(task, kernel, data, backend, where.placement)
         sampled = state.warm_up_on_sample(task, resolved, data, backend, where.placement)

@@ -1,0 +1,116 @@
+"""A worker reads the next dataset of its plan into host memory while the tasks of the one before run
+on its GPU (``runner.next_datasets``, ``WorkerState.prefetch``): its first task then only copies it."""
+
+import threading
+from types import SimpleNamespace
+
+import dask
+import numpy as np
+import pytest
+
+from graphsweep.datasets import reader
+from graphsweep.datasets.writer import write_arrays
+from graphsweep.kernels import placement
+from graphsweep.pipeline import runner, store, sweep, worker
+
+
+def _task(dataset, i):
+    return SimpleNamespace(dataset=SimpleNamespace(id=dataset), hash=f"{dataset}-{i}")
+
+
+def test_each_task_names_the_first_task_of_the_next_dataset_on_its_worker():
+    a0, a1, b0, c0, c1, d0, e0 = (_task("a", 0), _task("a", 1), _task("b", 0), _task("c", 0), _task("c", 1),
+                                  _task("d", 0), _task("e", 0))
+    todo = [a0, d0, a1, b0, c0, e0, c1]      # sending order; A runs a a b c c, B runs d e
+    owner = {t.hash: ("A" if t.dataset.id in "abc" else "B") for t in todo}
+    then = runner.next_datasets(todo, owner)
+    assert then == {"a-0": b0, "a-1": b0, "b-0": c0, "d-0": e0}   # c and e: nothing after them
+    assert runner.next_datasets(todo, {}) == {}                   # no plan (no worker): nothing to read ahead
+
+
+def _lists(tmp_path, backend="cpu"):
+    paths = []
+    for name, n in (("big", 5000), ("small", 3000)):
+        succ = np.random.default_rng(n).permutation(n).astype(np.int32)
+        paths.append(str(write_arrays(tmp_path / name, kind="list", n=n, columns={"succ": succ},
+                                      generator={"name": "random-list", "params": {"n": n}, "seed": 1})))
+    plan = sweep.expand({"name": "ahead", "results": str(tmp_path / "results"), "backend": backend, "reps": 1,
+                         "datasets": [{"path": p} for p in paths], "kernels": ["listrank.wyllie"]})
+    return plan
+
+
+def _on_gpu(monkeypatch):
+    """As if the tasks' lists were loaded onto a GPU (the read ahead is only for those)."""
+    monkeypatch.setattr(worker.harness, "place", lambda *a, **k: placement.Placement("device", "whole", "gpu"))
+
+
+def test_the_next_gpu_dataset_is_read_into_host_memory_once(tmp_path, monkeypatch):
+    plan = _lists(tmp_path)
+    first, second = plan.tasks
+    state = worker.WorkerState()
+    assert not state.prefetch(second)                     # a CPU task's: never beside a timed CPU twin
+    assert not state.prefetch(None)
+    _on_gpu(monkeypatch)
+    reads = []
+    read = reader.read
+    monkeypatch.setattr(worker.reader, "read", lambda *a, **k: reads.append(k["backend"]) or read(*a, **k))
+    assert state.prefetch(second) and not state.prefetch(second)    # once
+    key = (second.dataset.path, worker.dataset_manifest(second.dataset).get("created"))
+    ahead = state._read_ahead(key, "gpu")
+    assert reads == ["cpu"] and state.ahead is None
+    np.testing.assert_array_equal(ahead.succ, read(second.dataset.path).succ)
+    assert isinstance(ahead.succ, np.ndarray)
+    assert state._read_ahead(key, "gpu") is None          # taken by the task it was read for
+    # another dataset than the one read ahead, or a CPU load of it: the usual read
+    assert state.prefetch(second)
+    assert state._read_ahead(("elsewhere", None), "gpu") is None and state.ahead is None
+    state.teardown(None)
+
+
+def test_no_read_ahead_when_switched_off_or_for_the_current_dataset(tmp_path, monkeypatch):
+    plan = _lists(tmp_path)
+    first, second = plan.tasks
+    _on_gpu(monkeypatch)
+    state = worker.WorkerState()
+    state.dataset(first.dataset, "cpu")
+    assert not state.prefetch(first)                      # held already
+    with dask.config.set({"graphsweep.worker.prefetch": False}):
+        assert not state.prefetch(second)
+    monkeypatch.setattr(worker.capacity, "available_memory", lambda: 4 * 3000 * 4 - 1)
+    assert not state.prefetch(second)                     # more than a quarter of the host's memory
+    state.teardown(None)
+
+
+def test_a_failed_read_ahead_leaves_the_task_to_the_usual_read_and_its_error(tmp_path, monkeypatch):
+    plan = _lists(tmp_path)
+    first, second = plan.tasks
+    _on_gpu(monkeypatch)
+    state = worker.WorkerState()
+    gate = threading.Event()
+    read = reader.read
+
+    def broken(*a, **k):
+        gate.wait(10)
+        raise OSError("disk went away")
+    monkeypatch.setattr(worker.reader, "read", broken)
+    assert state.prefetch(second)
+    monkeypatch.setattr(worker.reader, "read", read)
+    gate.set()
+    key = (second.dataset.path, worker.dataset_manifest(second.dataset).get("created"))
+    assert state._read_ahead(key, "gpu") is None          # the usual read runs and says what is wrong
+    state.teardown(None)
+
+
+@pytest.mark.gpu
+def test_a_gpu_task_runs_on_the_dataset_its_worker_read_ahead(tmp_path, monkeypatch):
+    plan = _lists(tmp_path, "gpu")
+    store.init(plan, resume=False)
+    first, second = plan.tasks
+    monkeypatch.setattr(worker, "_OUTSIDE_A_WORKER", worker.WorkerState())
+    reads = []
+    read = reader.read
+    monkeypatch.setattr(worker.reader, "read", lambda *a, **k: reads.append(k["backend"]) or read(*a, **k))
+    assert worker.run_task(first, str(plan.results), "ahead", "continue", [], then=second)["status"] == "ok"
+    assert worker.run_task(second, str(plan.results), "ahead", "continue", [])["status"] == "ok"
+    assert reads == ["gpu", "cpu"]          # the first loaded onto the GPU; the second read ahead, then copied
+    assert all(store.outcome(store.task_file(plan.results, t.hash)) == ("ok", None) for t in plan.tasks)
