@@ -22,8 +22,7 @@ import numpy as np
 
 from ..graph import GraphInput, register
 from ..graph.csr import Builder
-from ..timing import timer_for
-from . import direction_optimizing as search
+from .direction_optimizing import depth, peripheral_levels  # noqa: F401  (the renaming's search, read by the SSSP rules)
 
 
 # The largest degree of a graph its kernels treat as a road map or grid (no hubs: a search's fronts are
@@ -37,36 +36,6 @@ class BfsRenamed:
     rename: object     # int64, n
     order: object      # int64, n
     levels: int
-
-
-def _levels(inp, root: int):
-    params = search.KERNEL.resolve_params({"root": root})
-    search.KERNEL.setup(inp, params)
-    timer = timer_for(inp.backend)
-    level = (search.KERNEL.gpu if inp.backend == "gpu" else search.KERNEL.cpu)(inp, params, timer)["level"]
-    timer.finish()
-    return level
-
-
-def peripheral_levels(inp):
-    """Each vertex's level (-1 unreached) in a search from a pseudo-peripheral vertex: the first of
-    the deepest of a search from the first vertex of the largest degree (its levels are the
-    thinnest fronts, e.g. a grid's diagonals from a corner rather than rings).  That start lies in
-    the graph's bulk whatever the ids: the lowest id with an edge, the start before, was the 128^2
-    road-like grid's corner in row order, in a fragment of 7 vertices (seed 7): depth 6, not deep,
-    against 253 with the ids permuted (tests/kernels/test_rules_ignore_ids.py).  Once per graph."""
-    if "by-bfs.levels" not in inp.cache:
-        xp, n = inp.xp, inp.n
-        degree = inp.csr().degree()
-        level = _levels(inp, int(xp.flatnonzero(degree == degree.max())[0]) if n else 0)
-        inp.cache["by-bfs.levels"] = _levels(inp, int(xp.flatnonzero(level == level.max())[0])) if n else level
-    return inp.cache["by-bfs.levels"]
-
-
-def depth(inp) -> int:
-    """The levels of ``peripheral_levels``'s search: the root's eccentricity + 1, a lower bound on
-    the diameter (0 for an empty graph)."""
-    return int(peripheral_levels(inp).max()) + 1 if inp.n else 0
 
 
 def narrow(csr) -> bool:

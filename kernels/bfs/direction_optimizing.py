@@ -69,7 +69,8 @@ import numpy as np
 from graphsweep.core.errors import ParameterError
 
 from ..contract import Kernel, Param
-from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks
+from ..cuda import blocks_for, check_threads, launch_cooperative, module, persistent_blocks, sm_count
+from ..timing import timer_for
 from . import BFS, ROOT_PARAM
 from .gpu import check_gpu_graph
 
@@ -77,10 +78,15 @@ from .gpu import check_gpu_graph
 # every level in one launch: R-MAT scale 24, edge factor 16 (3 of 7-8 levels bottom-up) 1.21 ms a
 # root at 64, 1.77 at 128; the 4096^2 grid keeping 0.8 (under 4 a vertex, top-down only) 10.5 us a
 # level at 64, 7.6 at 128; graphs of 256K-1M vertices within 7% either way (benchmarks/bfs.py --levels).
-# (Before docs/results.md §16's changes; the grid is now 5.1 us a level at 128, H100.)  One block a
-# SM instead of two at 128 (fewer arrivals at each barrier) gave the grid 4.92 against 5.12 us a
-# level but cost uniform 2^24 of degree 6 57% (its bottom-up levels want the warps): not taken.
+# (Before docs/results.md §16's changes; the grid is now 5.1 us a level at 128, H100.)
 BOTTOM_UP_DEGREE = 8
+# Mean vertices a level (n / the depth estimate, by_bfs.depth_estimate) under which the persistent
+# grid runs one block a SM instead of as many as fit: a level on a thin front is a chain of round
+# trips ending in a barrier whose arrivals are one per block.  H200, 16 roots (call 1, session 17):
+# the 4096^2 grid (2.7K a level) 4.97 against 5.10 us a level; one block a SM everywhere cost R-MAT
+# 22 / 24 1.9x / 2.6x, uniform 2^24 of degree 6 / 16 1.6x, the random binary tree of 2^24 (200K a
+# level) 1.7x: their levels want every warp.
+THIN_FRONT = 1 << 14
 
 PARAMS = {
     **ROOT_PARAM,
@@ -239,6 +245,56 @@ def stays_bottom_up(awake: int, old_awake: int, n: int, beta: float) -> bool:
     return awake >= old_awake or awake > n / beta
 
 
+# --- the graph's depth, from a pseudo-peripheral vertex (by_bfs renames by its levels)
+
+def _levels(inp, root: int):
+    params = KERNEL.resolve_params({"root": root})
+    KERNEL.setup(inp, params)
+    timer = timer_for(inp.backend)
+    level = (KERNEL.gpu if inp.backend == "gpu" else KERNEL.cpu)(inp, params, timer)["level"]
+    timer.finish()
+    return level
+
+
+def _peripheral(inp):
+    xp, n = inp.xp, inp.n
+    if not n:
+        return xp.zeros(0, dtype=np.int32)
+    degree = inp.csr().degree()
+    level = _levels(inp, int(xp.flatnonzero(degree == degree.max())[0]))
+    return _levels(inp, int(xp.flatnonzero(level == level.max())[0]))
+
+
+def peripheral_levels(inp):
+    """Each vertex's level (-1 unreached) in a search from a pseudo-peripheral vertex: the first of
+    the deepest of a search from the first vertex of the largest degree (its levels are the
+    thinnest fronts, e.g. a grid's diagonals from a corner rather than rings).  That start lies in
+    the graph's bulk whatever the ids: the lowest id with an edge, the start before, was the 128^2
+    road-like grid's corner in row order, in a fragment of 7 vertices (seed 7): depth 6, not deep,
+    against 253 with the ids permuted (tests/kernels/test_rules_ignore_ids.py).  Once per graph."""
+    if "by-bfs.levels" not in inp.cache:
+        inp.cache["by-bfs.levels"] = _peripheral(inp)
+    return inp.cache["by-bfs.levels"]
+
+
+def depth(inp) -> int:
+    """The levels of ``peripheral_levels``'s search: the root's eccentricity + 1, a lower bound on
+    the diameter (0 for an empty graph)."""
+    return int(peripheral_levels(inp).max()) + 1 if inp.n else 0
+
+
+def depth_estimate(inp) -> int | None:
+    """``depth`` without keeping the searches' levels (a BFS's own rule reads it: bfs.direction-
+    optimizing's grid on thin fronts); None while its own searches run (they take the default
+    grid).  Once per graph."""
+    if "by-bfs.levels" in inp.cache:
+        return depth(inp)
+    if "by-bfs.depth" not in inp.cache:
+        inp.cache["by-bfs.depth"] = None
+        inp.cache["by-bfs.depth"] = int(_peripheral(inp).max()) + 1 if inp.n else 0
+    return inp.cache["by-bfs.depth"]
+
+
 # --- GPU launcher
 
 @dataclass
@@ -302,11 +358,15 @@ def _threads(params) -> int:
 
 
 def _workspace(inp, params) -> _Workspace:
+    """The graph's buffers (once per graph, threads and registers) with the grid's blocks: the
+    parameter's, else one a SM on thin fronts (THIN_FRONT), else as many as can be resident."""
+    import dataclasses
+
     import cupy
     csr = inp.csr()
     threads = _threads(params)
     registers = _registers(csr, params)
-    key = ("bfs.direction-optimizing", threads, params["blocks"], registers)
+    key = ("bfs.direction-optimizing", threads, registers)
     if key not in inp.cache:
         n, words = csr.n, (csr.n + 31) // 32
         smem = (threads // 32) * (WARP_BUFFER * 16 + 3 * 8)     # staging, and 3 sums a warp for the barrier
@@ -318,9 +378,16 @@ def _workspace(inp, params) -> _Workspace:
             queues=[cupy.empty((max(n, 1), 2), dtype=np.int64) for _ in range(2)],   # longlong2 entries
             items=cupy.empty(csr.nnz // (CHUNK // 2) + 1, dtype=np.uint64),
             ctl=cupy.zeros(Ctl.SIZE, dtype=np.uint64),
-            blocks=persistent_blocks(levels, threads, smem, params["blocks"]),
+            blocks=persistent_blocks(levels, threads, smem),
             smem=smem)
-    return inp.cache[key]
+    ws = inp.cache[key]
+    if params["blocks"] is not None:
+        blocks = persistent_blocks(_module(registers).get_function("graphsweep_bfs_levels"), threads, ws.smem,
+                                   params["blocks"])
+    else:
+        depth = depth_estimate(inp)
+        blocks = min(ws.blocks, sm_count()) if depth and csr.n / depth < THIN_FRONT else ws.blocks
+    return dataclasses.replace(ws, blocks=blocks)
 
 
 def to_bitmap_traffic(vertices: int, words: int, conversions: int = 1) -> dict:

@@ -135,7 +135,9 @@ def test_twins_are_one_graph_in_two_orders(case):
 def test_cc_select(case):
     family, twins = case
     chosen = both(cc_select.choice, twins)
-    names = [cc_select._named(c["module"], c["overrides"]) for c in chosen]
+    # cc.adaptive's segments follow the sampled share in small components (read apart from the kernel)
+    names = [cc_select._named(c["module"], {k: v for k, v in c["overrides"].items() if k != "segments"})
+             for c in chosen]
     stats = [c["stats"] for c in chosen]
     assert names == [family.cc] * 2, f"in order / permuted: {names}, statistics {stats}"
 

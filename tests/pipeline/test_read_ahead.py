@@ -31,7 +31,9 @@ def test_each_task_names_the_first_task_of_the_next_dataset_on_its_worker():
 def _lists(tmp_path, backend="cpu"):
     paths = []
     for name, n in (("big", 5000), ("small", 3000)):
-        succ = np.random.default_rng(n).permutation(n).astype(np.int32)
+        order = np.random.default_rng(n).permutation(n).astype(np.int32)
+        succ = np.empty(n, dtype=np.int32)          # one random list: order[i] -> order[i + 1]
+        succ[order[:-1]], succ[order[-1]] = order[1:], order[-1]
         paths.append(str(write_arrays(tmp_path / name, kind="list", n=n, columns={"succ": succ},
                                       generator={"name": "random-list", "params": {"n": n}, "seed": 1})))
     plan = sweep.expand({"name": "ahead", "results": str(tmp_path / "results"), "backend": backend, "reps": 1,
@@ -114,3 +116,16 @@ def test_a_gpu_task_runs_on_the_dataset_its_worker_read_ahead(tmp_path, monkeypa
     assert worker.run_task(second, str(plan.results), "ahead", "continue", [])["status"] == "ok"
     assert reads == ["gpu", "cpu"]          # the first loaded onto the GPU; the second read ahead, then copied
     assert all(store.outcome(store.task_file(plan.results, t.hash)) == ("ok", None) for t in plan.tasks)
+
+
+@pytest.mark.gpu
+def test_a_read_ahead_lands_in_page_locked_memory(tmp_path):
+    import cupy
+    plan = _lists(tmp_path)
+    path = plan.tasks[0].dataset.path
+    ahead = reader.read(path, backend="cpu", pinned=True)
+    pageable = reader.read(path, backend="cpu")
+    np.testing.assert_array_equal(ahead.succ, pageable.succ)
+    kind = lambda a: cupy.cuda.runtime.pointerGetAttributes(a.ctypes.data).type   # noqa: E731
+    assert kind(ahead.succ) == cupy.cuda.runtime.memoryTypeHost          # pinned: the DMA reads it directly
+    assert kind(pageable.succ) != cupy.cuda.runtime.memoryTypeHost

@@ -169,6 +169,30 @@ def test_persistent_grid_refuses_blocks_that_cannot_be_resident(make_dataset, gr
         harness.run("bfs.direction-optimizing", data, backend="gpu", reps=1, warmup=0, root=0, threads=1024)
 
 
+@pytest.mark.gpu
+def test_thin_fronts_run_one_block_a_sm_and_wide_ones_every_resident_block():
+    from graphsweep.generators import memory
+    from graphsweep.kernels import cuda
+    from graphsweep.kernels.bfs import direction_optimizing as do
+    kernel = registry.get("bfs.direction-optimizing")
+
+    def grid_of(generator, **params):
+        data = memory.generate(generator, seed=1, backend="gpu", params=params)
+        inp = harness.prepared(kernel, data)
+        params = kernel.resolve_params({})
+        blocks = do._workspace(inp, params).blocks
+        most = inp.cache[("bfs.direction-optimizing", params["threads"], do._registers(inp.csr(), params))].blocks
+        return blocks, most, inp.n / do.depth_estimate(inp)
+
+    blocks, most, per_level = grid_of("grid", rows=256, cols=256, keep=0.8)       # ~500 levels of ~130
+    assert per_level < do.THIN_FRONT and blocks == min(most, cuda.sm_count()) < most
+    blocks, most, per_level = grid_of("rmat", scale=18, edge_factor=16)           # ~8 levels of ~30K
+    assert per_level > do.THIN_FRONT and blocks == most
+    data = memory.generate("grid", seed=1, backend="gpu", params={"rows": 64, "cols": 64, "keep": 0.8})
+    inp = harness.prepared(kernel, data)
+    assert do._workspace(inp, kernel.resolve_params({"blocks": 3})).blocks == 3   # the parameter's
+
+
 def test_best_is_registered():
     assert registry.get("bfs.best").name == registry.ALIASES["bfs.best"][0]
 

@@ -254,15 +254,18 @@ def test_best_chooses_and_says_so(graph, chose, backend, make_dataset, reference
     components: cc.adaptive when most are, else the union-find without its sample."""
     from graphsweep.kernels.cc.select import SMALL_SHARE, SPARSE_BELOW
     g = GRAPHS[graph]()
-    res = run("cc.best", make_dataset(g), backend)
+    data = make_dataset(g)
+    res = run("cc.best", data, backend)
     check_labels("cc.best", res, g, reference)
-    assert res.kernel == "cc.select" and res.stats["chose"] == chose
+    assert res.kernel == "cc.select" and res.stats["chose"].split(" segments=")[0] == chose
     assert (res.stats["average_degree"] < SPARSE_BELOW) == (chose != SKIP)
     if chose != SKIP:
         assert (res.stats["small_share"] >= SMALL_SHARE) == (chose == "cc.adaptive")
         assert res.stats["sample_ms"] >= 0
-    if chose == "cc.adaptive":
-        assert res.stats["segments"] >= 1
+    if chose == "cc.adaptive":   # as many segments as the share outside small components needs
+        share, default = res.stats["small_share"], max(1, round(2 * data.m / max(data.n, 1)))
+        assert res.stats["segments"] == max(1, round(default * (1 - share)))
+        assert res.stats["chose"] == f"cc.adaptive segments={res.stats['segments']}"
     else:
         assert res.stats["mode"] == ("once" if chose == ONCE else "skip")
 
