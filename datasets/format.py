@@ -47,13 +47,6 @@ def column_dtype(column: str, index_dtype: str) -> np.dtype:
     return np.dtype(WEIGHT_DTYPE if column == "weight" else index_dtype)
 
 
-def nbytes(manifest: dict) -> int:
-    """The bytes of a dataset's columns in memory (its parts' rows of every column)."""
-    rows = sum(p["rows"] for p in manifest.get("parts", ()))
-    return sum(rows * column_dtype(c, manifest["index_dtype"]).itemsize
-               for c in columns_for(manifest["kind"], manifest.get("weighted", False)))
-
-
 def part_name(index: int) -> str:
     """The file name of part ``index`` (at least five digits; more past 99999 parts)."""
     return f"part-{index:05d}.parquet"

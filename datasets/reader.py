@@ -32,7 +32,6 @@ import pyarrow.parquet as pq
 from graphsweep.core.errors import DatasetError
 from .format import column_dtype, columns_for, read_manifest, sha256_file
 from graphsweep.core.gpu import array_module, backend_module, backend_named, is_device
-from graphsweep.core.gpu import available as gpu_available
 
 ARRAY_BACKENDS = ("cpu", "gpu")     # NumPy or CuPy arrays
 
@@ -248,7 +247,7 @@ def read_chunks(path, parts=None, *, columns=None):
 
 def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
          check_values: bool = True, threads: int = 2, device: str | None = None, rehash: bool = False,
-         pinned: bool = False) -> Dataset:
+         stream=None) -> Dataset:
     """Load the dataset at ``path`` whole, as NumPy (``backend="cpu"``) or CuPy (``"gpu"``) arrays
     (``device=`` is the deprecated name of ``backend=``), each part's sha256 checked against the
     manifest unless ``checksums=False`` (once per part while nothing writes to it: see the module
@@ -256,10 +255,8 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
 
     Parts are read by ``threads`` threads, row group by row group, straight into one
     preallocated array per column (on the GPU, each row group is copied to its slice of the
-    device array as soon as it is read, so host memory holds only a few row groups).
-    ``pinned``: host arrays in page-locked memory (CuPy's pinned pool), which a later copy to the
-    GPU moves at the link's speed (H200: 53 GB/s for a 1 GB list, against 8 GB/s from pageable
-    memory and 6-8 GB/s for the read straight to the GPU); ordinary memory where no GPU is usable.
+    device array as soon as it is read, so host memory holds only a few row groups; ``stream``:
+    the CuPy stream those copies go on, the current one's by default).
     """
     backend = backend_named(backend, device, "read")
     if backend not in ARRAY_BACKENDS:
@@ -270,11 +267,7 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
     dtypes = {c: column_dtype(c, manifest["index_dtype"]) for c in names}
     total = sum(p["rows"] for p in manifest["parts"])
     xp = backend_module(backend)
-    if pinned and backend == "cpu" and gpu_available():
-        import cupyx
-        out = {c: cupyx.empty_pinned(total, dtype=dtypes[c]) for c in names}
-    else:
-        out = {c: xp.empty(total, dtype=dtypes[c]) for c in names}
+    out = {c: xp.empty(total, dtype=dtypes[c]) for c in names}
     starts = np.cumsum([0] + [p["rows"] for p in manifest["parts"]])
     matched, hashed = (_read_matched(path), {}) if checksums else (None, None)
 
@@ -287,7 +280,7 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
             a = starts[i] + offset
             for c in names:
                 if backend == "gpu":
-                    out[c][a:a + len(chunk[c])].set(chunk[c])
+                    out[c][a:a + len(chunk[c])].set(chunk[c], stream=stream)
                 else:
                     out[c][a:a + len(chunk[c])] = chunk[c]
 
@@ -298,3 +291,10 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
     if check_values:
         _check_values(path, manifest, out, xp)
     return Dataset(path, manifest, out)
+
+
+def check(data: Dataset) -> None:
+    """The value checks ``read`` makes (indices in [0, n), weights >= 0), on a dataset read without
+    them."""
+    if data.columns:
+        _check_values(data.path, data.manifest, data.columns, array_module(next(iter(data.columns.values()))))

@@ -239,16 +239,18 @@ class WorkerState(WorkerPlugin):
         return time.perf_counter() - t0
 
     def prefetch(self, task: Task | None) -> bool:
-        """Start reading ``task``'s dataset into page-locked host memory on the worker's read-ahead
-        thread, while this dataset's tasks run: its first task then only copies it to the GPU at the
-        link's speed (``dataset``).  Only a dataset read from Parquet onto a GPU, not the current or
-        kept one, and one that fits in a quarter of the host's available memory: a host read beside a
-        timed CPU twin would take its cores, and the GPU's timed reps run from the device, which the
-        read does not touch (H200: a loop of kernels timed 178.6 ms beside pinned allocations of
-        1 GB on another thread, as alone).  Returns whether a read started.
+        """Start reading ``task``'s dataset onto the GPU on the worker's read-ahead thread (Parquet
+        decoded by its reader threads, copied on a stream of its own: ``read_ahead``) while this
+        dataset's tasks run, so that its first task finds it loaded (``dataset``, which checks its
+        values then).  Only a dataset read from Parquet onto a GPU, not the current or kept one,
+        where a task of each fits in KEEP_SHARE of the GPU's memory: the read takes host cores (none
+        beside a timed CPU twin) and the copy engines, not the SMs the timed reps use.  Returns
+        whether a read started.
 
-        Read into pageable memory instead, the copy to the GPU ran at 1.7-8 GB/s, and pipeline-shares
-        loaded slower than without reading ahead (0.85 s against 0.35, session 17, call 1)."""
+        Read into host memory instead and copied by the task, it did not pay (H200, session 17):
+        from pageable memory the copy ran at 1.7-8 GB/s (pipeline-shares loaded in 0.85 s against
+        0.35); into page-locked memory the allocation (~0.6 s a GB) held up the task's own CUDA
+        calls on the other thread (its list checks took 0.32 s instead of 0.03)."""
         if task is None or task.dataset.in_memory or not config.get("worker.prefetch"):
             return False
         try:
@@ -259,16 +261,14 @@ class WorkerState(WorkerPlugin):
         except Exception:   # the task itself will say what is wrong with it
             return False
         key = (task.dataset.path, manifest.get("created"))
-        nbytes = dataset_format.nbytes(manifest)
+        need = estimate.task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0)
         with self.lock:
             if (where.load != "gpu" or key == self.key or (self.kept and self.kept[0] == key)
-                    or (self.ahead and self.ahead[0] == key) or nbytes > capacity.available_memory() // 4):
+                    or (self.ahead and self.ahead[0] == key) or self.need + need > KEEP_SHARE * _memory(True)):
                 return False
             if self.reader is None:
                 self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsweep-read-ahead")
-            self.ahead = (key, self.reader.submit(reader.read, task.dataset.path, backend="cpu", pinned=True,
-                                                  threads=int(config.get("worker.load-threads")),
-                                                  checksums=task.dataset.checksums))
+            self.ahead = (key, self.reader.submit(read_ahead, task.dataset))
         return True
 
     def _read_ahead(self, key, load: str):
@@ -299,7 +299,8 @@ class WorkerState(WorkerPlugin):
                 data = reader.Dataset(Path(ref.path), manifest, {})
                 data.cache["edges"] = memory.edges(data, ref.resolved)
             elif ahead is not None:
-                data = ahead.to(load)
+                reader.check(ahead)      # on this thread's stream: no kernel of the read beside timed reps
+                data = ahead
             elif other is not None:
                 data = other.to(load)
             elif ref.in_memory:
@@ -364,6 +365,25 @@ CACHE_RESIDENT = 4
 # A worker keeps the dataset before the current one loaded while a task of each fits in this share
 # of its device's memory (of the host's available memory on the CPU): the rest stays the tasks'.
 KEEP_SHARE = 0.5
+_READ_AHEAD_STREAM = []
+
+
+def read_ahead(ref: DatasetRef):
+    """``ref``'s dataset read onto the GPU for ``WorkerState.prefetch``: its copies on the worker's
+    read-ahead stream (non-blocking: they never wait for, or hold up, the timed reps' streams; one
+    for every read, so CuPy's pool reuses the blocks its reads freed), its values checked later by
+    the task that uses it."""
+    import cupy
+    if not _READ_AHEAD_STREAM:
+        _READ_AHEAD_STREAM.append(cupy.cuda.Stream(non_blocking=True))
+    stream = _READ_AHEAD_STREAM[0]
+    with stream:
+        data = reader.read(ref.path, backend="gpu", threads=int(config.get("worker.load-threads")),
+                           checksums=ref.checksums, check_values=False, stream=stream)
+    stream.synchronize()
+    return data
+
+
 def _memory(on_gpu: bool) -> int:
     """The memory a worker's datasets and tasks share: its GPU's (total), else the host's available."""
     return (capacity.device_memory(total=True) if on_gpu else capacity.available_memory()) or 0

@@ -41,35 +41,37 @@ def _lists(tmp_path, backend="cpu"):
     return plan
 
 
-def _on_gpu(monkeypatch):
-    """As if the tasks' lists were loaded onto a GPU (the read ahead is only for those)."""
+def _on_gpu(monkeypatch, memory=1 << 40):
+    """As if the tasks' lists were loaded onto a GPU of ``memory`` bytes (the read ahead is only for
+    those), the read ahead done on the host (no GPU here)."""
     monkeypatch.setattr(worker.harness, "place", lambda *a, **k: placement.Placement("device", "whole", "gpu"))
+    monkeypatch.setattr(worker, "_memory", lambda on_gpu: memory)
+    reads = []
+    monkeypatch.setattr(worker, "read_ahead", lambda ref: reads.append(ref.path) or reader.read(
+        ref.path, check_values=False))
+    return reads
 
 
-def test_the_next_gpu_dataset_is_read_into_host_memory_once(tmp_path, monkeypatch):
+def test_the_next_gpu_dataset_is_read_once_and_taken_by_its_first_task(tmp_path, monkeypatch):
     plan = _lists(tmp_path)
     first, second = plan.tasks
     state = worker.WorkerState()
     assert not state.prefetch(second)                     # a CPU task's: never beside a timed CPU twin
     assert not state.prefetch(None)
-    _on_gpu(monkeypatch)
-    reads = []
-    read = reader.read
-    monkeypatch.setattr(worker.reader, "read", lambda *a, **k: reads.append(k["backend"]) or read(*a, **k))
+    reads = _on_gpu(monkeypatch)
     assert state.prefetch(second) and not state.prefetch(second)    # once
     key = (second.dataset.path, worker.dataset_manifest(second.dataset).get("created"))
     ahead = state._read_ahead(key, "gpu")
-    assert reads == ["cpu"] and state.ahead is None
-    np.testing.assert_array_equal(ahead.succ, read(second.dataset.path).succ)
-    assert isinstance(ahead.succ, np.ndarray)
+    assert reads == [second.dataset.path] and state.ahead is None
+    np.testing.assert_array_equal(ahead.succ, reader.read(second.dataset.path).succ)
     assert state._read_ahead(key, "gpu") is None          # taken by the task it was read for
-    # another dataset than the one read ahead, or a CPU load of it: the usual read
+    # another dataset than the one read ahead: the usual read
     assert state.prefetch(second)
     assert state._read_ahead(("elsewhere", None), "gpu") is None and state.ahead is None
     state.teardown(None)
 
 
-def test_no_read_ahead_when_switched_off_or_for_the_current_dataset(tmp_path, monkeypatch):
+def test_no_read_ahead_when_switched_off_held_already_or_without_room(tmp_path, monkeypatch):
     plan = _lists(tmp_path)
     first, second = plan.tasks
     _on_gpu(monkeypatch)
@@ -78,8 +80,8 @@ def test_no_read_ahead_when_switched_off_or_for_the_current_dataset(tmp_path, mo
     assert not state.prefetch(first)                      # held already
     with dask.config.set({"graphsweep.worker.prefetch": False}):
         assert not state.prefetch(second)
-    monkeypatch.setattr(worker.capacity, "available_memory", lambda: 4 * 3000 * 4 - 1)
-    assert not state.prefetch(second)                     # more than a quarter of the host's memory
+    _on_gpu(monkeypatch, memory=1 << 10)
+    assert not state.prefetch(second)                     # a task of each would not fit on the GPU
     state.teardown(None)
 
 
@@ -89,14 +91,12 @@ def test_a_failed_read_ahead_leaves_the_task_to_the_usual_read_and_its_error(tmp
     _on_gpu(monkeypatch)
     state = worker.WorkerState()
     gate = threading.Event()
-    read = reader.read
 
-    def broken(*a, **k):
+    def broken(ref):
         gate.wait(10)
         raise OSError("disk went away")
-    monkeypatch.setattr(worker.reader, "read", broken)
+    monkeypatch.setattr(worker, "read_ahead", broken)
     assert state.prefetch(second)
-    monkeypatch.setattr(worker.reader, "read", read)
     gate.set()
     key = (second.dataset.path, worker.dataset_manifest(second.dataset).get("created"))
     assert state._read_ahead(key, "gpu") is None          # the usual read runs and says what is wrong
@@ -108,24 +108,13 @@ def test_a_gpu_task_runs_on_the_dataset_its_worker_read_ahead(tmp_path, monkeypa
     plan = _lists(tmp_path, "gpu")
     store.init(plan, resume=False)
     first, second = plan.tasks
-    monkeypatch.setattr(worker, "_OUTSIDE_A_WORKER", worker.WorkerState())
-    reads = []
-    read = reader.read
-    monkeypatch.setattr(worker.reader, "read", lambda *a, **k: reads.append(k["backend"]) or read(*a, **k))
+    state = worker.WorkerState()
+    monkeypatch.setattr(worker, "_OUTSIDE_A_WORKER", state)
+    ahead, read_ahead = [], worker.read_ahead
+    monkeypatch.setattr(worker, "read_ahead", lambda ref: ahead.append(ref.path) or read_ahead(ref))
     assert worker.run_task(first, str(plan.results), "ahead", "continue", [], then=second)["status"] == "ok"
+    assert ahead == [second.dataset.path] and state.ahead is not None
     assert worker.run_task(second, str(plan.results), "ahead", "continue", [])["status"] == "ok"
-    assert reads == ["gpu", "cpu"]          # the first loaded onto the GPU; the second read ahead, then copied
+    assert state.ahead is None                           # taken by the second task
     assert all(store.outcome(store.task_file(plan.results, t.hash)) == ("ok", None) for t in plan.tasks)
-
-
-@pytest.mark.gpu
-def test_a_read_ahead_lands_in_page_locked_memory(tmp_path):
-    import cupy
-    plan = _lists(tmp_path)
-    path = plan.tasks[0].dataset.path
-    ahead = reader.read(path, backend="cpu", pinned=True)
-    pageable = reader.read(path, backend="cpu")
-    np.testing.assert_array_equal(ahead.succ, pageable.succ)
-    kind = lambda a: cupy.cuda.runtime.pointerGetAttributes(a.ctypes.data).type   # noqa: E731
-    assert kind(ahead.succ) == cupy.cuda.runtime.memoryTypeHost          # pinned: the DMA reads it directly
-    assert kind(pageable.succ) != cupy.cuda.runtime.memoryTypeHost
+    state.teardown(None)
