@@ -246,8 +246,7 @@ def read_chunks(path, parts=None, *, columns=None):
 
 
 def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
-         check_values: bool = True, threads: int = 2, device: str | None = None, rehash: bool = False,
-         stream=None) -> Dataset:
+         check_values: bool = True, threads: int = 2, device: str | None = None, rehash: bool = False) -> Dataset:
     """Load the dataset at ``path`` whole, as NumPy (``backend="cpu"``) or CuPy (``"gpu"``) arrays
     (``device=`` is the deprecated name of ``backend=``), each part's sha256 checked against the
     manifest unless ``checksums=False`` (once per part while nothing writes to it: see the module
@@ -255,8 +254,7 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
 
     Parts are read by ``threads`` threads, row group by row group, straight into one
     preallocated array per column (on the GPU, each row group is copied to its slice of the
-    device array as soon as it is read, so host memory holds only a few row groups; ``stream``:
-    the CuPy stream those copies go on, the current one's by default).
+    device array as soon as it is read, so host memory holds only a few row groups).
     """
     backend = backend_named(backend, device, "read")
     if backend not in ARRAY_BACKENDS:
@@ -280,7 +278,7 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
             a = starts[i] + offset
             for c in names:
                 if backend == "gpu":
-                    out[c][a:a + len(chunk[c])].set(chunk[c], stream=stream)
+                    out[c][a:a + len(chunk[c])].set(chunk[c])
                 else:
                     out[c][a:a + len(chunk[c])] = chunk[c]
 
@@ -291,10 +289,3 @@ def read(path, *, backend: str = "cpu", columns=None, checksums: bool = True,
     if check_values:
         _check_values(path, manifest, out, xp)
     return Dataset(path, manifest, out)
-
-
-def check(data: Dataset) -> None:
-    """The value checks ``read`` makes (indices in [0, n), weights >= 0), on a dataset read without
-    them."""
-    if data.columns:
-        _check_values(data.path, data.manifest, data.columns, array_module(next(iter(data.columns.values()))))

@@ -157,16 +157,15 @@ def _sender(plan: SweepPlan, client, run_id: str, todo: list, seconds: dict, wai
         store.write_generation(plan.results, run_id, [g["generated"] for g in generated if g.get("generated")])
     priority = _priorities(todo, seconds)
 
-    def send(task, to=None, then=None):
+    def send(task, to=None):
         # ``to``: the task's worker (``owners``); a preference only, so the task may be stolen by an
-        # idle worker and still runs if that worker leaves.  ``then``: the first task of the next
-        # dataset planned there, whose dataset the worker reads ahead (``worker.run_task``).
+        # idle worker and still runs if that worker leaves.
         # A partitioned task holds its resources on the K workers it slices over, from its own
         # task (worker.run_task); holding one here too would wait on itself.
         drives = estimate.partitions(task) is not None
         with span(plan.name, task.kernel):
             return client.submit(worker.run_task, task, str(plan.results), run_id, plan.on_failure,
-                                 generated, resources, store_later, then, key=_dask_key(task, run_id),
+                                 generated, resources, store_later, key=_dask_key(task, run_id),
                                  priority=priority[task.key],
                                  resources=None if drives else resources, pure=False,
                                  **({"workers": [to], "allow_other_workers": True} if to else {}))
@@ -544,30 +543,7 @@ def _send_all(client, todo: list, send, estimated) -> tuple[list, dict]:
                  seconds, ", ".join(sorted({t.dataset.id for t in mine})))
         for t in mine:                      # each task's estimate, for history.plan_against_run
             log.info("plan task %s: ~%.4f s on %s", t.hash, estimated.seconds.get(t.hash, 0.0), worker_address)
-    then = next_datasets(todo, owner)
-    return [send(task, owner.get(task.hash), then.get(task.hash)) for task in todo], owner
-
-
-def next_datasets(todo: list, owner: dict) -> dict:
-    """Task hash -> the first task of the next dataset its worker runs after it (``todo`` in sending
-    order, each worker's tasks in that order; ``owner``: task hash -> worker), where there is one: the
-    dataset a worker can read ahead while its tasks of this one run (``WorkerState.prefetch``)."""
-    runs = {}       # worker -> its runs of tasks of one dataset, in order
-    for task in todo:
-        at = owner.get(task.hash)
-        if at is None:
-            continue
-        mine = runs.setdefault(at, [])
-        if mine and mine[-1][0].dataset.id == task.dataset.id:
-            mine[-1].append(task)
-        else:
-            mine.append([task])
-    then = {}
-    for mine in runs.values():
-        for run, following in zip(mine, mine[1:]):
-            for task in run:
-                then[task.hash] = following[0]
-    return then
+    return [send(task, owner.get(task.hash)) for task in todo], owner
 
 
 def _flushed(client) -> list[tuple]:

@@ -89,8 +89,6 @@ class WorkerState(WorkerPlugin):
         self.writer = None    # the thread that stores tasks' rows while the next task starts (``store_later``)
         self.writing = []     # its pending writes
         self.unwritten = []   # (task hash, label, error) of writes that failed, until ``flush``
-        self.reader = None    # the thread that reads the next dataset ahead (``prefetch``)
-        self.ahead = None     # (key, future of its host Dataset) of the dataset read ahead
 
     def __getstate__(self):   # sent to the workers without its contents (a lock, datasets): each builds its own
         return {"fresh": True}
@@ -107,10 +105,9 @@ class WorkerState(WorkerPlugin):
 
     def teardown(self, worker):
         self.flush()
-        for pool in (self.writer, self.reader):
-            if pool is not None:
-                pool.shutdown()
-        self.writer = self.reader = None
+        if self.writer is not None:
+            self.writer.shutdown()
+            self.writer = None
         with self.lock:
             self.drop()
 
@@ -238,50 +235,6 @@ class WorkerState(WorkerPlugin):
             self.sampled[key] = True
         return time.perf_counter() - t0
 
-    def prefetch(self, task: Task | None) -> bool:
-        """Start reading ``task``'s dataset onto the GPU on the worker's read-ahead thread (Parquet
-        decoded by its reader threads, copied on a stream of its own: ``read_ahead``) while this
-        dataset's tasks run, so that its first task finds it loaded (``dataset``, which checks its
-        values then).  Only a dataset read from Parquet onto a GPU, not the current or kept one,
-        where a task of each fits in KEEP_SHARE of the GPU's memory: the read takes host cores (none
-        beside a timed CPU twin) and the copy engines, not the SMs the timed reps use.  Returns
-        whether a read started.
-
-        Read into host memory instead and copied by the task, it did not pay (H200, session 17):
-        from pageable memory the copy ran at 1.7-8 GB/s (pipeline-shares loaded in 0.85 s against
-        0.35); into page-locked memory the allocation (~0.6 s a GB) held up the task's own CUDA
-        calls on the other thread (its list checks took 0.32 s instead of 0.03)."""
-        if task is None or task.dataset.in_memory or not config.get("worker.prefetch"):
-            return False
-        try:
-            manifest = dataset_manifest(task.dataset)
-            kernel = registry.get(task.runs)
-            backend = harness.resolve_backend(task.backend, kernel)
-            where = harness.place(kernel, manifest, backend, task.placement, what=task.dataset.id)
-        except Exception:   # the task itself will say what is wrong with it
-            return False
-        key = (task.dataset.path, manifest.get("created"))
-        need = estimate.task_memory(manifest["kind"], manifest["n"], manifest.get("m") or 0)
-        with self.lock:
-            if (where.load != "gpu" or key == self.key or (self.kept and self.kept[0] == key)
-                    or (self.ahead and self.ahead[0] == key) or self.need + need > KEEP_SHARE * _memory(True)):
-                return False
-            if self.reader is None:
-                self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsweep-read-ahead")
-            self.ahead = (key, self.reader.submit(read_ahead, task.dataset))
-        return True
-
-    def _read_ahead(self, key, load: str):
-        """The dataset ``key`` read ahead (waiting for its read to end), or None: none was, or its read
-        failed (the usual read then says why)."""
-        ahead, self.ahead = self.ahead, None
-        if ahead is None or ahead[0] != key or load != "gpu":
-            return None
-        try:
-            return ahead[1].result()
-        except Exception:
-            return None
-
     def dataset(self, ref: DatasetRef, load: str):
         """(dataset loaded as ``load`` says — 'gpu', 'cpu', or 'none': a generated graph's edge
         source only — and seconds spent loading: 0 when it was cached)."""
@@ -294,13 +247,9 @@ class WorkerState(WorkerPlugin):
                 return self.loaded[load], 0.0
             t0 = time.perf_counter()
             other = next((d for d in self.loaded.values() if d.columns), None)
-            ahead = self._read_ahead(key, load) if other is None and load != "none" else None
             if load == "none":
                 data = reader.Dataset(Path(ref.path), manifest, {})
                 data.cache["edges"] = memory.edges(data, ref.resolved)
-            elif ahead is not None:
-                reader.check(ahead)      # on this thread's stream: no kernel of the read beside timed reps
-                data = ahead
             elif other is not None:
                 data = other.to(load)
             elif ref.in_memory:
@@ -343,8 +292,6 @@ class WorkerState(WorkerPlugin):
         self.key = None
         was_gpu = "gpu" in self.loaded or (self.kept is not None and "gpu" in self.kept[1])
         self.loaded, self.kept = {}, None
-        if self.ahead is not None and self.ahead[1].done():   # a read still running is kept for its task
-            self.ahead = None
         if was_gpu and free_pool:
             import cupy
             cupy.get_default_memory_pool().free_all_blocks()
@@ -365,25 +312,6 @@ CACHE_RESIDENT = 4
 # A worker keeps the dataset before the current one loaded while a task of each fits in this share
 # of its device's memory (of the host's available memory on the CPU): the rest stays the tasks'.
 KEEP_SHARE = 0.5
-_READ_AHEAD_STREAM = []
-
-
-def read_ahead(ref: DatasetRef):
-    """``ref``'s dataset read onto the GPU for ``WorkerState.prefetch``: its copies on the worker's
-    read-ahead stream (non-blocking: they never wait for, or hold up, the timed reps' streams; one
-    for every read, so CuPy's pool reuses the blocks its reads freed), its values checked later by
-    the task that uses it."""
-    import cupy
-    if not _READ_AHEAD_STREAM:
-        _READ_AHEAD_STREAM.append(cupy.cuda.Stream(non_blocking=True))
-    stream = _READ_AHEAD_STREAM[0]
-    with stream:
-        data = reader.read(ref.path, backend="gpu", threads=int(config.get("worker.load-threads")),
-                           checksums=ref.checksums, check_values=False, stream=stream)
-    stream.synchronize()
-    return data
-
-
 def _memory(on_gpu: bool) -> int:
     """The memory a worker's datasets and tasks share: its GPU's (total), else the host's available."""
     return (capacity.device_memory(total=True) if on_gpu else capacity.available_memory()) or 0
@@ -665,14 +593,12 @@ def _held(task: Task, kernel, resources: dict | None):
 
 
 def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: list,
-             resources: dict | None = None, store_later: bool = False, then: Task | None = None) -> dict:
+             resources: dict | None = None, store_later: bool = False) -> dict:
     """Run ``task`` unless its result exists or the sweep stopped; store its rows; return the outcome.
     ``resources``: what a timed kernel task holds; a task slicing its graph over K workers of this
     cluster holds them on all K for its life (``dist.reserving``) instead of on its own worker.
     ``store_later``: the rows stored by the worker's store thread (``WorkerState.store_later``: the
-    run that sent the task flushes the workers at its end; a failed task's are stored at once).
-    ``then``: the first task of the next dataset this worker is planned to run, whose dataset it
-    reads ahead into host memory once this one is loaded (``WorkerState.prefetch``)."""
+    run that sent the task flushes the workers at its end; a failed task's are stored at once)."""
     existing = store.task_file(results, task.hash)
     if existing.exists():
         state, error = store.outcome(existing)
@@ -701,7 +627,6 @@ def run_task(task: Task, results: str, run_id: str, on_failure: str, generated: 
         backend = harness.resolve_backend(task.backend, kernel)
         where = harness.place(kernel, dataset_manifest(task.dataset), backend, task.placement, what=task.dataset.id)
         data, timing["load_s"] = state.dataset(task.dataset, where.load)
-        state.prefetch(then)
         t1 = time.perf_counter()
         warmup, on_sample, timing["first_warmup"] = state.warmup(task, kernel, data, backend, where.placement)
         sampled = state.warm_up_on_sample(task, resolved, data, backend, where.placement)

@@ -77,12 +77,12 @@ class Family:
 FAMILIES = {
     # one list: deep (8192 levels against 8 log2 n = 104), a BFS order is the list's order; the CPU
     # twin of the search costs ~50 us a level, hence the size
-    "list": Family("list-graph", {"n": 1 << 13}, 1, SUF_ONCE, STRIPS, renamed=(True, True), deep=True),
+    "list": Family("list-graph", {"n": 1 << 13}, 1, ADAPTIVE, STRIPS, renamed=(True, True), deep=True),
     # many small components: lists of 32 and of 8 close within cc.select's 32-level searches
     "lists-of-32": Family("list-graph", {"n": 1 << 17, "count": 1 << 12}, 2, ADAPTIVE, NEAR_FAR),
     "lists-of-8": Family("list-graph", {"n": 1 << 17, "count": 1 << 14}, 2, ADAPTIVE, NEAR_FAR),
     # one binary tree: depth 73 against 136, not deep
-    "tree": Family("tree", {"n": 1 << 17, "k": 2}, 3, SUF_ONCE, NEAR_FAR),
+    "tree": Family("tree", {"n": 1 << 17, "k": 2}, 3, ADAPTIVE, NEAR_FAR),
     # trees of 32: every sample closes within 32 levels (within 8, only ~0.2 did)
     "trees-of-32": Family("tree", {"n": 1 << 17, "k": 2, "count": 1 << 12}, 3, ADAPTIVE, NEAR_FAR),
     # largest degree 18 > NARROW_DEGREE (a property of the degrees, the same on both twins): by degree

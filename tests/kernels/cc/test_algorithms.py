@@ -244,15 +244,18 @@ ONCE, SKIP = "cc.sampled-union-find sample=false", "cc.sampled-union-find"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("graph,chose", [("random-list", ONCE), ("many-lists", ONCE), ("tree-k3", ONCE),
+@pytest.mark.parametrize("graph,chose", [("random-list", "cc.adaptive"), ("many-lists", "cc.adaptive"),
+                                         ("tree-k3", "cc.adaptive"),
                                          ("grid", ONCE), ("small-components", "cc.adaptive"),
                                          ("local-components", "cc.adaptive"),
                                          ("isolated", "cc.adaptive"), ("uniform-d6", SKIP), ("rmat", SKIP),
                                          ("n=1", "cc.adaptive"), ("no-edges", "cc.adaptive")])
 def test_best_chooses_and_says_so(graph, chose, backend, make_dataset, reference):
     """Dense graphs: the sampled union-find; sparse ones by the share of sampled vertices in small
-    components: cc.adaptive when most are, else the union-find without its sample."""
-    from graphsweep.kernels.cc.select import SMALL_SHARE, SPARSE_BELOW
+    components: cc.adaptive when most are or the graph is a forest's size without hubs, else the
+    union-find without its sample."""
+    from graphsweep.kernels.bfs.by_bfs import narrow
+    from graphsweep.kernels.cc.select import FOREST_DEGREE, SMALL_SHARE, SPARSE_BELOW
     g = GRAPHS[graph]()
     data = make_dataset(g)
     res = run("cc.best", data, backend)
@@ -260,7 +263,9 @@ def test_best_chooses_and_says_so(graph, chose, backend, make_dataset, reference
     assert res.kernel == "cc.select" and res.stats["chose"].split(" segments=")[0] == chose
     assert (res.stats["average_degree"] < SPARSE_BELOW) == (chose != SKIP)
     if chose != SKIP:
-        assert (res.stats["small_share"] >= SMALL_SHARE) == (chose == "cc.adaptive")
+        forest = res.stats["average_degree"] <= FOREST_DEGREE and narrow(harness.prepared(
+            registry.get("cc.best"), data).csr())
+        assert (res.stats["small_share"] >= SMALL_SHARE or forest) == (chose == "cc.adaptive")
         assert res.stats["sample_ms"] >= 0
     if chose == "cc.adaptive":   # as many segments as the share outside small components needs
         share, default = res.stats["small_share"], max(1, round(2 * data.m / max(data.n, 1)))
