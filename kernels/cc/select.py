@@ -17,10 +17,11 @@ The choice, in two steps:
    bounds, whatever their ids, cc.adaptive (Sutton's Atomic-Hook + Multi-Jump over the edge list
    in segments): there most edges are redundant and the per-segment compression keeps the small
    trees flat — in as many segments as the share outside small components needs (``segments_for``:
-   one where every sample is small); so does a graph of at most FOREST_DEGREE without hubs (one
-   long path or a tree of bounded degree: H200, session 17, cc.adaptive 2.66 ms against the
-   union-find's 2.84 on a random list of 2^25, 1.155 against 1.249 on a random binary tree of
-   2^24, where the degree rule alone made cc.best 1.065x / 1.081x the fastest);
+   one where every sample is small); so does a graph of average degree at most FOREST_DEGREE
+   (no more edges than a forest: long paths, trees; H200, session 17, 5 reps, cc.adaptive
+   against the union-find without its sample: a random list of 2^25 2.66 / 2.80 ms, a random
+   binary tree of 2^24 1.17 / 1.25, a random recursive tree of 2^24, hubs and all, 1.17 / 1.26 —
+   where the share rule alone made cc.best 1.065x / 1.081x the fastest on the first two);
    otherwise cc.sampled-union-find with sample=false (init and one pass linking every remaining
    edge once).  cc.adaptive needs the edge list whole on the device: a graph placed in slices
    never takes it.
@@ -60,7 +61,6 @@ import numpy as np
 
 from ..contract import Kernel
 from ..cuda import module
-from ..bfs.by_bfs import narrow
 from . import CC
 from . import adaptive
 from . import sampled_union_find as suf
@@ -74,7 +74,7 @@ LEVELS = 32                   # ... LEVELS levels (a path-like search gives up e
                               # trees of 32, eccentricities up to 31 and ~10, went to the union-find,
                               # where cc.adaptive was 9% / 7% faster on an H200),
 SMALL_SHARE = 0.5             # share of small samples from which cc.adaptive runs
-FOREST_DEGREE = 2.0           # ... and at most this average degree without hubs (paths, trees of bounded degree)
+FOREST_DEGREE = 2.0           # ... and at most this average degree (as many edges as a forest has at most)
 WARPS = 8                     # samples per block of select.cu
 ROW = 8                       # row entries a lane reads at once
 SEED = 0x5E1EC7
@@ -125,8 +125,7 @@ def choice(inp) -> dict:
             if inp.n and inp.whole:     # cc.adaptive reads the edge list whole on the device
                 small, ms = (_gpu_small if inp.backend == "gpu" else _cpu_small)(inp)
                 stats.update(small_share=small / SAMPLES, sample_ms=round(ms, 4))
-                if small >= SMALL_SHARE * SAMPLES or (stats["average_degree"] <= FOREST_DEGREE
-                                                     and narrow(inp.csr())):
+                if small >= SMALL_SHARE * SAMPLES or stats["average_degree"] <= FOREST_DEGREE:
                     module_, overrides = adaptive, {"segments": segments_for(inp, small / SAMPLES)}
         inp.cache["cc.select"] = {"module": module_, "overrides": overrides, "stats": stats}
     return inp.cache["cc.select"]

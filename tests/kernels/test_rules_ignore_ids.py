@@ -86,7 +86,7 @@ FAMILIES = {
     # trees of 32: every sample closes within 32 levels (within 8, only ~0.2 did)
     "trees-of-32": Family("tree", {"n": 1 << 17, "k": 2, "count": 1 << 12}, 3, ADAPTIVE, NEAR_FAR),
     # largest degree 18 > NARROW_DEGREE (a property of the degrees, the same on both twins): by degree
-    "recursive-tree": Family("recursive-tree", {"n": 1 << 17}, 10, SUF_ONCE, NEAR_FAR, renaming="by-degree"),
+    "recursive-tree": Family("recursive-tree", {"n": 1 << 17}, 10, ADAPTIVE, NEAR_FAR, renaming="by-degree"),
     "density": Family("density", {"m": 1 << 18, "density": 1e-4}, 5, SUF, NEAR_FAR, renaming="by-degree",
                       dense=True),
     # sub-graphs of 32 vertices, 64 edges: every sample closes (share 1.0 on both twins); largest degree 16
