@@ -80,7 +80,7 @@ from .gpu import check_gpu_graph
 # level at 64, 7.6 at 128; graphs of 256K-1M vertices within 7% either way (benchmarks/bfs.py --levels).
 # (Before docs/results.md §16's changes; the grid is now 5.1 us a level at 128, H100.)
 BOTTOM_UP_DEGREE = 8
-# Mean vertices a level (n / the depth estimate, by_bfs.depth_estimate) under which the persistent
+# Mean vertices a level (n / the depth estimate, depth_estimate below) under which the persistent
 # grid runs one block a SM instead of as many as fit: a level on a thin front is a chain of round
 # trips ending in a barrier whose arrivals are one per block.  H200, 16 roots (call 1, session 17):
 # the 4096^2 grid (2.7K a level) 4.97 against 5.10 us a level; one block a SM everywhere cost R-MAT
