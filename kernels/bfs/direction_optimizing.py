@@ -60,7 +60,7 @@ vertex claimed by two chunks keeps the parent written last, and only that chunk 
 bottom-up over all vertices.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
 import numba
@@ -271,9 +271,15 @@ def peripheral_levels(inp):
     thinnest fronts, e.g. a grid's diagonals from a corner rather than rings).  That start lies in
     the graph's bulk whatever the ids: the lowest id with an edge, the start before, was the 128^2
     road-like grid's corner in row order, in a fragment of 7 vertices (seed 7): depth 6, not deep,
-    against 253 with the ids permuted (tests/kernels/test_rules_ignore_ids.py).  Once per graph."""
+    against 253 with the ids permuted (tests/kernels/test_rules_ignore_ids.py).  Once per graph;
+    while its own searches run the cache holds None there (``depth_estimate``)."""
     if "by-bfs.levels" not in inp.cache:
-        inp.cache["by-bfs.levels"] = _peripheral(inp)
+        inp.cache["by-bfs.levels"] = None
+        try:
+            inp.cache["by-bfs.levels"] = _peripheral(inp)
+        except BaseException:
+            del inp.cache["by-bfs.levels"]
+            raise
     return inp.cache["by-bfs.levels"]
 
 
@@ -284,15 +290,12 @@ def depth(inp) -> int:
 
 
 def depth_estimate(inp) -> int | None:
-    """``depth`` without keeping the searches' levels (a BFS's own rule reads it: bfs.direction-
-    optimizing's grid on thin fronts); None while its own searches run (they take the default
-    grid).  Once per graph."""
-    if "by-bfs.levels" in inp.cache:
-        return depth(inp)
-    if "by-bfs.depth" not in inp.cache:
-        inp.cache["by-bfs.depth"] = None
-        inp.cache["by-bfs.depth"] = int(_peripheral(inp).max()) + 1 if inp.n else 0
-    return inp.cache["by-bfs.depth"]
+    """``depth`` for this kernel's own rule (the grid on thin fronts), or None while
+    ``peripheral_levels``'s searches, which run this kernel, are under way (they take the default
+    grid).  The levels stay cached for the SSSP rules and the by-bfs renaming."""
+    if "by-bfs.levels" in inp.cache and inp.cache["by-bfs.levels"] is None:
+        return None
+    return depth(inp)
 
 
 # --- GPU launcher
@@ -360,8 +363,6 @@ def _threads(params) -> int:
 def _workspace(inp, params) -> _Workspace:
     """The graph's buffers (once per graph, threads and registers) with the grid's blocks: the
     parameter's, else one a SM on thin fronts (THIN_FRONT), else as many as can be resident."""
-    import dataclasses
-
     import cupy
     csr = inp.csr()
     threads = _threads(params)
@@ -387,7 +388,7 @@ def _workspace(inp, params) -> _Workspace:
     else:
         depth = depth_estimate(inp)
         blocks = min(ws.blocks, sm_count()) if depth and csr.n / depth < THIN_FRONT else ws.blocks
-    return dataclasses.replace(ws, blocks=blocks)
+    return replace(ws, blocks=blocks)
 
 
 def to_bitmap_traffic(vertices: int, words: int, conversions: int = 1) -> dict:

@@ -33,10 +33,13 @@ PARAMS = {
 }
 
 
-def segment_count(params, n: int, m: int) -> int:
-    if params["segments"] is not None:
-        return params["segments"]
+def default_segments(n: int, m: int) -> int:
+    """The average degree 2|E|/|V|, rounded, at least 1 (004 Fig. 4)."""
     return max(1, round(2 * m / max(n, 1)))
+
+
+def segment_count(params, n: int, m: int) -> int:
+    return params["segments"] if params["segments"] is not None else default_segments(n, m)
 
 
 def bounds(m: int, segments: int, k: int) -> tuple[int, int]:

@@ -138,8 +138,7 @@ def segments_for(inp, small_share: float) -> int:
     reps (session 17, call 1), 1 segment against the default: density sub-graphs of 32 0.33 / 0.44
     ms in order, 0.65 / 0.80 permuted; lists of 32 1.09 / 1.17; trees of 32 1.22 / 1.28 — while
     the 4096^2 grid in row order, one large component, took 10.8 ms in 1 segment against 3.0 in 2."""
-    default = adaptive.segment_count(adaptive.KERNEL.resolve_params({}), inp.n, inp.m)
-    return max(1, round(default * (1 - small_share)))
+    return max(1, round(adaptive.default_segments(inp.n, inp.m) * (1 - small_share)))
 
 
 def setup(inp, params) -> None:
