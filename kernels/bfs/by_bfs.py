@@ -22,7 +22,7 @@ import numpy as np
 
 from ..graph import GraphInput, register
 from ..graph.csr import Builder
-from .direction_optimizing import depth, peripheral_levels  # noqa: F401  (the renaming's search, read by the SSSP rules)
+from .direction_optimizing import depth, peripheral_levels   # the renaming's search; the SSSP rules read both here
 
 
 # The largest degree of a graph its kernels treat as a road map or grid (no hubs: a search's fronts are
