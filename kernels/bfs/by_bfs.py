@@ -10,8 +10,13 @@ or renamed, a strip of 64K ids keeps 90%+ of its edges; with its ids shuffled, n
 The search (``bfs.direction-optimizing``) starts at the first of the deepest vertices of a search
 from the first vertex of the largest degree (a pseudo-peripheral vertex, as RCM finds one; not the
 lowest id with an edge, which on a road-like grid in row order is a corner, now and then cut off
-in a fragment of a few vertices: issue #32); renamed ids follow
-(level, id), the vertices it does not reach last, by id.  ``graph`` is the renamed graph (same
+in a fragment of a few vertices: issue #32); renamed ids follow (level, across, id), the vertices
+it does not reach last, by id.  ``across`` orders each level along its front, from the graph, not
+its ids: the level of a search from an end of the middle level (the vertex of that level farthest
+from its first vertex; on a grid from a corner, a corner beside it, so each diagonal runs from one
+side to the other).  By id alone, a level of a graph whose ids were shuffled lay in random order,
+and a strip's neighbouring vertices in scattered cache lines (branch bfs-ties, session 18: not yet
+measured on a GPU).  ``graph`` is the renamed graph (same
 weights, its CSR built), ``rename[v]`` the renamed id of vertex v, ``order[i]`` the vertex renamed
 i, ``levels`` the search's depth (the root's eccentricity: a lower bound on the diameter).
 """
@@ -22,7 +27,7 @@ import numpy as np
 
 from ..graph import GraphInput, register
 from ..graph.csr import Builder
-from .direction_optimizing import depth, peripheral_levels   # the renaming's search; the SSSP rules read both here
+from .direction_optimizing import _levels, depth, peripheral_levels   # the renaming's searches; the SSSP rules read the last two here
 
 
 # The largest degree of a graph its kernels treat as a road map or grid (no hubs: a search's fronts are
@@ -47,9 +52,8 @@ def build_by_bfs(inp) -> BfsRenamed:
     xp, n = inp.xp, inp.n
     level = peripheral_levels(inp)
     levels = depth(inp)
-    key = xp.where(level < 0, levels, level).astype(np.int64) * n + xp.arange(n, dtype=np.int64)
-    order = xp.argsort(key)
-    del key
+    ids = xp.arange(n, dtype=np.int64)
+    order = xp.lexsort(xp.stack([ids, across(inp, level, levels), xp.where(level < 0, levels, level).astype(np.int64)]))
     rename = xp.empty(n, dtype=np.int64)
     rename[order] = xp.arange(n, dtype=np.int64)
     graph = GraphInput(n, rename[inp.src].astype(inp.src.dtype), rename[inp.dst].astype(inp.dst.dtype), inp.weight,
@@ -58,12 +62,24 @@ def build_by_bfs(inp) -> BfsRenamed:
     return BfsRenamed(graph, rename, order, levels)
 
 
+def across(inp, level, levels: int):
+    """Each vertex's place along its level's front (int64; 0 where unreached): its level in a search
+    from the vertex of the middle level farthest from that level's first vertex (two searches)."""
+    xp = inp.xp
+    middle = xp.flatnonzero(level == levels // 2) if levels else xp.zeros(0, dtype=np.int64)
+    if middle.shape[0] < 2:
+        return xp.zeros(inp.n, dtype=np.int64)
+    from_first = _levels(inp, int(middle[0]))[middle]
+    end = int(middle[int(xp.argmax(from_first))])
+    return xp.maximum(_levels(inp, end), 0).astype(np.int64)
+
+
 def _traffic(inp) -> dict:
-    """The two searches' CSR passes (about two each: top-down then bottom-up), the edge list read and renamed,
+    """The four searches' CSR passes (about two each: top-down then bottom-up), the edge list read and renamed,
     the renamed CSR written (its sort's passes show as GB/s below the model)."""
     isz, wsz = inp.index_dtype.itemsize, 4 if inp.weighted else 0
     arcs = (1 if inp.directed else 2) * inp.m
-    return {"read": 4 * arcs * isz + inp.m * (2 * isz + wsz) + 8 * inp.n,
+    return {"read": 8 * arcs * isz + inp.m * (2 * isz + wsz) + 8 * inp.n,
             "written": inp.m * (2 * isz + wsz) + arcs * (isz + wsz) + 24 * inp.n, "random": 2 * inp.m}
 
 
