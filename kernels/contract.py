@@ -55,6 +55,9 @@ class Problem:
       full run (``harness.warmup_input``).
     - ``columns(out) -> dict``: what ``--save-output`` writes (default: ``out``, primary first);
       ``save(out, path)`` replaces the column writer for outputs that are not columns.
+    - ``unique``: every correct output of an instance is the same arrays (list ranking's ranks; not
+      a BFS's parents or a labelling of components), so an output equal to one the verifier passed
+      on the same input is correct (the harness then compares instead of verifying again).
     """
     name: str
     dataset_kind: str
@@ -69,6 +72,7 @@ class Problem:
     sample: Callable | None = None
     columns: Callable | None = None
     save: Callable | None = None
+    unique: bool = False
     # The kernel the others are compared with (speed-up figures): the papers' first algorithm.
     baseline: str | None = None
 

@@ -67,4 +67,4 @@ def sample(inp: ListInput) -> ListInput | None:
 
 
 LISTRANK = Problem(name="listrank", dataset_kind="list", prepare=prepare, verify=verify, outputs=("rank",),
-                   sample=sample)
+                   sample=sample, unique=True)   # a list has one ranking
