@@ -1,5 +1,6 @@
 """Verification references kept beside a stored dataset, so every worker and every later run reads
-what one computed (``checks.reference`` asks here before computing).
+what one computed (``checks.reference`` asks here before computing); also what a problem's
+``prepare`` learns checking its input (list ranking's: one list, its head and tail).
 
 A reference is what a verifier computes from the input alone — a Brandes from a root, a triangle
 count, a component count — never from an output.  In one process ``checks.reference`` keeps it on
@@ -87,18 +88,26 @@ class ReferenceStore:
                 Path(tmp).unlink(missing_ok=True)
 
 
-def attach(inp, data) -> None:
-    """Give the graph input ``inp`` of ``data`` its store, where ``data`` is a dataset read from
-    disk (a manifest with parts and their checksums; a graph made in memory has none)."""
-    cache = getattr(inp, "cache", None)
+def store_for(data, backend: str | None = None) -> "ReferenceStore | None":
+    """The store of ``data`` where it is a dataset read from disk (a manifest with parts and their
+    checksums; a dataset made in memory has none), for values computed on ``backend`` (default the
+    dataset's)."""
     path, manifest = getattr(data, "path", None), getattr(data, "manifest", {})
-    if cache is None or not isinstance(path, Path) or not manifest.get("parts"):
-        return
-    if not (path / "manifest.json").is_file():
+    if not isinstance(path, Path) or not manifest.get("parts") or not (path / "manifest.json").is_file():
+        return None
+    return ReferenceStore(path / FOLDER, manifest, backend or data.backend)
+
+
+def attach(inp, data) -> None:
+    """Give the graph input ``inp`` of ``data`` its store (``store_for``)."""
+    cache = getattr(inp, "cache", None)
+    if cache is None:
         return
     # the input's array module, which the references are computed with (a host placement's input
     # computes on the device though its dataset's columns are on the host)
-    cache[STORE] = ReferenceStore(path / FOLDER, manifest, getattr(inp, "backend", data.backend))
+    store = store_for(data, getattr(inp, "backend", None))
+    if store is not None:
+        cache[STORE] = store
 
 
 _SOURCES: dict = {}

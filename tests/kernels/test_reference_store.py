@@ -114,3 +114,34 @@ def test_a_second_run_verifies_against_the_first_runs_brandes(stored, monkeypatc
     assert len(calls) == 2              # two roots, computed by the first run only
     spec = json.dumps(sorted(p.name for p in (stored[0] / reference_store.FOLDER).glob("*.npz")))
     assert spec.count(".npz") >= 2
+
+
+def test_a_stored_lists_check_is_read_by_the_next_process(tmp_path, make_list, monkeypatch):
+    """list ranking's input check (one list: its head and tail) is kept beside a stored list: a fresh
+    read prepares without checking again; a list made in memory, or a changed list (another manifest),
+    is checked.  A list the check refuses is refused every time and leaves nothing kept."""
+    from graphsweep.datasets import structure
+    from graphsweep.datasets.structure import ListStructureError
+    from graphsweep.datasets.writer import write_arrays
+    succ = make_list(3000, seed=4)
+    path = write_arrays(tmp_path / "list", kind="list", n=3000, columns={"succ": succ},
+                        generator={"name": "random_list", "params": {"n": 3000}, "seed": 4})
+    kernel = harness.registry.get("listrank.wyllie")
+    first = harness.prepared(kernel, read(path))
+    calls = []
+    counts = structure._cpu_counts         # check_list's first pass: counted, the check itself unchanged
+    monkeypatch.setattr(structure, "_cpu_counts", lambda succ: calls.append(1) or counts(succ))
+    again = harness.prepared(kernel, read(path))
+    assert (again.head, again.tail) == (first.head, first.tail) and succ[again.tail] == again.tail and calls == []
+    other = write_arrays(tmp_path / "other", kind="list", n=3000, columns={"succ": make_list(3000, seed=5)},
+                         generator={"name": "random_list", "params": {"n": 3000}, "seed": 5})
+    harness.prepared(kernel, read(other))
+    harness.prepared(kernel, Dataset.in_memory("list", 3000, succ=succ))
+    assert calls == [1, 1]
+    cycle = np.roll(np.arange(3000, dtype=np.int32), 1)
+    bad = write_arrays(tmp_path / "cycle", kind="list", n=3000, columns={"succ": cycle},
+                       generator={"name": "random_list", "params": {"n": 3000}, "seed": 6})
+    for _ in range(2):
+        with pytest.raises(ListStructureError, match="cycle"):
+            harness.prepared(kernel, read(bad))
+    assert not (bad / reference_store.FOLDER).exists()
