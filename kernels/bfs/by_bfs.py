@@ -18,7 +18,8 @@ side to the other).  By id alone, a level of a graph whose ids were shuffled lay
 and a strip's neighbouring vertices in scattered cache lines: on the 4096^2 grid with permuted ids
 (H200, docs/results/sssp-road/id-order/) sssp.strips' step took 4.11 us against 3.64 in row order,
 along the front 3.61, and sssp.best 48.4-48.7 ms a root against 52.0-52.4 (row order 44.3-44.7);
-the renaming's build, two searches more, 113-192 ms against 16-98.  ``graph`` is the renamed graph
+pagerank.best 17.5 ms a trial against 22.4 (row order 17.4); the renaming's build, two searches
+more, 113-192 ms against 16-98.  ``graph`` is the renamed graph
 (same weights, its CSR built), ``rename[v]`` the renamed id of vertex v, ``order[i]`` the vertex renamed
 i, ``levels`` the search's depth (the root's eccentricity: a lower bound on the diameter).
 """
