@@ -438,18 +438,18 @@ KEEP_VERIFIED = 1 / 16          # at most this share of the memory the output li
 def _checked(stats: dict, errors: list, instance: dict, problem, kernel: str, inp, params: dict, output: dict) -> None:
     """The problem's verifier on ``output``, or, for a problem of unique answers, a comparison with
     the output of the same instance that a verifier passed on this input (kept when it fits)."""
-    kept = getattr(inp, "cache", None)
+    cache = getattr(inp, "cache", None)
     key = (problem.name, repr(sorted(instance.items())))
-    if problem.unique and kept is not None:
-        earlier = kept.get(VERIFIED, {}).get(key)
+    if problem.unique and cache is not None:
+        earlier = cache.get(VERIFIED, {}).get(key)
         if earlier is not None and _same(earlier[1], output):
             stats["verified_as"] = earlier[0]
             return
     failed = len(errors)
     _verified(stats, errors, instance, problem.verify, inp, params, output)
-    if problem.unique and kept is not None and len(errors) == failed and _fits(output):
+    if problem.unique and cache is not None and len(errors) == failed and _fits(output):
         # a copy: a kernel may hand back a buffer its next run writes again
-        kept.setdefault(VERIFIED, {})[key] = (kernel, {name: a.copy() for name, a in output.items()})
+        cache.setdefault(VERIFIED, {})[key] = (kernel, {name: a.copy() for name, a in output.items()})
 
 
 def _same(a: dict, b: dict) -> bool:

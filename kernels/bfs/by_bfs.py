@@ -30,7 +30,8 @@ import numpy as np
 
 from ..graph import GraphInput, register
 from ..graph.csr import Builder
-from .direction_optimizing import _levels, depth, peripheral_levels   # the renaming's searches; the SSSP rules read the last two here
+# the renaming's searches (the SSSP rules read depth and peripheral_levels from here too)
+from .direction_optimizing import depth, levels_from, peripheral_levels
 
 
 # The largest degree of a graph its kernels treat as a road map or grid (no hubs: a search's fronts are
@@ -69,12 +70,12 @@ def across(inp, level, levels: int):
     """Each vertex's place along its level's front (int64; 0 where unreached): its level in a search
     from the vertex of the middle level farthest from that level's first vertex (two searches)."""
     xp = inp.xp
-    middle = xp.flatnonzero(level == levels // 2) if levels else xp.zeros(0, dtype=np.int64)
+    middle = xp.flatnonzero(level == levels // 2)
     if middle.shape[0] < 2:
         return xp.zeros(inp.n, dtype=np.int64)
-    from_first = _levels(inp, int(middle[0]))[middle]
+    from_first = levels_from(inp, int(middle[0]))[middle]
     end = int(middle[int(xp.argmax(from_first))])
-    return xp.maximum(_levels(inp, end), 0).astype(np.int64)
+    return xp.maximum(levels_from(inp, end), 0).astype(np.int64)
 
 
 def _traffic(inp) -> dict:

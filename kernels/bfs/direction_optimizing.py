@@ -247,7 +247,8 @@ def stays_bottom_up(awake: int, old_awake: int, n: int, beta: float) -> bool:
 
 # --- the graph's depth, from a pseudo-peripheral vertex (by_bfs renames by its levels)
 
-def _levels(inp, root: int):
+def levels_from(inp, root: int):
+    """Each vertex's level (-1 unreached) in this kernel's search from ``root``, run untimed."""
     params = KERNEL.resolve_params({"root": root})
     KERNEL.setup(inp, params)
     timer = timer_for(inp.backend)
@@ -261,8 +262,8 @@ def _peripheral(inp):
     if not n:
         return xp.zeros(0, dtype=np.int32)
     degree = inp.csr().degree()
-    level = _levels(inp, int(xp.flatnonzero(degree == degree.max())[0]))
-    return _levels(inp, int(xp.flatnonzero(level == level.max())[0]))
+    level = levels_from(inp, int(xp.flatnonzero(degree == degree.max())[0]))
+    return levels_from(inp, int(xp.flatnonzero(level == level.max())[0]))
 
 
 def peripheral_levels(inp):
