@@ -23,14 +23,13 @@ computed on its own and the dataset does not depend on the part size.  Edges are
 """
 
 import math
-from pathlib import Path
 
 import numpy as np
 
 from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
-from .streams import STREAM_EDGES, Feistel, block_rng, blockwise, stream_key
+from .streams import STREAM_EDGES, Feistel, block_rng, blockwise, cuda_module, stream_key
 
 _EDGE_DTYPES = (np.uint64, np.uint64)
 
@@ -188,14 +187,12 @@ def _part_rmat_gpu(plan: Plan, start: int, stop: int) -> dict:
     thread per four rows, so a slice of a graph larger than the GPU is generated where it is used."""
     import cupy
 
-    from graphsweep.kernels.cuda import module
-
     index = plan.index_dtype
     src, dst = cupy.empty(stop - start, dtype=index), cupy.empty(stop - start, dtype=index)
     if stop > start:
         perm = plan.state["perm"]
-        kernel = module(str(_RMAT_CU), (f"-DINDEX={'int' if index == np.int32 else 'long long'}",)
-                        ).get_function("graphsweep_rmat_edges")
+        kernel = cuda_module("rmat.cu", f"-DINDEX={'int' if index == np.int32 else 'long long'}"
+                             ).get_function("graphsweep_rmat_edges")
         key = stream_key(plan.seed, STREAM_EDGES)
         a, ab, abc = plan.state["abc"]
         quads = -(-(stop - start) // 4) + 1
@@ -205,8 +202,6 @@ def _part_rmat_gpu(plan: Plan, start: int, stop: int) -> dict:
                 cupy.asarray(perm.widths, dtype=np.int32), cupy.asarray(perm.keys, dtype=np.uint64)))
     return {"src": src, "dst": dst}
 
-
-_RMAT_CU = Path(__file__).parent / "rmat.cu"
 
 RMAT = permutable(Generator(
     "rmat", "graph", "Graph500 Kronecker (R-MAT) graph, 2^SCALE vertices, EDGE_FACTOR·2^SCALE edges",

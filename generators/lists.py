@@ -5,7 +5,7 @@ list ranking.  As in genList (Yogaratnam's thesis, Appendix A) the list starts a
 remaining n-1 nodes follow in random order: the node at list position p >= 1 is 1 + σ(p-1) for a
 keyed Feistel permutation σ of [0, n-1) (see ``streams``).  So succ[v] is a pure function of v:
 p = π⁻¹(v), succ[v] = π(p+1), and the tail points to itself, which lets every part be computed
-on its own, on the CPU (Numba) or the GPU (CuPy) with the same values.
+on its own, on the CPU (Numba) or the GPU (one kernel, ``feistel.cu``) with the same values.
 
 ``ordered-list`` returns succ[i] = i+1 with the tail n-1 pointing to itself: the best case
 (Rehman et al. compare ordered and random lists).
@@ -22,7 +22,7 @@ import numpy as np
 from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
-from .streams import Feistel
+from .streams import Feistel, cuda_module
 
 
 def _rows(start: int, stop: int, xp):
@@ -41,12 +41,25 @@ def _part_list(plan: Plan, start: int, stop: int, xp) -> dict:
     v = _rows(start, stop, xp)
     if perm is None:  # n == 1: the single node is head and tail
         return {"succ": v.astype(plan.index_dtype)}
+    if xp is not np:  # the same arithmetic in one kernel (feistel.cu)
+        return {"succ": _succ_gpu(plan, start, stop, xp)}
     one, last = xp.uint64(1), xp.uint64(n - 1)
     # Node 0 heads the list (genList starts at index 0); node v >= 1 sits at position 1 + σ⁻¹(v-1).
     pos = xp.where(v == 0, xp.uint64(0), perm.inverse(xp.maximum(v, one) - one, xp) + one)
     # The node after position p is 1 + σ(p); the tail (p = n-1) points to itself.
     after = perm.forward(xp.minimum(pos, last - one), xp) + one
     return {"succ": xp.where(pos == last, v, after).astype(plan.index_dtype)}
+
+
+def _succ_gpu(plan: Plan, start: int, stop: int, xp):
+    perm, index = plan.state["perm"], plan.index_dtype
+    succ = xp.empty(stop - start, dtype=index)
+    if stop > start:
+        cuda_module("feistel.cu", f"-DINDEX={'int' if index == np.int32 else 'long long'}").get_function(
+            "graphsweep_list_succ")((min(-(-(stop - start) // 256), 1 << 16),), (256,),
+                                    (succ, np.int64(start), np.int64(stop), np.uint64(perm.n),
+                                     xp.asarray(perm.widths, dtype=np.int32), xp.asarray(perm.keys, dtype=np.uint64)))
+    return succ
 
 
 def _plan_ordered(params: dict, seed: int) -> Plan:

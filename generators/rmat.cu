@@ -6,16 +6,15 @@
 // double j (C order: level l, row i -> j = l*R + i) is (word_j >> 11) * 2^-53.  So a row's draws
 // are a pure function of (key, block, R, j): every thread computes its own.  A thread takes four
 // rows of one block and computes each Philox output once for the rows that share it.
-// Vertex ids are then scrambled by the plan's keyed Feistel permutation (streams.Feistel).
+// Vertex ids are then scrambled by the plan's keyed Feistel permutation (feistel.cuh).
 
-typedef unsigned long long u64;
+#include "feistel.cuh"
 
 #define PHILOX_M0 0xD2E7470EE14C6C93ULL
 #define PHILOX_M1 0xCA5A826395121157ULL
 #define PHILOX_W0 0x9E3779B97F4A7C15ULL
 #define PHILOX_W1 0xBB67AE8584CAA73BULL
 #define BLOCK_SHIFT 16
-#define FEISTEL_ROUNDS 6
 
 __device__ __forceinline__ void philox4x64_10(u64 c[4], u64 k0, u64 k1)
 {
@@ -27,28 +26,6 @@ __device__ __forceinline__ void philox4x64_10(u64 c[4], u64 k0, u64 k1)
         const u64 n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
         c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;
     }
-}
-
-__device__ __forceinline__ u64 splitmix_finaliser(u64 z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-// streams.Feistel.forward: alternating Feistel rounds over [0, 2^bits), cycle-walked into [0, n).
-__device__ __forceinline__ u64 feistel_forward(u64 v, u64 n, const int* __restrict__ widths,
-                                               const u64* __restrict__ keys)
-{
-    do {
-#pragma unroll
-        for (int r = 0; r < FEISTEL_ROUNDS; ++r) {
-            const int lw = widths[r], rw = widths[r + 1];
-            const u64 left = v >> rw, right = v & ((1ULL << rw) - 1);
-            v = (right << lw) | (left ^ (splitmix_finaliser(right ^ keys[r]) & ((1ULL << lw) - 1)));
-        }
-    } while (v >= n);
-    return v;
 }
 
 // Rows [start, stop) of a dataset of `total` rows; row e goes to src[e - start], dst[e - start].

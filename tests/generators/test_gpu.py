@@ -39,10 +39,20 @@ def _same_on_both(tmp_path, kind, params):
 
 
 @pytest.mark.gpu
-def test_gpu_feistel_equals_numba_twin():
+@pytest.mark.parametrize("n", [2, 3, 5, 123_457, (1 << 33) + 7])
+def test_gpu_feistel_equals_numba_twin_and_array_code(n):
+    """The kernel (feistel.cuh) against the Numba twin and the array code, both ways; widths from
+    1/1 to 17/17 bits, inputs strided and two-dimensional."""
     import cupy
     from graphsweep.generators.streams import Feistel
-    perm = Feistel.for_seed(123_457, seed=4)
-    x = np.arange(123_457, dtype=np.uint64)
-    assert np.array_equal(perm.forward(cupy.asarray(x), cupy).get(), perm.forward(x))
-    assert np.array_equal(perm.inverse(cupy.asarray(x), cupy).get(), perm.inverse(x))
+    perm = Feistel.for_seed(n, seed=4)
+    x = np.random.default_rng(n).integers(0, n, 50_000, dtype=np.uint64)
+    for way in ("forward", "inverse"):
+        want = getattr(perm, way)(x)
+        assert np.array_equal(getattr(perm, way)(cupy.asarray(x), cupy).get(), want), way
+        assert np.array_equal(perm.walk_xp(x, np, inverse=way == "inverse"), want), way
+        strided = cupy.asarray(np.stack([x, x[::-1]], axis=1))[:, 0]
+        assert np.array_equal(getattr(perm, way)(strided, cupy).get(), want), way
+        square = cupy.asarray(x[:40_000]).reshape(200, 200)
+        assert np.array_equal(getattr(perm, way)(square, cupy).get(), want[:40_000].reshape(200, 200)), way
+    assert perm.forward(cupy.empty(0, dtype=cupy.uint64), cupy).size == 0
