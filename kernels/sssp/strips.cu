@@ -9,7 +9,12 @@
 //            of more than `hub` edges go to the whole block after the others), relaxing each edge
 //            on the packed word; an improved vertex of the strip joins the next list (below T,
 //            once: a "queued" bit) or the block's far pile (once per bucket: an "in pile" bit),
-//            one of another strip goes to the block's outbox.  Meanwhile two warps work the
+//            one of another strip goes to the block's outbox.  With `push` (positive weights) a
+//            relaxation is a fire-and-forget red.min and every neighbour it reaches is routed as if
+//            improved; an entry is expanded only if its distance fell below the one it was last
+//            expanded at (`expanded`, read with its word and row), so a step waits for one memory
+//            round trip, not two (the red.min lands before the next step's read of the word: the
+//            step's __syncthreads orders them);  Meanwhile two warps work the
 //            post: the last claims the block's incoming mail into the next list, the one before
 //            it mails the outbox the previous step left, so the expansion's chain of two memory
 //            round trips is not lengthened by the mail's six.  One __syncthreads ends the expansion, one the step;
@@ -83,10 +88,11 @@ struct StArgs {
     sp_u64* mailbox;      // 2n: block b's ring at 2 lo, 2 (hi - lo) slots of (lap + 1) << 32 | v
     sp_u64* tail;         // per block (ST_TAIL_STRIDE apart): slots reserved in its ring
     sp_u32* mailed;       // a bit per vertex: a slot holds it, not yet claimed
+    sp_u32* expanded;     // push: a vertex's distance when last expanded (SP_INF: never)
     sp_u32* ctl;
     sp_u64* log;          // log[0] start ns; per bucket: T, end ns
     long long n, size;
-    int log_cap, list_cap, hub, positive;
+    int log_cap, list_cap, hub, positive, push;
     sp_u32 delta;
     long long max_steps;
 };
@@ -190,6 +196,12 @@ __device__ void st_send(const StArgs& a, StBlock& s, const sp_u32* out, sp_u32 c
     for (sp_u32 i = threadIdx.x & 31; i < count; i += 32) st_post(a, s, out[i], mails);
 }
 
+// A relaxation whose answer no one waits for (push).
+__device__ __forceinline__ void st_red_min(sp_u64* at, sp_u64 x)
+{
+    asm volatile("red.global.min.u64 [%0], %1;" :: "l"(at), "l"(x) : "memory");
+}
+
 __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StStep& c, sp_u32 v, sp_u32 nd,
                                          sp_u64& mails)
 {
@@ -231,8 +243,9 @@ __device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u
 #pragma unroll
     for (int j = 0; j < ST_ELL; ++j) {
         if (!ok[j]) continue;
-        ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
-                           : sp_relax(a.word, v[j], nd[j], u);
+        if (a.push) st_red_min(a.word + v[j], sp_pack(nd[j], u));
+        else ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
+                                : sp_relax(a.word, v[j], nd[j], u);
     }
 #pragma unroll
     for (int j = 0; j < ST_ELL; ++j)
@@ -269,8 +282,9 @@ __device__ void st_expand(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u
             // Positive weights: a smaller parent id at an equal distance may replace the parent
             // (both edges are tight and lead to shorter distances, so no cycle); with zero weights
             // only a strict improvement may (sp_relax).
-            ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
-                               : sp_relax(a.word, v[j], nd[j], u);
+            if (a.push) st_red_min(a.word + v[j], sp_pack(nd[j], u));
+            else ok[j] = a.positive ? sp_dist(atomicMin(a.word + v[j], sp_pack(nd[j], u))) > nd[j]
+                                    : sp_relax(a.word, v[j], nd[j], u);
         }
 #pragma unroll
         for (int j = 0; j < 4; ++j)
@@ -337,11 +351,12 @@ __device__ bool st_barrier(sp_u32* ctl, sp_u32 epoch, sp_u32* flag)
 extern "C" __global__ void __launch_bounds__(ST_THREADS, ST_MIN_BLOCKS)
 graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict__ idx, const int* __restrict__ wt,
                        const sp_u64* __restrict__ ell, sp_u64* word, sp_u32* spill, sp_u32* pile, sp_u64* mailbox,
-                       sp_u64* tail, sp_u32* mailed, sp_u32* ctl, sp_u64* log, long long n, long long size,
-                       int log_cap, int list_cap, int hub, int positive, sp_u32 delta, int root, long long max_steps)
+                       sp_u64* tail, sp_u32* mailed, sp_u32* expanded, sp_u32* ctl, sp_u64* log, long long n,
+                       long long size, int log_cap, int list_cap, int hub, int positive, int push, sp_u32 delta,
+                       int root, long long max_steps)
 {
-    const StArgs a = {off, idx, wt, ell, word, spill, pile, mailbox, tail, mailed, ctl, log, n, size, log_cap, list_cap,
-                      hub, positive, delta, max_steps};
+    const StArgs a = {off, idx, wt, ell, word, spill, pile, mailbox, tail, mailed, expanded, ctl, log, n, size, log_cap,
+                      list_cap, hub, positive, push && positive, delta, max_steps};
     extern __shared__ sp_u32 st_dyn[];
     __shared__ StBlock s;
     const long long words = (size + 31) >> 5;
@@ -440,10 +455,13 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                     row[2 * h + 1] = pair.y;
                 }
                 const sp_u32 du = sp_dist(__ldcg(a.word + u));
+                const sp_u32 was = a.push ? __ldcg(a.expanded + u) : SP_INF;
                 if (du >= T) {                  // mailed at or past T
                     st_file(s, c, u, du);
                     continue;
                 }
+                if (du >= was) continue;        // push: not shorter since its last expansion
+                if (a.push) a.expanded[u] = du;
                 if ((sp_u32)row[0] != ST_WIDE) {
                     st_expand_row(a, s, c, u, du, row, edges, mails);
                     continue;
@@ -551,15 +569,17 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
     if (leader) a.ctl[ST_EPOCHS] = epoch;
 }
 
-// Before the launch: rings empty (lap 0), no mail, the root in its owner's pile 0, the counter at
+// Before the launch: rings empty (lap 0), no mail, nothing expanded, the root in its owner's pile 0, the counter at
 // one unit per block, both pile minima INF.
 extern "C" __global__ void graphsweep_sssp_strips_init(sp_u64* __restrict__ mailbox, sp_u64* __restrict__ tail,
-                                                      sp_u32* __restrict__ mailed, sp_u32* __restrict__ pile,
+                                                      sp_u32* __restrict__ mailed, sp_u32* __restrict__ expanded,
+                                                      sp_u32* __restrict__ pile,
                                                       sp_u32* __restrict__ ctl, long long n, long long size, int root,
                                                       int blocks)
 {
     SP_GRID_STRIDE(i, max(2 * n, (long long)max(blocks * ST_TAIL_STRIDE, ST_CTL_WORDS))) {
         if (i < 2 * n) mailbox[i] = 0;
+        if (i < n) expanded[i] = SP_INF;
         if (i < (n + 31) / 32) mailed[i] = 0;
         if (i < blocks * ST_TAIL_STRIDE) tail[i] = 0;
         if (i < ST_CTL_WORDS)

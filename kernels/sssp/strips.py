@@ -20,7 +20,11 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
     vertex's CSR range) in one memory round trip, relaxing by a 64-bit atomicMin on the packed
     (dist, parent) word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved
     vertex of the strip goes to the next frontier (below T) or the block's far pile (at or above
-    T), one of another strip to the block's outbox;
+    T), one of another strip to the block's outbox.  With ``push`` (the default, positive weights
+    only) the relaxation is a red.min whose answer no thread waits for, every neighbour reached is
+    routed as if improved, and a frontier entry is expanded only if its distance fell below the one
+    it was last expanded at (``expanded``, read with its word and row): a step waits for one
+    memory round trip instead of two;
   - mail: two warps beside the expansion, the sender mails the outbox the previous step left (a
     per-vertex "mailed" bit: one message per vertex in flight; a ring per owner), the receiver
     claims the block's ring into its next frontier, clearing the bits before any thread reads
@@ -51,6 +55,12 @@ waits for its block's longest path, and the vertices left behind wait for that s
 taking vertices from a shared queue without steps (1143).  On graphs whose ids carry no locality
 every edge is a message: R-MAT 22 181 ms against near-far's 7.8, uniform 2^24 96 against 14.5 (the
 CSR kernel; sssp.best then runs near-far: select.py).
+Push (session 20, H200, the same grid and roots, docs/results.md §23): a step 3.62 -> 2.43 us,
+44.1-44.3 -> 37.3-37.9 ms a root (1.18x), 40.7-41.2 ms with the ids permuted (by-bfs; 48.4-48.7
+before), for 2.1x the mail (a neighbour in another strip is mailed whether improved or not; the
+ones not improved are skipped at their owner's step); delta 4096 and 256-512 threads stay best (1024-16384, 256-1024 tried).
+Blocks now step 10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for
+each bucket's end): the next cost to cut is the wave's crossings and the buckets' ends, not the step.
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
@@ -79,6 +89,10 @@ PARAMS = {
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
+    "push": Param(True, bool, help="positive weights on the GPU: relax by fire-and-forget red.min and route every "
+                                   "neighbour reached, expanding an entry only if its distance fell since its last "
+                                   "expansion (a step waits for one memory round trip, not two); false: wait for "
+                                   "each atomicMin's answer and route only the improved"),
 }
 
 CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
@@ -219,20 +233,22 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
     mailbox = cupy.empty(2 * n, dtype=np.uint64)     # per block: a ring of 2 x strip (tag, vertex) slots
     tails = cupy.empty(TAIL_STRIDE * grid, dtype=np.uint64)
     mailed = cupy.empty(-(-n // 32), dtype=np.uint32)
+    expanded = cupy.empty(n, dtype=np.uint32)
     ctl = cupy.empty(CTL_WORDS, dtype=np.uint32)
     log = cupy.zeros(1 + 2 * LOG_CAP, dtype=np.uint64)
     dist = cupy.empty(n, dtype=np.int64)
     parent = cupy.empty(n, dtype=np.int64)
     init_blocks = max(1, min(-(-2 * n // threads), 65535))
-    with timer.phase("init", written=8 * n + 16 * n + n // 8 + 8 * grid):
+    with timer.phase("init", written=8 * n + 20 * n + n // 8 + 8 * grid):
         mod.get_function("graphsweep_sssp_init_words")((init_blocks,), (threads,), (word, np.int64(n), np.int32(root)))
         mod.get_function("graphsweep_sssp_strips_init")(
-            (init_blocks,), (threads,), (mailbox, tails, mailed, piles, ctl, np.int64(n), np.int64(size),
+            (init_blocks,), (threads,), (mailbox, tails, mailed, expanded, piles, ctl, np.int64(n), np.int64(size),
                                          np.int32(root), np.int32(grid)))
     with timer.phase("search") as traffic:
         search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails,
-                                     mailed, ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP),
+                                     mailed, expanded, ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP),
                                      np.int32(shared_list), np.int32(params["hub"]), np.int32(positive),
+                                     np.int32(bool(params["push"])),
                                      np.uint32(min(delta, 2**32 - 1)),
                                      np.int32(root), np.int64(4 * n + 64)),
                shared_mem=shared)
@@ -246,10 +262,11 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
                              "(use --backend cpu)")
     wide = lambda at: int(counters[at:at + 2].view(np.uint64)[0])  # noqa: E731
     edges, entries, mails = wide(EDGES), wide(ENTRIES), wide(MAILS)
-    # entries: 4 B list entry + 8 B word + a 32 B row; edges: an 8 B word atomic at random (the
-    # wide vertices' 8 B (index, weight) are not told apart); mails: a mailed bit, the work count, a
-    # ring slot written and read.
-    traffic.add(read=44 * entries + 8 * edges + 8 * mails, written=4 * entries + 24 * mails,
+    # entries: 4 B list entry + 8 B word + a 32 B row (push: + its 4 B last expansion, written
+    # again); edges: an 8 B word atomic at random (the wide vertices' 8 B (index, weight) are not
+    # told apart); mails: a mailed bit, the work count, a ring slot written and read.
+    pushed = 4 * entries if positive and params["push"] else 0
+    traffic.add(read=44 * entries + pushed + 8 * edges + 8 * mails, written=4 * entries + pushed + 24 * mails,
                 random=entries + edges + 3 * mails)
     epochs, steps = int(counters[EPOCHS]), wide(STEPS)
     # Where a block's time went (means over blocks): stepping, the bucket barriers, and the rest
