@@ -20,8 +20,8 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
     vertex's CSR range) in one memory round trip, relaxing by a 64-bit atomicMin on the packed
     (dist, parent) word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved
     vertex of the strip goes to the next frontier (below T) or the block's far pile (at or above
-    T), one of another strip to the block's outbox.  With ``push`` (the default, positive weights
-    only) the relaxation is a red.min whose answer no thread waits for, every neighbour reached is
+    T), one of another strip to the block's outbox.  With ``push`` (positive weights only; by
+    default where every degree is at most 16) the relaxation is a red.min whose answer no thread waits for, every neighbour reached is
     routed as if improved, and a frontier entry is expanded only if its distance fell below the one
     it was last expanded at (``expanded``, read with its word and row): a step waits for one
     memory round trip instead of two;
@@ -58,8 +58,11 @@ CSR kernel; sssp.best then runs near-far: select.py).
 Push (session 20, H200, the same grid and roots, docs/results.md §23): a step 3.62 -> 2.43 us,
 44.1-44.3 -> 37.3-37.9 ms a root (1.18x), 40.7-41.2 ms with the ids permuted (by-bfs; 48.4-48.7
 before), for 2.1x the mail (a neighbour in another strip is mailed whether improved or not; the
-ones not improved are skipped at their owner's step); delta 4096 and 256-512 threads stay best (1024-16384, 256-1024 tried).
-Blocks now step 10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for
+ones not improved are skipped at their owner's step); delta 4096 and 256-512 threads stay best
+(1024-16384, 256-1024 tried).  The ids permuted and not renamed: 80.4 -> 65.3 ms.  Where a vertex
+has many neighbours in other strips, mailing them all floods the mail: R-MAT 22 168 -> 392 ms,
+uniform 2^24 of degree 6 91 -> 135 (select runs near-far on both), so push is on by default only
+where every degree is at most 16 (``by_bfs.narrow``: road maps and grids).  Blocks now step 10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for
 each bucket's end): the next cost to cut is the wave's crossings and the buckets' ends, not the step.
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
@@ -74,6 +77,7 @@ import numpy as np
 from graphsweep.core.errors import ParameterError
 from graphsweep.core.gpu import array_module, backend_module
 
+from ..bfs import by_bfs
 from ..contract import Kernel, Param, nearest_power_of_two
 from ..cuda import check_threads, module, resident_blocks_of
 from . import ROOT_PARAM, SSSP, near_far
@@ -89,10 +93,12 @@ PARAMS = {
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
-    "push": Param(True, bool, help="positive weights on the GPU: relax by fire-and-forget red.min and route every "
+    "push": Param(None, bool, help="positive weights on the GPU: relax by fire-and-forget red.min and route every "
                                    "neighbour reached, expanding an entry only if its distance fell since its last "
                                    "expansion (a step waits for one memory round trip, not two); false: wait for "
-                                   "each atomicMin's answer and route only the improved"),
+                                   "each atomicMin's answer and route only the improved.  Default: on where every "
+                                   "degree is at most 16 (road maps, grids), off elsewhere, where mailing every "
+                                   "neighbour floods the mail (R-MAT 22: 392 against 168 ms a root, H200)"),
 }
 
 CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
@@ -168,7 +174,17 @@ def setup(inp, params) -> None:
         inp.cache["sssp.strips.delta"] = default_delta(csr)
     if "sssp.positive" not in inp.cache:
         inp.cache["sssp.positive"] = _positive(csr)
+    if "sssp.strips.narrow" not in inp.cache:
+        inp.cache["sssp.strips.narrow"] = by_bfs.narrow(csr)
     layout(inp)
+
+
+def push_for(inp, params) -> bool:
+    """Whether the search pushes (``push`` given, else on graphs whose degrees are all at most
+    ``by_bfs.NARROW_DEGREE``) — only where every weight is positive."""
+    setup(inp, params)
+    wanted = params["push"] if params.get("push") is not None else inp.cache["sssp.strips.narrow"]
+    return bool(wanted) and inp.cache["sssp.positive"]
 
 
 def delta_for(inp, params) -> int:
@@ -217,7 +233,7 @@ def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
         grid = most
 
 
-def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
+def search_gpu(csr, rows, root: int, delta: int, positive: bool, push: bool, params, timer):
     """(dist, parent, facts, epoch rows) from ``root`` on the device CSR ``csr`` and its ``rows``."""
     import cupy
     check_gpu_graph(csr)
@@ -248,7 +264,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
         search((grid,), (threads,), (csr.offsets, csr.indices, csr.weights, rows, word, spill, piles, mailbox, tails,
                                      mailed, expanded, ctl, log, np.int64(n), np.int64(size), np.int32(LOG_CAP),
                                      np.int32(shared_list), np.int32(params["hub"]), np.int32(positive),
-                                     np.int32(bool(params["push"])),
+                                     np.int32(push),
                                      np.uint32(min(delta, 2**32 - 1)),
                                      np.int32(root), np.int64(4 * n + 64)),
                shared_mem=shared)
@@ -265,7 +281,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, params, timer):
     # entries: 4 B list entry + 8 B word + a 32 B row (push: + its 4 B last expansion, written
     # again); edges: an 8 B word atomic at random (the wide vertices' 8 B (index, weight) are not
     # told apart); mails: a mailed bit, the work count, a ring slot written and read.
-    pushed = 4 * entries if positive and params["push"] else 0
+    pushed = 4 * entries if push else 0
     traffic.add(read=44 * entries + pushed + 8 * edges + 8 * mails, written=4 * entries + pushed + 24 * mails,
                 random=entries + edges + 3 * mails)
     epochs, steps = int(counters[EPOCHS]), wide(STEPS)
@@ -477,9 +493,11 @@ def search_cpu(csr, rows, root: int, delta: int, blocks: int, timer):
 def run_gpu(inp, params, timer):
     delta = delta_for(inp, params)
     rows, layout_ms = layout(inp)
+    push = push_for(inp, params)
     dist, parent, facts, epochs = search_gpu(inp.csr(), rows, params["root"], delta, inp.cache["sssp.positive"],
-                                             params, timer)
+                                             push, params, timer)
     timer.stat("layout_ms", round(layout_ms, 2))
+    timer.stat("push", push)
     for name, value in facts.items():
         timer.stat(name, value)
     # One step row per bucket, read from the launch's own log after timing.

@@ -20,7 +20,8 @@ VARIANTS = {
     "strips": ("sssp.strips", {}),
     "strips-small": ("sssp.strips", {"threads": 64, "blocks": 5, "shared_list": 4, "hub": 3, "delta": 3}),
     "strips-wide": ("sssp.strips", {"threads": 32, "blocks": 2, "shared_list": 1, "hub": 1, "delta": 1000}),
-    # relaxations that wait for each atomicMin's answer (push: false; the default pushes every neighbour)
+    # both relaxations on every graph (the default pushes only where every degree is at most 16)
+    "strips-push": ("sssp.strips", {"push": True}),
     "strips-wait": ("sssp.strips", {"push": False}),
     "strips-small-wait": ("sssp.strips", {"threads": 64, "blocks": 5, "shared_list": 4, "hub": 3, "delta": 3,
                                           "push": False}),
@@ -343,3 +344,16 @@ def test_best_finds_a_shuffled_grids_locality_by_renaming_it(backend, wg):
 def test_best_alias():
     assert registry.get("sssp.best").name == registry.ALIASES["sssp.best"][0] == "sssp.select"
     assert registry.for_placement("sssp.best", "host") == "sssp.near-far"     # a CSR in host memory
+
+
+def test_strips_pushes_by_default_only_on_small_degrees(wg):
+    """push (fire-and-forget relaxations) where every degree is at most 16 and every weight is
+    positive; asked for by name it still needs positive weights."""
+    from graphsweep.kernels.sssp import strips
+    cases = {"grid": True, "path": True, "rmat": False, "uniform-d40": False, "zero-weights": False}
+    for graph, pushes in cases.items():
+        inp = harness.prepared(strips.KERNEL, wg.dataset(wg.GRAPHS[graph]()))
+        params = strips.KERNEL.resolve_params({"root": 0})
+        assert strips.push_for(inp, params) is pushes, graph
+        assert strips.push_for(inp, {**params, "push": True}) is (graph != "zero-weights"), graph
+        assert strips.push_for(inp, {**params, "push": False}) is False, graph
