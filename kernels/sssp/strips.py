@@ -21,10 +21,10 @@ persistent launch, two blocks of 512 threads per SM, block b owning strip b:
     (dist, parent) word (a CAS on strict improvement where some weight is 0: sssp.cuh); an improved
     vertex of the strip goes to the next frontier (below T) or the block's far pile (at or above
     T), one of another strip to the block's outbox.  With ``push`` (positive weights only; by
-    default where every degree is at most 16) the relaxation is a red.min whose answer no thread waits for, every neighbour reached is
-    routed as if improved, and a frontier entry is expanded only if its distance fell below the one
-    it was last expanded at (``expanded``, read with its word and row): a step waits for one
-    memory round trip instead of two;
+    default where every degree is at most 16) the relaxation is a red.min whose answer no thread
+    waits for, every neighbour reached is routed as if improved, and a frontier entry is expanded
+    only if its distance fell below the one it was last expanded at (``expanded``, read with its
+    word and row): a step waits for one memory round trip instead of two;
   - mail: two warps beside the expansion, the sender mails the outbox the previous step left (a
     per-vertex "mailed" bit: one message per vertex in flight; a ring per owner), the receiver
     claims the block's ring into its next frontier, clearing the bits before any thread reads
@@ -62,8 +62,9 @@ ones not improved are skipped at their owner's step); delta 4096 and 256-512 thr
 (1024-16384, 256-1024 tried).  The ids permuted and not renamed: 80.4 -> 65.3 ms.  Where a vertex
 has many neighbours in other strips, mailing them all floods the mail: R-MAT 22 168 -> 392 ms,
 uniform 2^24 of degree 6 91 -> 135 (select runs near-far on both), so push is on by default only
-where every degree is at most 16 (``by_bfs.narrow``: road maps and grids).  Blocks now step 10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for
-each bucket's end): the next cost to cut is the wave's crossings and the buckets' ends, not the step.
+where every degree is at most 16 (``by_bfs.narrow``: road maps and grids).  Blocks now step
+10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for each bucket's end):
+the next cost to cut is the wave's crossings and the buckets' ends, not the step.
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
