@@ -4,9 +4,10 @@
 // Block b owns the vertices [lo, hi) = [b size, (b + 1) size).  A bucket [L, T):
 //   start  — the block splits its own far pile: vertices now in [L, T) form its frontier, those
 //            at or past T stay (vertices below L were settled by an earlier bucket: dropped);
-//   steps  — expand the frontier list a thread per vertex, its word and its row (ST_ELL packed
-//            (neighbour, weight) entries, or a wider vertex's CSR range) read together (vertices
-//            of more than `hub` edges go to the whole block after the others), relaxing each edge
+//   steps  — expand the frontier list, up to ST_ELL lanes a vertex (each relaxes and routes a share
+//            of its row, so a step waits for one route, not four in a row), its word and its row
+//            (ST_ELL packed (neighbour, weight) entries, or a wider vertex's CSR range) read together
+//            (vertices of more than `hub` edges go to the whole block after the others), relaxing each edge
 //            on the packed word; an improved vertex of the strip joins the next list (below T,
 //            once: a "queued" bit) or the block's far pile (once per bucket: an "in pile" bit),
 //            one of another strip goes to the block's outbox.  With `push` (positive weights) a
@@ -71,8 +72,9 @@
 #define ST_BARRIER 20         // u64: ns in bucket barriers, summed
 #define ST_SPAN 22            // u64: ns from start to end, summed over the blocks
 #define ST_WAKES 24           // u64: idle waits that mail ended, summed
-#define ST_EXPAND 26          // u64: ns from a step's start to its last expansion thread's end, summed
+#define ST_EXPAND 26          // u64 (these three with ST_STEP_CLOCKS): ns from a step's start to its last expansion thread's end, summed
 #define ST_POST 28            // u64: ns from a step's start to its post warps' end, summed
+#define ST_LOAD 30            // u64: ns from a step's start to its last expanded entry's word, summed
 #define ST_CTL_WORDS 96
 
 #define ST_SPIN_LIMIT (1LL << 33)   // ~4 s of clock64: a wait that long is a bug, not load
@@ -90,7 +92,7 @@ struct StArgs {
     sp_u32* mailed;       // a bit per vertex: a slot holds it, not yet claimed
     sp_u32* expanded;     // push: a vertex's distance when last expanded (SP_INF: never)
     sp_u32* ctl;
-    sp_u64* log;          // log[0] start ns; per bucket: T, end ns
+    sp_u64* log;          // log[0] start ns; per bucket (4 words): T, end ns, most steps a block took, blocks that stepped
     long long n, size;
     int log_cap, list_cap, hub, positive, push;
     sp_u32 delta;
@@ -109,8 +111,8 @@ struct StBlock {
     sp_u32 state;         // outcome of an idle wait
     sp_u64 head;          // ring slots claimed
     sp_u64 busy, barrier, wakes;            // thread 0's clock: ns stepping, ns in barriers; wake-ups
-    sp_u64 expand, post;  // ns to the expansion's and to the post's end, summed over steps
-    sp_u32 expand_ns, post_ns;  // this step's
+    sp_u64 expand, post, load;  // ST_STEP_CLOCKS: ns to the expansion's end, the post's, u's word, summed over steps
+    sp_u32 expand_ns, post_ns, load_ns;  // this step's
     sp_u32 hub_v[ST_HUBS];
     sp_u32 hub_d[ST_HUBS];
     sp_u32 out[2][ST_OUTBOX];
@@ -218,8 +220,8 @@ __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StSt
     }
 }
 
-// u's row, read with its word: relax its (up to ST_ELL) edges, the atomics independent, so the
-// step costs two memory round trips (row and word, then the atomics) where the CSR needs three.
+// The entries j = g, g + w, ... of u's row (e[m] = entry g + m w, ST_NONE past the row): a lane
+// of the w that expand u relaxes its share, the relaxations independent, then routes what they reach.
 __device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du,
                               const sp_u64 (&e)[ST_ELL], sp_u64& edges, sp_u64& mails)
 {
@@ -377,8 +379,8 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         s.nhubs = 0;
         s.surplus = 0;
         s.head = 0;
-        s.busy = s.barrier = s.wakes = s.expand = s.post = 0;
-        s.expand_ns = s.post_ns = 0;
+        s.busy = s.barrier = s.wakes = s.expand = s.post = s.load = 0;
+        s.expand_ns = s.post_ns = s.load_ns = 0;
     }
     const sp_u64 began = st_clock();
     if (leader) a.log[0] = began;
@@ -417,6 +419,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         __syncthreads();
         // --- steps until no block has anything below T
         bool aborted = false;
+        const sp_u64 steps_before = steps;
         while (true) {
             const sp_u64 stepped = st_clock();  // every thread's own: the step starts as the barrier releases
             const int q = p ^ 1;
@@ -441,32 +444,50 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 }
             }
             if (sender && s.nout[q]) st_send(a, s, s.out[q], min(s.nout[q], (sp_u32)ST_OUTBOX), mails);
+#ifdef ST_STEP_CLOCKS
             if (receiver || sender) atomicMax(&s.post_ns, (sp_u32)(st_clock() - stepped));
-            for (sp_u32 i = tid; i < k; i += blockDim.x) {
-                const sp_u32 u = st_entry(a, ST_LIST(p), p, lo, i);
-                atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
-                // u's word and row together: one memory round trip (neighbours, weights, or its CSR range)
-                sp_u64 row[ST_ELL];
-                const ulonglong2* at = (const ulonglong2*)(a.ell + (sp_u64)ST_ELL * u);
+#endif
+            // w lanes expand an entry, each relaxing and routing a share of its row, while the entries
+            // leave room beside the post warps: a step waits for one route, not ST_ELL in a row
+            const sp_u32 room = blockDim.x > 64 ? blockDim.x - 64 : blockDim.x;
+            const int w = 4 * k <= room ? 4 : 2 * k <= room ? 2 : 1;     // ST_ELL / w entries a lane
+            const sp_u32 span = (k * w + 31) & ~31u;       // whole warps: each lane of a warp loops alike
+            for (sp_u32 t = tid; t < span; t += blockDim.x) {
+                const sp_u32 i = t / w;
+                const int g = t & (w - 1);
+                const bool has = i < k;
+                sp_u32 u = 0, du = SP_INF, was = SP_INF;
+                sp_u32 first = ST_NONE;
+                sp_u64 e[ST_ELL];
+                if (has) {
+                    u = st_entry(a, ST_LIST(p), p, lo, i);
+                    if (g == 0) atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
+                    // u's word and row together: one memory round trip (neighbours, weights, or its CSR range)
+                    const sp_u64* row = a.ell + (sp_u64)ST_ELL * u;
+                    first = (sp_u32)__ldg(row);    // ST_WIDE: a wider vertex's CSR range follows
 #pragma unroll
-                for (int h = 0; h < ST_ELL / 2; ++h) {
-                    const ulonglong2 pair = __ldg(at + h);
-                    row[2 * h] = pair.x;
-                    row[2 * h + 1] = pair.y;
+                    for (int m = 0; m < ST_ELL; ++m) e[m] = g + m * w < ST_ELL ? __ldg(row + g + m * w) : ST_NONE;
+                    du = sp_dist(__ldcg(a.word + u));
+                    if (a.push) was = __ldcg(a.expanded + u);
                 }
-                const sp_u32 du = sp_dist(__ldcg(a.word + u));
-                const sp_u32 was = a.push ? __ldcg(a.expanded + u) : SP_INF;
+                if (a.push && w > 1) __syncwarp();  // u's lanes have read `was` before its first rewrites it
+                if (!has) continue;
                 if (du >= T) {                  // mailed at or past T
-                    st_file(s, c, u, du);
+                    if (g == 0) st_file(s, c, u, du);
                     continue;
                 }
                 if (du >= was) continue;        // push: not shorter since its last expansion
-                if (a.push) a.expanded[u] = du;
-                if ((sp_u32)row[0] != ST_WIDE) {
-                    st_expand_row(a, s, c, u, du, row, edges, mails);
+                if (a.push && g == 0) a.expanded[u] = du;
+#ifdef ST_STEP_CLOCKS
+                atomicMax(&s.load_ns, (sp_u32)(st_clock() - stepped));  // u's word has arrived: the branches read it
+#endif
+                if (first != ST_WIDE) {
+                    st_expand_row(a, s, c, u, du, e, edges, mails);
                     continue;
                 }
-                const long long start = (long long)row[1], end = (long long)row[2];
+                if (g != 0) continue;
+                const sp_u64* row = a.ell + (sp_u64)ST_ELL * u;
+                const long long start = (long long)__ldg(row + 1), end = (long long)__ldg(row + 2);
                 if (end - start > a.hub) {
                     const sp_u32 h = atomicAdd(&s.nhubs, 1u);
                     if (h < ST_HUBS) {
@@ -478,7 +499,9 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 edges += end - start;
                 st_expand(a, s, c, u, du, start, end, 1, mails);
             }
-            if (tid < k) atomicMax(&s.expand_ns, (sp_u32)(st_clock() - stepped));
+#ifdef ST_STEP_CLOCKS
+            if (tid < k * w) atomicMax(&s.expand_ns, (sp_u32)(st_clock() - stepped));
+#endif
             if (tid == 0) entries += k;
             __syncthreads();
             const sp_u32 hubs = min(s.nhubs, (sp_u32)ST_HUBS);
@@ -497,7 +520,8 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 s.nout[q] = 0;                  // the previous step's outbox is mailed
                 s.expand += s.expand_ns;
                 s.post += s.post_ns;
-                s.expand_ns = s.post_ns = 0;
+                s.load += s.load_ns;
+                s.expand_ns = s.post_ns = s.load_ns = 0;
             }
             ++steps;
             __syncthreads();
@@ -524,10 +548,12 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 s.surplus = 0;
                 const long long start = clock64();
                 for (sp_u32 spins = 1; state == 3; ++spins) {
-                    if (*(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE) != s.head) state = 1;   // mail
-                    else if (*(volatile sp_u32*)(a.ctl + ST_DONE) > epoch) state = 0;                   // bucket done
-                    else if ((spins % 64 == 0 && *(volatile sp_u32*)(a.ctl + ST_ABORT)) ||
-                             clock64() - start > ST_SPIN_LIMIT) {
+                    if (*(volatile sp_u64*)(a.tail + blockIdx.x * ST_TAIL_STRIDE) != s.head) {
+                        state = 1;              // mail
+                    } else if (*(volatile sp_u32*)(a.ctl + ST_DONE) > epoch) {
+                        state = 0;              // bucket done
+                    } else if ((spins % 64 == 0 && *(volatile sp_u32*)(a.ctl + ST_ABORT)) ||
+                               clock64() - start > ST_SPIN_LIMIT) {
                         atomicExch(a.ctl + ST_ABORT, 1u);
                         state = 2;
                     }
@@ -544,12 +570,16 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         }
         if (aborted) break;
         if (tid == 0 && s.fmin != SP_INF) atomicMin(a.ctl + ST_FMIN + epoch % 2, s.fmin);
+        if (tid == 0 && steps > steps_before && epoch < (sp_u32)a.log_cap) {
+            atomicMax(a.log + 3 + 4 * (long long)epoch, steps - steps_before);
+            atomicAdd(a.log + 4 + 4 * (long long)epoch, 1ull);
+        }
         const sp_u64 arrived = st_clock();
         const bool failed = st_barrier(a.ctl, epoch, &s.state);
         if (tid == 0) s.barrier += st_clock() - arrived;
         if (leader && epoch < (sp_u32)a.log_cap) {
-            a.log[1 + 2 * (long long)epoch] = T;
-            a.log[2 + 2 * (long long)epoch] = st_clock();
+            a.log[1 + 4 * (long long)epoch] = T;
+            a.log[2 + 4 * (long long)epoch] = st_clock();
         }
         if (failed) break;
     }
@@ -564,6 +594,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
         atomicAdd((sp_u64*)(a.ctl + ST_WAKES), s.wakes);
         atomicAdd((sp_u64*)(a.ctl + ST_EXPAND), s.expand);
         atomicAdd((sp_u64*)(a.ctl + ST_POST), s.post);
+        atomicAdd((sp_u64*)(a.ctl + ST_LOAD), s.load);
     }
     if (mails) atomicAdd((sp_u64*)(a.ctl + ST_MAILS), mails);
     if (leader) a.ctl[ST_EPOCHS] = epoch;

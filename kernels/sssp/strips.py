@@ -11,10 +11,11 @@ and most edges stay inside it.  Here a hop inside a strip costs a block step and
 strips a message; only the buckets (138 on that grid at delta 4096) cost grid barriers.
 
 Algorithm: delta-stepping (Meyer & Sanders) with near-far piles (Davidson et al., IPDPS'14), one
-persistent launch, two blocks of 512 threads per SM, block b owning strip b:
+persistent launch, four blocks of 256 threads per SM, block b owning strip b:
   - bucket (epoch) [L, T): each block splits its own far pile (vertices of its strip at or above
     the old T): those now below T form its frontier, the rest stay; then it steps without any
-    grid-wide synchronisation: expand the frontier a thread per vertex (a vertex of more than
+    grid-wide synchronisation: expand the frontier, up to four lanes a vertex (each relaxes and
+    routes a share of its row: a step waits for one route, not four in a row; a vertex of more than
     ``hub`` edges by the whole block), reading the vertex's word and its 32-byte row (``ell_rows``,
     made once per graph in the untimed setup: up to 4 (neighbour, weight) entries, or a wider
     vertex's CSR range) in one memory round trip, relaxing by a 64-bit atomicMin on the packed
@@ -65,6 +66,17 @@ uniform 2^24 of degree 6 91 -> 135 (select runs near-far on both), so push is on
 where every degree is at most 16 (``by_bfs.narrow``: road maps and grids).  Blocks now step
 10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for each bucket's end):
 the next cost to cut is the wave's crossings and the buckets' ends, not the step.
+Session 21 (H200, the same grid; docs/results/sssp-road/lanes): a bucket's time is its busiest
+block stepping: per bucket the most steps any block took, summed over the 138 buckets of a root,
+is 10.5-12.4 thousand, at 2.3-2.5 us a step 27-28 ms of the 35-36 the buckets took (the rest: that
+block waiting for mail).  Up to four lanes a vertex cut the expansion 2.39 -> 1.78 us (the loads
+return at ~0.9-1.0 us, four routes in a row took the rest); the step is then bound by the post
+warps (1.9-2.0 us: the sender's count, fence, mailed bit and ring slot, the receiver's tail, slots
+and fence), and per-thread step clocks cost 4-6%, now only with ``clocks``.  256 threads (528
+strips) beat 512 by ~1.3 ms, 128 lost by 5.  Tried and slower: prefetching each pushed
+neighbour's row and last expansion into L2 (37.7 -> 40.5 ms), routes aggregated a warp at a time
+(-> 50.4), the batch's count added as the previous step ends with the receiver's tail read ahead
+(37.8 -> 39.4); fence.acq_rel for the sender's fences: no change.
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
@@ -88,9 +100,9 @@ PARAMS = {
     **ROOT_PARAM,
     "delta": Param(None, int, minimum=1, help="bucket width (default: 320 x mean weight / mean degree^2, "
                                               "rounded to a power of two)"),
-    "threads": Param(512, int, minimum=32, help="threads per block (a multiple of 32; 512: two blocks per SM)"),
+    "threads": Param(256, int, minimum=32, help="threads per block (a multiple of 32; 256: four blocks per SM)"),
     "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: as many as are co-resident; "
-                                               "the CPU twin: 264)"),
+                                               "the CPU twin: 528)"),
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
@@ -100,12 +112,15 @@ PARAMS = {
                                    "each atomicMin's answer and route only the improved.  Default: on where every "
                                    "degree is at most 16 (road maps, grids), off elsewhere, where mailing every "
                                    "neighbour floods the mail (R-MAT 22: 392 against 168 ms a root, H200)"),
+    "clocks": Param(False, bool, omit_default=True,
+                    help="time each step's parts (statistics expand_us, post_us, load_us): every thread reads the "
+                         "global timer twice a step (the 4096^2 grid: 39.7 against 37.5 ms a root, H200)"),
 }
 
-CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
+CPU_BLOCKS = 528            # four blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
 CTL_WORDS = 96
 ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
-EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28
+EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST, LOAD = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
 TAIL_STRIDE = 16            # ST_TAIL_STRIDE: a ring tail per 128-byte line
 LOG_CAP = 1 << 16
 ELL_WIDTH = 4               # ST_ELL: entries of a vertex's row, 32 bytes (one DRAM sector)
@@ -204,16 +219,17 @@ def shared_bytes(n: int, blocks: int, shared_list: int) -> int:
 
 # --- GPU --------------------------------------------------------------------------------------
 
-def _module(threads: int):
+def _module(threads: int, clocks: bool = False):
     # registers capped so that 1024 threads fit on an SM whatever the block size
-    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}"))
+    return module("sssp/strips.cu", options=(f"-DST_THREADS={threads}", f"-DST_MIN_BLOCKS={max(1, 1024 // threads)}",
+                                             *(("-DST_STEP_CLOCKS",) if clocks else ())))
 
 
-def grid_for(n: int, threads: int, blocks, shared_list: int) -> tuple[int, int]:
+def grid_for(n: int, threads: int, blocks, shared_list: int, clocks: bool = False) -> tuple[int, int]:
     """(blocks, dynamic shared bytes): one strip per co-resident block, or a ParameterError saying why not."""
     import cupy
     threads = check_threads(threads)
-    fn = _module(threads).get_function("graphsweep_sssp_strips")
+    fn = _module(threads, clocks).get_function("graphsweep_sssp_strips")
     limit = (cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["sharedMemPerBlockOptin"]
              - fn.shared_size_bytes)
     grid = blocks or resident_blocks_of(fn, threads)
@@ -239,9 +255,9 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, push: bool, par
     import cupy
     check_gpu_graph(csr)
     n, threads, shared_list = csr.n, params["threads"], params["shared_list"]
-    grid, shared = grid_for(n, threads, params["blocks"], shared_list)
+    grid, shared = grid_for(n, threads, params["blocks"], shared_list, params["clocks"])
     size = strip_size(n, grid)
-    mod = _module(threads)
+    mod = _module(threads, params["clocks"])
     search = mod.get_function("graphsweep_sssp_strips")
     search.max_dynamic_shared_size_bytes = shared
     word = cupy.empty(n, dtype=np.uint64)
@@ -252,7 +268,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, push: bool, par
     mailed = cupy.empty(-(-n // 32), dtype=np.uint32)
     expanded = cupy.empty(n, dtype=np.uint32)
     ctl = cupy.empty(CTL_WORDS, dtype=np.uint32)
-    log = cupy.zeros(1 + 2 * LOG_CAP, dtype=np.uint64)
+    log = cupy.zeros(1 + 4 * LOG_CAP, dtype=np.uint64)
     dist = cupy.empty(n, dtype=np.int64)
     parent = cupy.empty(n, dtype=np.int64)
     init_blocks = max(1, min(-(-2 * n // threads), 65535))
@@ -291,21 +307,24 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, push: bool, par
     busy, barrier, span = (wide(at) / grid / 1e6 for at in (BUSY, BARRIER, SPAN))
     per_step = lambda ns: round(ns / 1e3 / max(1, steps), 2)  # noqa: E731
     facts = {"iterations": epochs, "steps": int(counters[MAX_STEPS]), "steps_mean": round(steps / grid, 1),
-             "us_per_step": round(1e3 * busy * grid / max(1, steps), 2),
-             # a step ends when its expansion threads and its post warps (mail out, mail in) are done
-             "expand_us": per_step(wide(EXPAND)), "post_us": per_step(wide(POST)), "busy_ms": round(busy, 2),
+             "us_per_step": round(1e3 * busy * grid / max(1, steps), 2), "busy_ms": round(busy, 2),
              "barrier_ms": round(barrier, 2), "idle_ms": round(span - busy - barrier, 2),
              "wakes_mean": round(wide(WAKES) / grid, 1),
              "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": grid, "strip": size}
+    if params["clocks"]:
+        # a step ends when its expansion lanes and its post warps (mail out, mail in) are done; load:
+        # to the last expanded entry's word
+        facts.update(expand_us=per_step(wide(EXPAND)), post_us=per_step(wide(POST)), load_us=per_step(wide(LOAD)))
     return dist, parent, facts, (lambda: epoch_rows(log.get(), epochs))
 
 
 def epoch_rows(log: np.ndarray, epochs: int) -> list[dict]:
-    """Per bucket: its end T and microseconds (the steps inside it and the barrier after it)."""
+    """Per bucket: its end T, microseconds (the steps inside it and the barrier after it), the most
+    steps a block took in it and the blocks that stepped."""
     rows, last = [], int(log[0])
     for i in range(min(epochs, LOG_CAP)):
-        threshold, end = int(log[1 + 2 * i]), int(log[2 + 2 * i])
-        rows.append({"step": i, "threshold": threshold, "us": (end - last) / 1e3})
+        threshold, end, steps, blocks = (int(x) for x in log[1 + 4 * i:5 + 4 * i])
+        rows.append({"step": i, "threshold": threshold, "us": (end - last) / 1e3, "steps": steps, "blocks": blocks})
         last = end
     return rows
 
@@ -502,7 +521,8 @@ def run_gpu(inp, params, timer):
     for name, value in facts.items():
         timer.stat(name, value)
     # One step row per bucket, read from the launch's own log after timing.
-    timer.steps("search", lambda: [{"step": r["step"], "ms": r["us"] / 1e3, "info": {"threshold": r["threshold"]}}
+    timer.steps("search", lambda: [{"step": r["step"], "ms": r["us"] / 1e3,
+                                    "info": {"threshold": r["threshold"], "steps": r["steps"], "blocks": r["blocks"]}}
                                    for r in epochs()])
     return {"dist": dist, "parent": parent}
 

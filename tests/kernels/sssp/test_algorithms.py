@@ -297,6 +297,13 @@ def test_strips_gpu_bucket_rows_and_refusals(wg):
     steps = [r for r in res.step_rows if r["phase"] == "search"]
     assert [r["step"] for r in steps] == list(range(res.stats["iterations"])) and res.stats["blocks"] == 5
     assert all(r["ms"] >= 0 for r in steps) and steps[-1]["step_threshold"] >= 40
+    # per bucket: the most steps a block took, and how many blocks stepped (the root's bucket: at least one)
+    assert all(0 <= r["step_blocks"] <= 5 and (r["step_steps"] > 0) == (r["step_blocks"] > 0) for r in steps)
+    assert steps[0]["step_steps"] >= 1 and all(r["step_steps"] <= res.stats["steps"] for r in steps)
+    assert "expand_us" not in res.stats
+    timed = run("sssp.strips", wg.dataset(g), "gpu", root=0, threads=64, blocks=5, delta=40, clocks=True)
+    np.testing.assert_array_equal(timed.output["dist"], res.output["dist"])
+    assert 0 < timed.stats["load_us"] <= timed.stats["expand_us"] and timed.stats["post_us"] > 0
     with pytest.raises(ParameterError, match="cannot all be resident"):
         harness.run("sssp.strips", wg.dataset(g), backend="gpu", reps=1, warmup=0, root=0, blocks=10**6)
     with pytest.raises(ParameterError, match="shared memory"):
@@ -305,8 +312,9 @@ def test_strips_gpu_bucket_rows_and_refusals(wg):
 
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def test_best_chooses_strips_by_locality(backend, wg):
-    """A grid numbered by place keeps most edges inside a strip: sssp.strips; R-MAT's ids do not."""
-    g = wg.grid2d(rows=400, cols=64)
+    """A grid numbered by place keeps most edges inside a strip: sssp.strips; R-MAT's ids do not.
+    (1600 rows: 528 strips of 194 vertices, three rows of 64 each.)"""
+    g = wg.grid2d(rows=1600, cols=64)
     res = run("sssp.best", wg.dataset(g), backend, root=5)
     np.testing.assert_array_equal(res.output["dist"], wg.reference(g, 5)[0])
     assert res.stats["chose"] == "sssp.strips" and res.stats["locality"] >= 0.5
