@@ -4,10 +4,9 @@
 // Block b owns the vertices [lo, hi) = [b size, (b + 1) size).  A bucket [L, T):
 //   start  — the block splits its own far pile: vertices now in [L, T) form its frontier, those
 //            at or past T stay (vertices below L were settled by an earlier bucket: dropped);
-//   steps  — expand the frontier list, up to ST_ELL lanes a vertex (each relaxes and routes a share
-//            of its row, so a step waits for one route, not four in a row), its word and its row
-//            (ST_ELL packed (neighbour, weight) entries, or a wider vertex's CSR range) read together
-//            (vertices of more than `hub` edges go to the whole block after the others), relaxing each edge
+//   steps  — expand the frontier list a thread per vertex, its word and its row (ST_ELL packed
+//            (neighbour, weight) entries, or a wider vertex's CSR range) read together (vertices
+//            of more than `hub` edges go to the whole block after the others), relaxing each edge
 //            on the packed word; an improved vertex of the strip joins the next list (below T,
 //            once: a "queued" bit) or the block's far pile (once per bucket: an "in pile" bit),
 //            one of another strip goes to the block's outbox.  With `push` (positive weights) a
@@ -220,8 +219,8 @@ __device__ __forceinline__ void st_route(const StArgs& a, StBlock& s, const StSt
     }
 }
 
-// The entries j = g, g + w, ... of u's row (e[m] = entry g + m w, ST_NONE past the row): a lane
-// of the w that expand u relaxes its share, the relaxations independent, then routes what they reach.
+// u's row, read with its word: relax its (up to ST_ELL) edges, the atomics independent, so the
+// step costs two memory round trips (row and word, then the atomics) where the CSR needs three.
 __device__ void st_expand_row(const StArgs& a, StBlock& s, const StStep& c, sp_u32 u, sp_u32 du,
                               const sp_u64 (&e)[ST_ELL], sp_u64& edges, sp_u64& mails)
 {
@@ -447,47 +446,34 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
 #ifdef ST_STEP_CLOCKS
             if (receiver || sender) atomicMax(&s.post_ns, (sp_u32)(st_clock() - stepped));
 #endif
-            // w lanes expand an entry, each relaxing and routing a share of its row, while the entries
-            // leave room beside the post warps: a step waits for one route, not ST_ELL in a row
-            const sp_u32 room = blockDim.x > 64 ? blockDim.x - 64 : blockDim.x;
-            const int w = 4 * k <= room ? 4 : 2 * k <= room ? 2 : 1;     // ST_ELL / w entries a lane
-            const sp_u32 span = (k * w + 31) & ~31u;       // whole warps: each lane of a warp loops alike
-            for (sp_u32 t = tid; t < span; t += blockDim.x) {
-                const sp_u32 i = t / w;
-                const int g = t & (w - 1);
-                const bool has = i < k;
-                sp_u32 u = 0, du = SP_INF, was = SP_INF;
-                sp_u32 first = ST_NONE;
-                sp_u64 e[ST_ELL];
-                if (has) {
-                    u = st_entry(a, ST_LIST(p), p, lo, i);
-                    if (g == 0) atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
-                    // u's word and row together: one memory round trip (neighbours, weights, or its CSR range)
-                    const sp_u64* row = a.ell + (sp_u64)ST_ELL * u;
-                    first = (sp_u32)__ldg(row);    // ST_WIDE: a wider vertex's CSR range follows
+            for (sp_u32 i = tid; i < k; i += blockDim.x) {
+                const sp_u32 u = st_entry(a, ST_LIST(p), p, lo, i);
+                atomicAnd(ST_BITS(p) + ((u - lo) >> 5), ~(1u << ((u - lo) & 31)));
+                // u's word and row together: one memory round trip (neighbours, weights, or its CSR range)
+                sp_u64 row[ST_ELL];
+                const ulonglong2* at = (const ulonglong2*)(a.ell + (sp_u64)ST_ELL * u);
 #pragma unroll
-                    for (int m = 0; m < ST_ELL; ++m) e[m] = g + m * w < ST_ELL ? __ldg(row + g + m * w) : ST_NONE;
-                    du = sp_dist(__ldcg(a.word + u));
-                    if (a.push) was = __ldcg(a.expanded + u);
+                for (int h = 0; h < ST_ELL / 2; ++h) {
+                    const ulonglong2 pair = __ldg(at + h);
+                    row[2 * h] = pair.x;
+                    row[2 * h + 1] = pair.y;
                 }
-                if (a.push && w > 1) __syncwarp();  // u's lanes have read `was` before its first rewrites it
-                if (!has) continue;
+                const sp_u32 du = sp_dist(__ldcg(a.word + u));
+                const sp_u32 was = a.push ? __ldcg(a.expanded + u) : SP_INF;
                 if (du >= T) {                  // mailed at or past T
-                    if (g == 0) st_file(s, c, u, du);
+                    st_file(s, c, u, du);
                     continue;
                 }
                 if (du >= was) continue;        // push: not shorter since its last expansion
-                if (a.push && g == 0) a.expanded[u] = du;
+                if (a.push) a.expanded[u] = du;
 #ifdef ST_STEP_CLOCKS
                 atomicMax(&s.load_ns, (sp_u32)(st_clock() - stepped));  // u's word has arrived: the branches read it
 #endif
-                if (first != ST_WIDE) {
-                    st_expand_row(a, s, c, u, du, e, edges, mails);
+                if ((sp_u32)row[0] != ST_WIDE) {
+                    st_expand_row(a, s, c, u, du, row, edges, mails);
                     continue;
                 }
-                if (g != 0) continue;
-                const sp_u64* row = a.ell + (sp_u64)ST_ELL * u;
-                const long long start = (long long)__ldg(row + 1), end = (long long)__ldg(row + 2);
+                const long long start = (long long)row[1], end = (long long)row[2];
                 if (end - start > a.hub) {
                     const sp_u32 h = atomicAdd(&s.nhubs, 1u);
                     if (h < ST_HUBS) {
@@ -500,7 +486,7 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                 st_expand(a, s, c, u, du, start, end, 1, mails);
             }
 #ifdef ST_STEP_CLOCKS
-            if (tid < k * w) atomicMax(&s.expand_ns, (sp_u32)(st_clock() - stepped));
+            if (tid < k) atomicMax(&s.expand_ns, (sp_u32)(st_clock() - stepped));
 #endif
             if (tid == 0) entries += k;
             __syncthreads();

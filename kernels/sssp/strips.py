@@ -11,11 +11,10 @@ and most edges stay inside it.  Here a hop inside a strip costs a block step and
 strips a message; only the buckets (138 on that grid at delta 4096) cost grid barriers.
 
 Algorithm: delta-stepping (Meyer & Sanders) with near-far piles (Davidson et al., IPDPS'14), one
-persistent launch, four blocks of 256 threads per SM, block b owning strip b:
+persistent launch, two blocks of 512 threads per SM, block b owning strip b:
   - bucket (epoch) [L, T): each block splits its own far pile (vertices of its strip at or above
     the old T): those now below T form its frontier, the rest stay; then it steps without any
-    grid-wide synchronisation: expand the frontier, up to four lanes a vertex (each relaxes and
-    routes a share of its row: a step waits for one route, not four in a row; a vertex of more than
+    grid-wide synchronisation: expand the frontier a thread per vertex (a vertex of more than
     ``hub`` edges by the whole block), reading the vertex's word and its 32-byte row (``ell_rows``,
     made once per graph in the untimed setup: up to 4 (neighbour, weight) entries, or a wider
     vertex's CSR range) in one memory round trip, relaxing by a 64-bit atomicMin on the packed
@@ -66,17 +65,16 @@ uniform 2^24 of degree 6 91 -> 135 (select runs near-far on both), so push is on
 where every degree is at most 16 (``by_bfs.narrow``: road maps and grids).  Blocks now step
 10.6 ms of the 37 and wait 25 (for the wave to cross into their strip, and for each bucket's end):
 the next cost to cut is the wave's crossings and the buckets' ends, not the step.
-Session 21 (H200, the same grid; docs/results/sssp-road/lanes): a bucket's time is its busiest
-block stepping: per bucket the most steps any block took, summed over the 138 buckets of a root,
-is 10.5-12.4 thousand, at 2.3-2.5 us a step 27-28 ms of the 35-36 the buckets took (the rest: that
-block waiting for mail).  Up to four lanes a vertex cut the expansion 2.39 -> 1.78 us (the loads
-return at ~0.9-1.0 us, four routes in a row took the rest); the step is then bound by the post
-warps (1.9-2.0 us: the sender's count, fence, mailed bit and ring slot, the receiver's tail, slots
-and fence), and per-thread step clocks cost 4-6%, now only with ``clocks``.  256 threads (528
-strips) beat 512 by ~1.3 ms, 128 lost by 5.  Tried and slower: prefetching each pushed
-neighbour's row and last expansion into L2 (37.7 -> 40.5 ms), routes aggregated a warp at a time
-(-> 50.4), the batch's count added as the previous step ends with the receiver's tail read ahead
-(37.8 -> 39.4); fence.acq_rel for the sender's fences: no change.
+Session 21 (H200, the same grid; docs/results/sssp-road/buckets): a bucket's time is its busiest
+block stepping: the most steps any block took in a bucket, summed over a root's 138 buckets, is
+10.4-12.4 thousand, at ~2.4 us a step 24.5-28 ms of the 33-36 the buckets took (the rest: that
+block waiting for mail).  The per-thread step clocks cost 2.5% (37.4-37.6 -> 36.5-36.6 ms a root,
+one machine): only with ``clocks`` now.  Tried on the same machines, slower: up to four lanes a
+vertex, each relaxing and routing a share of its row (the expansion 2.19 -> 1.76 us, but the post
+warps then bound the step at ~2.0 us: 38.0-38.4 ms, permuted 44.0); 256 threads (equal in order,
+41.7 against 40.7 permuted); the neighbours' rows prefetched into L2 (37.7 -> 40.5), routes
+aggregated a warp at a time (-> 50.4), the batch's count added as the previous step ends with the
+receiver's tail read ahead (37.8 -> 39.4); fence.acq_rel for the sender's fences: no change.
 The CPU twin runs the same buckets, strips, mail and frontiers in lock-step ticks (Numba): every
 block takes one step per tick, a remote vertex is mailed at the next tick and claimed at its
 owner's step in that tick or the next.
@@ -100,9 +98,9 @@ PARAMS = {
     **ROOT_PARAM,
     "delta": Param(None, int, minimum=1, help="bucket width (default: 320 x mean weight / mean degree^2, "
                                               "rounded to a power of two)"),
-    "threads": Param(256, int, minimum=32, help="threads per block (a multiple of 32; 256: four blocks per SM)"),
+    "threads": Param(512, int, minimum=32, help="threads per block (a multiple of 32; 512: two blocks per SM)"),
     "blocks": Param(None, int, minimum=1, help="thread blocks = strips (default: as many as are co-resident; "
-                                               "the CPU twin: 528)"),
+                                               "the CPU twin: 264)"),
     "shared_list": Param(2048, int, minimum=1, help="frontier entries a block keeps in shared memory (more "
                                                     "spill to global memory)"),
     "hub": Param(32, int, minimum=1, help="vertices of more edges are expanded by the whole block"),
@@ -114,10 +112,10 @@ PARAMS = {
                                    "neighbour floods the mail (R-MAT 22: 392 against 168 ms a root, H200)"),
     "clocks": Param(False, bool, omit_default=True,
                     help="time each step's parts (statistics expand_us, post_us, load_us): every thread reads the "
-                         "global timer twice a step (the 4096^2 grid: 39.7 against 37.5 ms a root, H200)"),
+                         "global timer twice a step (the 4096^2 grid: 37.5 against 36.6 ms a root, H200)"),
 }
 
-CPU_BLOCKS = 528            # four blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
+CPU_BLOCKS = 264            # two blocks on each of an H100's or H200's 132 SMs: the twin's strips are the GPU's
 CTL_WORDS = 96
 ABORT, OVERFLOW, EPOCHS, MAX_STEPS = 3, 4, 5, 6
 EDGES, ENTRIES, MAILS, STEPS, BUSY, BARRIER, SPAN, WAKES, EXPAND, POST, LOAD = 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
@@ -312,7 +310,7 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, push: bool, par
              "wakes_mean": round(wide(WAKES) / grid, 1),
              "relaxations": edges, "entries": entries, "mails": mails, "delta": delta, "blocks": grid, "strip": size}
     if params["clocks"]:
-        # a step ends when its expansion lanes and its post warps (mail out, mail in) are done; load:
+        # a step ends when its expansion threads and its post warps (mail out, mail in) are done; load:
         # to the last expanded entry's word
         facts.update(expand_us=per_step(wide(EXPAND)), post_us=per_step(wide(POST)), load_us=per_step(wide(LOAD)))
     return dist, parent, facts, (lambda: epoch_rows(log.get(), epochs))

@@ -23,14 +23,14 @@ below must decide the same on both twins, and what the family's structure calls 
 Not here: ``bc.batched`` and ``bfs.best`` choose each level's direction from that level's
 frontier while they run (no default read from the graph); ``cc.sampled-union-find``'s ``link:
 auto`` and ``flatten`` key on purpose on how far init's chains climb, i.e. on the forest the
-given ids make (a row-major grid's ids chain up the grid's height: on a 512^2 road-like grid, probe
+given ids make (a row-major grid's ids chain up the grid's height: the 512^2 grid below, probe
 steps over 1024 samples 22348 in order, finds after a flatten; 1135 permuted, Atomic-Hook): the
 cost it avoids is the ids' own.
 
 The CPU stands for the GPU where a rule reads the device: ``sssp.select`` measures locality over
-``strips.CPU_BLOCKS`` (528) strips, so a grid's row-major locality clears LOCAL_FROM only where a
-strip holds a few of its rows (the 1024 x 512 grid: 993 ids a strip, locality 0.75; a 512^2 grid's
-strip is shorter than a row, locality ~0.51, at the threshold).
+``strips.CPU_BLOCKS`` (264) strips, so a grid's row-major locality clears LOCAL_FROM only where a
+strip holds a few of its rows (the 512^2 grid: 993 ids a strip, locality 0.75; a 256^2 grid's
+strip is shorter than a row, locality ~0.49, at the threshold).
 """
 
 import math
@@ -100,9 +100,9 @@ FAMILIES = {
     # edge-weighted mean out-degree ~61: 8 lanes
     "rmat": Family("rmat", {"scale": 15, "edge_factor": 16}, 7, SUF, NEAR_FAR, renaming="by-degree", lanes=8,
                    dense=True, blocks=1),
-    # road-like: deep (1535 levels against 152); row-major ids keep 0.73 of the edges in a strip, so
-    # in order strips run on the given ids and permuted on the BFS-renamed ones (0.57)
-    "grid": Family("grid", {"rows": 1024, "cols": 512, "keep": 0.8}, 9, SUF_ONCE, STRIPS, renamed=(False, True),
+    # road-like: deep (1023 levels against 144); row-major ids keep 0.75 of the edges in a strip, so
+    # in order strips run on the given ids and permuted on the BFS-renamed ones (0.65)
+    "grid": Family("grid", {"rows": 512, "cols": 512, "keep": 0.8}, 9, SUF_ONCE, STRIPS, renamed=(False, True),
                    deep=True),
 }
 
@@ -215,7 +215,8 @@ def test_a_grid_whose_corner_is_cut_off_is_deep_in_either_order():
     pseudo-peripheral search once started at the lowest id with an edge: in row order that corner,
     so depth 6 and no deep graph (delta 64), against depth 253 (deep, delta 1024) with the ids
     permuted.  It starts at a vertex of the largest degree now, in the grid's bulk either way.
-    (sssp.select is left out: on the CPU's 528 strips a 128^2 grid's strip is a fifth of a row.)"""
+    (sssp.select is left out: on the CPU's 264 strips a 128^2 grid's row-major locality, 0.485, is
+    at LOCAL_FROM.)"""
     family = Family("grid", {"rows": 128, "cols": 128, "keep": 0.8}, 7, SUF_ONCE, NEAR_FAR, deep=True)
     plain, permuted = twin(family, False), twin(family, True)
     _, component = csgraph.connected_components(
