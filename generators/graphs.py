@@ -29,7 +29,7 @@ import numpy as np
 from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
-from .streams import STREAM_EDGES, Feistel, block_rng, blockwise, cuda_module, stream_key
+from .streams import STREAM_EDGES, Feistel, block_rng, blockwise, cuda_kernel, stream_key
 
 _EDGE_DTYPES = (np.uint64, np.uint64)
 
@@ -191,15 +191,14 @@ def _part_rmat_gpu(plan: Plan, start: int, stop: int) -> dict:
     src, dst = cupy.empty(stop - start, dtype=index), cupy.empty(stop - start, dtype=index)
     if stop > start:
         perm = plan.state["perm"]
-        kernel = cuda_module("rmat.cu", f"-DINDEX={'int' if index == np.int32 else 'long long'}"
-                             ).get_function("graphsweep_rmat_edges")
+        kernel = cuda_kernel("rmat.cu", "graphsweep_rmat_edges", index)
         key = stream_key(plan.seed, STREAM_EDGES)
         a, ab, abc = plan.state["abc"]
         quads = -(-(stop - start) // 4) + 1
         kernel((min(-(-quads // 256), 1 << 16),), (256,),
                (src, dst, np.int64(start), np.int64(stop), np.int64(plan.rows), np.uint64(key[0]), np.uint64(key[1]),
-                np.int32(plan.state["scale"]), np.float64(a), np.float64(ab), np.float64(abc), np.uint64(perm.n),
-                cupy.asarray(perm.widths, dtype=np.int32), cupy.asarray(perm.keys, dtype=np.uint64)))
+                np.int32(plan.state["scale"]), np.float64(a), np.float64(ab), np.float64(abc),
+                *perm.device_args(cupy)))
     return {"src": src, "dst": dst}
 
 

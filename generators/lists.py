@@ -22,7 +22,7 @@ import numpy as np
 from graphsweep.core.params import Param
 
 from .registry import WEIGHTS, Generator, Plan, n_param, need, parse_weights, permutable
-from .streams import Feistel, cuda_module
+from .streams import Feistel, cuda_kernel
 
 
 def _rows(start: int, stop: int, xp):
@@ -55,10 +55,9 @@ def _succ_gpu(plan: Plan, start: int, stop: int, xp):
     perm, index = plan.state["perm"], plan.index_dtype
     succ = xp.empty(stop - start, dtype=index)
     if stop > start:
-        cuda_module("feistel.cu", f"-DINDEX={'int' if index == np.int32 else 'long long'}").get_function(
-            "graphsweep_list_succ")((min(-(-(stop - start) // 256), 1 << 16),), (256,),
-                                    (succ, np.int64(start), np.int64(stop), np.uint64(perm.n),
-                                     xp.asarray(perm.widths, dtype=np.int32), xp.asarray(perm.keys, dtype=np.uint64)))
+        cuda_kernel("feistel.cu", "graphsweep_list_succ", index)(
+            (min(-(-(stop - start) // 256), 1 << 16),), (256,),
+            (succ, np.int64(start), np.int64(stop), *perm.device_args(xp)))
     return succ
 
 

@@ -29,11 +29,11 @@ __device__ __forceinline__ void philox4x64_10(u64 c[4], u64 k0, u64 k1)
 }
 
 // Rows [start, stop) of a dataset of `total` rows; row e goes to src[e - start], dst[e - start].
-extern "C" __global__ void graphsweep_rmat_edges(INDEX* __restrict__ src, INDEX* __restrict__ dst,
-                                                 long long start, long long stop, long long total,
-                                                 u64 key0, u64 key1, int scale, double a, double ab, double abc,
-                                                 u64 n, const int* __restrict__ widths,
-                                                 const u64* __restrict__ keys)
+template <typename Index>
+__global__ void graphsweep_rmat_edges(Index* __restrict__ src, Index* __restrict__ dst, long long start,
+                                      long long stop, long long total, u64 key0, u64 key1, int scale, double a,
+                                      double ab, double abc, u64 n, const int* __restrict__ widths,
+                                      const u64* __restrict__ keys)
 {
     // Quads of rows aligned within their block, so the four rows of a thread share a block.
     const long long first_quad = start >> 2, quads = ((stop + 3) >> 2) - first_quad;
@@ -66,8 +66,8 @@ extern "C" __global__ void graphsweep_rmat_edges(INDEX* __restrict__ src, INDEX*
         for (int k = 0; k < 4; ++k) {
             const long long e = row0 + k;
             if (e < start || e >= stop) continue;
-            src[e - start] = (INDEX)feistel_forward(s[k], n, widths, keys);
-            dst[e - start] = (INDEX)feistel_forward(d[k], n, widths, keys);
+            src[e - start] = (Index)feistel_forward(s[k], n, widths, keys);
+            dst[e - start] = (Index)feistel_forward(d[k], n, widths, keys);
         }
     }
 }

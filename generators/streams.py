@@ -159,11 +159,14 @@ class Feistel:
                      np.array(self.keys, dtype=np.uint64), inverse, out.ravel())
         elif x.size:
             flat = xp.ascontiguousarray(x).ravel()
-            cuda_module("feistel.cu", "-DINDEX=long long").get_function("graphsweep_feistel_walk")(
+            cuda_kernel("feistel.cu", "graphsweep_feistel_walk")(
                 (min(-(-flat.size // 256), 1 << 16),), (256,),
-                (flat, out.ravel(), np.int64(flat.size), np.uint64(self.n), xp.asarray(self.widths, dtype=np.int32),
-                 xp.asarray(self.keys, dtype=np.uint64), np.int32(inverse)))
+                (flat, out.ravel(), np.int64(flat.size), *self.device_args(xp), np.int32(inverse)))
         return out
+
+    def device_args(self, xp) -> tuple:
+        """(n, widths, keys) as feistel.cuh's functions take them: a kernel's last three arguments."""
+        return np.uint64(self.n), xp.asarray(self.widths, dtype=np.int32), xp.asarray(self.keys, dtype=np.uint64)
 
     def walk_xp(self, x, xp, inverse=False):
         """The walk as array code: the reference the Numba twin and the GPU kernel are tested against."""
@@ -185,8 +188,14 @@ class Feistel:
         return self._walk(xp.asarray(y, dtype=xp.uint64), xp, True)
 
 
-def cuda_module(source: str, *options):
-    """The compiled module of a generator's ``source`` (beside this file), with ``feistel.cuh`` on its
-    include path and the rounds of ``Feistel``."""
+INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+
+
+def cuda_kernel(source: str, name: str, index=None):
+    """Kernel ``name`` of a generator's ``source`` (beside this file, compiled with ``feistel.cuh`` on
+    its include path and the rounds of ``Feistel``); ``index``: the dtype of the ids it writes, for a
+    kernel templated on it (one compilation holds both)."""
     from graphsweep.kernels.cuda import module
-    return module(str(_HERE / source), (f"-I{_HERE}", f"-DFEISTEL_ROUNDS={ROUNDS}", *options))
+    names = tuple(f"{name}<{t}>" for t in INDEX_TYPES.values()) if index is not None else ()
+    mod = module(str(_HERE / source), (f"-I{_HERE}", f"-DFEISTEL_ROUNDS={ROUNDS}"), names)
+    return mod.get_function(f"{name}<{INDEX_TYPES[np.dtype(index)]}>" if index is not None else name)

@@ -57,6 +57,12 @@ def thread_slots_per_sm() -> int:
     return int(_properties(cupy.cuda.Device().id)["maxThreadsPerMultiProcessor"])
 
 
+def shared_per_block_optin() -> int:
+    """Shared memory a block may ask for beyond the default 48 KB (227 KB on Hopper)."""
+    import cupy
+    return int(_properties(cupy.cuda.Device().id)["sharedMemPerBlockOptin"])
+
+
 def l2_bytes() -> int:
     import cupy
     return int(_properties(cupy.cuda.Device().id)["l2CacheSize"])

@@ -464,8 +464,10 @@ graphsweep_sssp_strips(const long long* __restrict__ off, const int* __restrict_
                     st_file(s, c, u, du);
                     continue;
                 }
-                if (du >= was) continue;        // push: not shorter since its last expansion
-                if (a.push) a.expanded[u] = du;
+                if (a.push) {
+                    if (du >= was) continue;    // not shorter since its last expansion
+                    a.expanded[u] = du;
+                }
 #ifdef ST_STEP_CLOCKS
                 atomicMax(&s.load_ns, (sp_u32)(st_clock() - stepped));  // u's word has arrived: the branches read it
 #endif

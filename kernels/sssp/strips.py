@@ -90,7 +90,7 @@ from graphsweep.core.gpu import array_module, backend_module
 
 from ..bfs import by_bfs
 from ..contract import Kernel, Param, nearest_power_of_two
-from ..cuda import check_threads, module, resident_blocks_of
+from ..cuda import check_threads, module, resident_blocks_of, shared_per_block_optin
 from . import ROOT_PARAM, SSSP, near_far
 from .gpu import check_gpu_graph, unpack_words
 
@@ -225,11 +225,9 @@ def _module(threads: int, clocks: bool = False):
 
 def grid_for(n: int, threads: int, blocks, shared_list: int, clocks: bool = False) -> tuple[int, int]:
     """(blocks, dynamic shared bytes): one strip per co-resident block, or a ParameterError saying why not."""
-    import cupy
     threads = check_threads(threads)
     fn = _module(threads, clocks).get_function("graphsweep_sssp_strips")
-    limit = (cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["sharedMemPerBlockOptin"]
-             - fn.shared_size_bytes)
+    limit = shared_per_block_optin() - fn.shared_size_bytes
     grid = blocks or resident_blocks_of(fn, threads)
     while True:
         shared = shared_bytes(n, grid, shared_list)
