@@ -195,7 +195,7 @@ def _search_a_peer_never_launches(rank) -> None:
     meet on the device; rank 1 then fails instead of launching, and rank 0's search kernel waits at
     its first meeting until the driver's cancel (the host's abort word) ends it."""
     from graphsweep.kernels.bfs import distributed as bfs
-    search = bfs._GpuSearch(rank, {"graphs": "auto", "exchange": "peer", "threads": 256, "outbox": 1 << 16})
+    search = bfs._GpuSearch(rank, bfs.KERNEL.resolve_params({"exchange": "peer", "threads": 256, "outbox": 1 << 16}))
     if rank.comm.rank == 1:
         rank.restart()
         raise RuntimeError("rank 1 gives up before its search")
@@ -215,7 +215,7 @@ def _search_a_peer_is_late(rank) -> None:
     driver's cancel (no rank failed before it), and rank 0's error is the run's."""
     from graphsweep.kernels.bfs import distributed as bfs
     from graphsweep.kernels.dist.comm import peer
-    search = bfs._GpuSearch(rank, {"graphs": "auto", "exchange": "peer", "threads": 256, "outbox": 1 << 16})
+    search = bfs._GpuSearch(rank, bfs.KERNEL.resolve_params({"exchange": "peer", "threads": 256, "outbox": 1 << 16}))
     if rank.comm.rank == 1:
         rank.restart()
         rank.comm.host(rank.comm.allreduce(rank.xp.zeros(1, dtype=np.int64)))
@@ -238,7 +238,7 @@ def _search_a_peer_dies_before_launching(rank) -> None:
     rank 0's search kernel waits at its first meeting on a peer whose memory it maps, until the
     driver, finding the worker gone, cancels it."""
     from graphsweep.kernels.bfs import distributed as bfs
-    search = bfs._GpuSearch(rank, {"graphs": "auto", "exchange": "peer", "threads": 256, "outbox": 1 << 16})
+    search = bfs._GpuSearch(rank, bfs.KERNEL.resolve_params({"exchange": "peer", "threads": 256, "outbox": 1 << 16}))
     if rank.comm.rank == 1:
         import os
         rank.restart()
