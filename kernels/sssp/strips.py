@@ -316,7 +316,8 @@ def search_gpu(csr, rows, root: int, delta: int, positive: bool, push: bool, par
 
 def epoch_rows(log: np.ndarray, epochs: int) -> list[dict]:
     """Per bucket: its end T, microseconds (the steps inside it and the barrier after it), the most
-    steps a block took in it and the blocks that stepped."""
+    steps a block took in it and the blocks that stepped (every block steps at least once a bucket:
+    its first step runs whether or not the pile split gave it entries)."""
     rows, last = [], int(log[0])
     for i in range(min(epochs, LOG_CAP)):
         threshold, end, steps, blocks = (int(x) for x in log[1 + 4 * i:5 + 4 * i])
