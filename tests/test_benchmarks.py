@@ -155,6 +155,24 @@ def test_sssp_road_prints_the_grids_against_the_target_and_tuned_near_far(tmp_pa
     assert len(uniform) == 2 and all(len(ratios(line)) == 1 and " - " in line for line in uniform)
 
 
+def test_sssp_road_bucket_chains_sum_each_roots_busiest_steps():
+    """The GPU's per-bucket rows (the CPU twin has none): a root's busiest steps summed, the median
+    over roots, at the run's mean step, against the buckets' time; rows without them left out."""
+    import pandas as pd
+    chains = runpy.run_path(str(BENCHMARKS / "sssp_road.py"))["bucket_chains"]
+    steps = [{"task": "strips", "instance": i, "rep": 0, "step": b, "ms": 0.05 * (b + 1) * (i + 1),
+              "step_steps": 10 * (b + 1) * (i + 1)} for i in range(3) for b in range(3)]
+    rows = pd.DataFrame(steps + [{"task": "strips", "instance": 0, "rep": 0, "step": None, "ms": 9.0},
+                                 {"task": "near-far", "instance": 0, "rep": 0, "step": 0, "ms": 1.0}])
+    total = pd.DataFrame({"task": ["strips", "near-far"], "stat_us_per_step": [4.0, float("nan")]})
+    out = chains(rows, total)
+    assert out["task"].tolist() == ["strips"]          # near-far's step rows carry no busiest steps
+    r = out.iloc[0]
+    assert (r["buckets"], r["busiest"], r["bucket_ms"]) == (3, 120, pytest.approx(0.6))   # the median root's
+    assert r["chain_ms"] == pytest.approx(0.48) and r["share"] == pytest.approx(0.8)
+    assert chains(rows.drop(columns="step_steps"), total).empty
+
+
 def test_best_rules_print_each_rules_choice_against_its_axis(results, capsys, monkeypatch):
     out = printed(capsys, monkeypatch, "best_rules.py", results)
     assert "--- tc.search: the rule's lanes against the axis" in out
