@@ -188,14 +188,11 @@ class Feistel:
         return self._walk(xp.asarray(y, dtype=xp.uint64), xp, True)
 
 
-INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-
-
 def cuda_kernel(source: str, name: str, index=None):
     """Kernel ``name`` of a generator's ``source`` (beside this file, compiled with ``feistel.cuh`` on
     its include path and the rounds of ``Feistel``); ``index``: the dtype of the ids it writes, for a
     kernel templated on it (one compilation holds both)."""
-    from graphsweep.kernels.cuda import module
-    names = tuple(f"{name}<{t}>" for t in INDEX_TYPES.values()) if index is not None else ()
+    from graphsweep.kernels.cuda import c_type, module
+    names = tuple(f"{name}<{c_type(t)}>" for t in (np.int32, np.int64)) if index is not None else ()
     mod = module(str(_HERE / source), (f"-I{_HERE}", f"-DFEISTEL_ROUNDS={ROUNDS}"), names)
-    return mod.get_function(f"{name}<{INDEX_TYPES[np.dtype(index)]}>" if index is not None else name)
+    return mod.get_function(f"{name}<{c_type(index)}>" if index is not None else name)

@@ -8,6 +8,8 @@ CuPy also caches the compiled binary on disk, so warm-up pays compilation once p
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 from graphsweep.core.errors import ParameterError
 from graphsweep.core.params import Param
 
@@ -55,6 +57,11 @@ def thread_slots_per_sm() -> int:
     """Threads one SM holds at once (2048 on Volta to Hopper, 1536 on some consumer parts)."""
     import cupy
     return int(_properties(cupy.cuda.Device().id)["maxThreadsPerMultiProcessor"])
+
+
+def c_type(dtype) -> str:
+    """The C type of an int32 or int64 array, for template instantiation."""
+    return "int" if np.dtype(dtype) == np.int32 else "long long"
 
 
 def shared_per_block_optin() -> int:

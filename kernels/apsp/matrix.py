@@ -8,7 +8,7 @@ import numpy as np
 from graphsweep.core import capacity
 from graphsweep.core.errors import ParameterError
 
-from ..cuda import blocks_for, module
+from ..cuda import blocks_for, c_type, module
 
 AP_INF = 0x3FFFFFFF            # "no path" inside: AP_INF + AP_INF < 2^31
 
@@ -18,12 +18,8 @@ def grid(n: int, threads: int) -> int:
     return min(blocks_for(n, threads), 1 << 16)
 
 
-def index_type(arr) -> str:
-    return "int" if arr.dtype == np.int32 else "long long"
-
-
 def apsp_module(inp):
-    return module("apsp/apsp.cu", name_expressions=(f"graphsweep_apsp_edges<{index_type(inp.src)}>",))
+    return module("apsp/apsp.cu", name_expressions=(f"graphsweep_apsp_edges<{c_type(inp.src.dtype)}>",))
 
 
 def free_bytes(backend: str) -> int:
@@ -62,7 +58,7 @@ def build_gpu(inp, mat, timer, threads: int = 256) -> None:
         mod.get_function("graphsweep_apsp_fill")((grid(rows * stride, threads),), (threads,),
                                                  (mat, np.int64(rows), np.int64(stride)))
         if m:
-            mod.get_function(f"graphsweep_apsp_edges<{index_type(inp.src)}>")(
+            mod.get_function(f"graphsweep_apsp_edges<{c_type(inp.src.dtype)}>")(
                 (grid(m, threads),), (threads,),
                 (mat, np.int64(stride), inp.src, inp.dst, inp.weight, np.int64(m), np.int32(not inp.directed)))
 

@@ -62,14 +62,13 @@ import numba
 import numpy as np
 
 from ..contract import Kernel
-from ..cuda import check_threads, launch, module, resident_blocks
+from ..cuda import c_type, check_threads, launch, module, resident_blocks
 from ..dist import PARAMS as PARTITION_PARAMS
 from ..dist import Ledger, Remote, collect, partitioned, slice_graph
 from ..dist import verify as partitioned_verify
 from ..dist.slices import shifted
 from . import CC, label_dtype
 from . import sampled_union_find as suf
-from .gpu import c_type
 
 PARAMS = {**{k: suf.PARAMS[k] for k in ("link", "loads", "flatten", "skip_share", "thread_max", "seed", "threads")},
           **PARTITION_PARAMS}

@@ -1,16 +1,10 @@
-"""What the connected-components GPU launchers share: C type names for template instances and the
-bound on iterations of the algorithms whose host loops until a flag stays clear."""
+"""What the connected-components GPU launchers share: the (index, label) C types of their template
+instances and the bound on iterations of the algorithms whose host loops until a flag stays clear."""
 
 import math
 
-import numpy as np
-
+from ..cuda import c_type
 from . import label_dtype
-
-
-def c_type(dtype) -> str:
-    """The C type of an int32 or int64 array, for template instantiation."""
-    return "int" if np.dtype(dtype) == np.int32 else "long long"
 
 
 def types(index_dtype, n: int) -> str:

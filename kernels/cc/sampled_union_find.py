@@ -78,10 +78,10 @@ import numba
 import numpy as np
 
 from ..contract import Kernel, Param
-from ..cuda import check_threads, launch, module, resident_blocks
+from ..cuda import c_type, check_threads, launch, module, resident_blocks
 from . import CC, label_dtype
 from .cpu import find, hook, link, load, root_of, sample_index, store
-from .gpu import c_type, types
+from .gpu import types
 
 SAMPLES = 1024                # the largest kernel's block: one sample per thread
 CHUNK = 1024                  # edges of a long row per queued chunk (one warp each)

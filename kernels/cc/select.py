@@ -60,12 +60,11 @@ import numba
 import numpy as np
 
 from ..contract import Kernel
-from ..cuda import module
+from ..cuda import c_type, module
 from . import CC
 from . import adaptive
 from . import sampled_union_find as suf
 from .cpu import sample_index
-from .gpu import c_type
 
 SPARSE_BELOW = 4.0            # average degree below which no sample of the largest tree pays
 SAMPLES = 256                 # vertices whose component is sampled (a warp each)

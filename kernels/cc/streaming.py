@@ -16,11 +16,11 @@ import numba
 import numpy as np
 
 from ..contract import Kernel, Param
-from ..cuda import GRID_PARAMS, check_threads, launch, module
+from ..cuda import GRID_PARAMS, c_type, check_threads, launch, module
 from ..graph.stream import BLOCK_ENTRIES, csr_blocks
 from . import CC, label_dtype
 from .cpu import link, load, root_of, store
-from .gpu import c_type, types
+from .gpu import types
 
 RUN = 8   # CSR entries per thread in a block: one binary search for the row, then a walk
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from graphsweep.core.errors import ParameterError
 
-from ..cuda import launch
+from ..cuda import c_type, launch
 
 U64 = np.uint64
 
@@ -18,11 +18,6 @@ def check_gpu_size(inp) -> None:
     if inp.n >= 2**31:
         raise ParameterError(f"GPU list ranking packs node ids into 32 bits: n = {inp.n} must be below 2^31 "
                              "(use --backend cpu)")
-
-
-def succ_type(succ) -> str:
-    """The C type of a successor array, for template instantiation."""
-    return "int" if succ.dtype == np.int32 else "long long"
 
 
 def jump_rounds(m: int) -> int:
@@ -48,7 +43,7 @@ def rank_small(mod, timer, succ, rank, threads: int, blocks) -> None:
     """Rank a whole (short) list by Wyllie's jumping: the recursion's base when n is at most its limit."""
     n = succ.shape[0]
     words = cupy_empty((2, n), U64)
-    st = succ_type(succ)
+    st = c_type(succ.dtype)
     with timer.phase("base", read=n * succ.itemsize, written=8 * n):
         launch(mod.get_function(f"graphsweep_listrank_jump_init_succ<{st}>"), n, threads, blocks, succ, words[0],
                np.int64(n))
@@ -128,4 +123,4 @@ def cupy_empty(shape, dtype):
 
 def small_names(succ) -> tuple:
     """Template instances ``rank_small`` needs in a module."""
-    return (f"graphsweep_listrank_jump_init_succ<{succ_type(succ)}>", "graphsweep_listrank_jump_unpack<int>")
+    return (f"graphsweep_listrank_jump_init_succ<{c_type(succ.dtype)}>", "graphsweep_listrank_jump_unpack<int>")

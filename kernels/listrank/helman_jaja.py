@@ -20,10 +20,10 @@ import numba
 import numpy as np
 
 from ..contract import Kernel, Param
-from ..cuda import check_threads, launch, module
+from ..cuda import c_type, check_threads, launch, module
 from . import LISTRANK
 from .cpu import CpuLevels, rank_levels
-from .gpu import GpuLevels, check_gpu_size, small_names, succ_type
+from .gpu import GpuLevels, check_gpu_size, small_names
 
 RULES = ("log", "2log2", "mixed")
 PARAMS = {
@@ -57,7 +57,7 @@ class GpuHJ(GpuLevels):
     def __init__(self, inp, levels, params):
         check_gpu_size(inp)
         threads, blocks = check_threads(params["threads"]), params["blocks"]
-        self.walk0 = f"graphsweep_listrank_hj_walk_succ<{succ_type(inp.succ)}>"
+        self.walk0 = f"graphsweep_listrank_hj_walk_succ<{c_type(inp.succ.dtype)}>"
         mod = module("listrank/helman_jaja.cu", name_expressions=(self.walk0, *small_names(inp.succ)))
         super().__init__(mod, inp, levels, threads, blocks, splitters=True)
 

@@ -24,11 +24,11 @@ from graphsweep.core.errors import ParameterError
 from graphsweep.core.gpu import is_device, to_host
 
 from ..contract import Kernel, Param
-from ..cuda import GRID_PARAMS, check_threads, launch, module, resident_blocks
+from ..cuda import GRID_PARAMS, c_type, check_threads, launch, module, resident_blocks
 from . import LISTRANK
 from .cpu import jump as jump_cpu
 from .cpu import nodes_at, sublist_stats
-from .gpu import check_gpu_size, jump, succ_type
+from .gpu import check_gpu_size, jump
 
 MAX_SPLITTERS_48 = 32767        # the 16-bit owner of the 48-bit layout
 PARAMS = {
@@ -109,7 +109,7 @@ class GpuRS:
         self.n, self.threads, self.blocks = inp.n, check_threads(params["threads"]), params["blocks"]
         self.p = p = _splitters_for(inp, params)
         self.bits, self.succ = params["packing"], inp.succ
-        self.rs3_name = f"graphsweep_listrank_rs3_{self.bits}<{succ_type(inp.succ)}>"
+        self.rs3_name = f"graphsweep_listrank_rs3_{self.bits}<{c_type(inp.succ.dtype)}>"
         self.mod = module("listrank/random_splitter.cu", name_expressions=(self.rs3_name,))
         self.spl = cupy.empty(p, dtype=np.int32)
         self.node = cupy.empty(p, dtype=np.uint64)

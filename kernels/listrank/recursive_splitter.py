@@ -45,10 +45,10 @@ from graphsweep.core.errors import ParameterError
 from graphsweep.core.gpu import array_module, to_host
 
 from ..contract import Kernel, Param
-from ..cuda import check_threads, launch, module, resident_blocks
+from ..cuda import c_type, check_threads, launch, module, resident_blocks
 from . import LISTRANK
 from .cpu import rank_by_levels, sublist_stats
-from .gpu import U64, check_gpu_size, jump_rounds, succ_type
+from .gpu import U64, check_gpu_size, jump_rounds
 
 RECORDS = ("in-place", "separate")
 BASE_NODES = 6144              # FS_BASE_NODES in the .cu: one block's 48 KB of shared memory
@@ -136,7 +136,7 @@ def run_gpu(inp, params, timer):
     n, threads, seed = inp.n, check_threads(params["threads"]), params["seed"]
     blocks = params["blocks"] or max(1, resident_blocks(threads) // 2)
     records = params["records"]
-    s_type = succ_type(inp.succ)
+    s_type = c_type(inp.succ.dtype)
     names = (f"graphsweep_listrank_fs_walk_succ<{s_type}>", f"graphsweep_listrank_fs_load32<{s_type}>",
              f"graphsweep_listrank_fs_base_succ<{s_type}>")
     mod = module("listrank/recursive_splitter.cu", name_expressions=names)

@@ -31,10 +31,9 @@ def _first_bad_gpu(succ, rank, tail: int) -> tuple[int, bool]:
     """(least node index breaking rule 1 or 2 — n when none, whether the ranks are a permutation)."""
     import cupy
 
-    from ..cuda import launch, module
+    from ..cuda import c_type, launch, module
     n = succ.shape[0]
-    names = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-    name = f"graphsweep_listrank_verify<{names[succ.dtype]}, {names[rank.dtype]}>"
+    name = f"graphsweep_listrank_verify<{c_type(succ.dtype)}, {c_type(rank.dtype)}>"
     fn = module("listrank/verify.cu", name_expressions=(name,)).get_function(name)
     seen = cupy.zeros((n + 31) // 32, dtype=np.uint32)
     bad = cupy.full(1, n, dtype=np.uint64)

@@ -15,10 +15,10 @@ from functools import partial
 import numpy as np
 
 from ..contract import Kernel
-from ..cuda import GRID_PARAMS, check_threads, launch, module
+from ..cuda import GRID_PARAMS, c_type, check_threads, launch, module
 from . import LISTRANK
 from .cpu import jump as jump_cpu
-from .gpu import check_gpu_size, jump, jump_rounds, succ_type
+from .gpu import check_gpu_size, jump, jump_rounds
 
 
 def _run(passes, inp, params, timer):
@@ -42,7 +42,7 @@ class GpuWyllie:
         check_gpu_size(inp)
         self.succ, self.n = inp.succ, inp.n
         self.threads, self.blocks = check_threads(params["threads"]), params["blocks"]
-        self.names = (f"graphsweep_listrank_jump_init_succ<{succ_type(inp.succ)}>",
+        self.names = (f"graphsweep_listrank_jump_init_succ<{c_type(inp.succ.dtype)}>",
                       "graphsweep_listrank_jump_unpack<int>")
         self.mod = module("listrank/wyllie.cu", name_expressions=self.names)
         self.a = cupy.empty(self.n, dtype=np.uint64)
