@@ -4,7 +4,6 @@ and the one-line refusal when an estimate does not fit (``need 8 TiB of disk und
 pipeline.estimate, the importers' check in the CLI)."""
 
 import shutil
-from functools import cache
 from pathlib import Path
 
 from dask.utils import format_bytes  # noqa: F401  (the one byte formatter: 1.50 GiB)
@@ -35,13 +34,6 @@ def available_memory() -> int:
     return psutil.virtual_memory().available
 
 
-@cache
-def _total_memory(device: int) -> int:
-    """A device's memory (its properties take ~1.5 ms to read; the harness asks after every run)."""
-    import cupy
-    return int(cupy.cuda.runtime.getDeviceProperties(device)["totalGlobalMem"])
-
-
 def device_memory(total: bool = False) -> int | None:
     """Bytes a new allocation can get on the current CUDA device — free device memory plus the free
     blocks of the memory pool CuPy allocates from (CuPy's or RMM's) — or its ``total``; None
@@ -52,7 +44,7 @@ def device_memory(total: bool = False) -> int | None:
         return None
     import cupy
     if total:  # from the device's properties: no CUDA context is made in this process for it
-        return _total_memory(cupy.cuda.runtime.getDevice())
+        return int(gpu.device_properties(cupy.cuda.runtime.getDevice())["totalGlobalMem"])
     return int(cupy.cuda.runtime.memGetInfo()[0]) + gpu.pool_free_bytes()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from graphsweep.core.errors import ParameterError
+from graphsweep.core.gpu import device_properties
 from graphsweep.core.params import Param
 
 KERNELS_DIR = Path(__file__).parent
@@ -42,21 +43,15 @@ def modules_made() -> int:
     return _module.cache_info().misses
 
 
-@cache
-def _properties(device_id: int) -> dict:
-    import cupy
-    return cupy.cuda.runtime.getDeviceProperties(device_id)
-
-
 def sm_count() -> int:
     import cupy
-    return int(_properties(cupy.cuda.Device().id)["multiProcessorCount"])
+    return int(device_properties(cupy.cuda.Device().id)["multiProcessorCount"])
 
 
 def thread_slots_per_sm() -> int:
     """Threads one SM holds at once (2048 on Volta to Hopper, 1536 on some consumer parts)."""
     import cupy
-    return int(_properties(cupy.cuda.Device().id)["maxThreadsPerMultiProcessor"])
+    return int(device_properties(cupy.cuda.Device().id)["maxThreadsPerMultiProcessor"])
 
 
 def c_type(dtype) -> str:
@@ -67,23 +62,23 @@ def c_type(dtype) -> str:
 def shared_per_block_optin() -> int:
     """Shared memory a block may ask for beyond the default 48 KB (227 KB on Hopper)."""
     import cupy
-    return int(_properties(cupy.cuda.Device().id)["sharedMemPerBlockOptin"])
+    return int(device_properties(cupy.cuda.Device().id)["sharedMemPerBlockOptin"])
 
 
 def l2_bytes() -> int:
     import cupy
-    return int(_properties(cupy.cuda.Device().id)["l2CacheSize"])
+    return int(device_properties(cupy.cuda.Device().id)["l2CacheSize"])
 
 
 def clock_khz() -> int:
     """The SMs' peak clock (kHz): with the SM count, the device's compute peaks (APSP's add-min rate)."""
     import cupy
-    return int(_properties(cupy.cuda.Device().id)["clockRate"])
+    return int(device_properties(cupy.cuda.Device().id)["clockRate"])
 
 
 def device_name() -> str:
     import cupy
-    name = _properties(cupy.cuda.Device().id)["name"]
+    name = device_properties(cupy.cuda.Device().id)["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cuda import sm_count, thread_slots_per_sm
+
 KERNELS = ("init", "compute1", "compute2", "compute3", "flatten")
 THREADS = 256                 # ECL-CC's ThreadsPerBlock
 
@@ -42,8 +44,7 @@ class EclCC:
         self.source = Path(source)
         module = cupy.RawModule(code=device_source(self.source), options=("-std=c++17",))
         self.kernels = {name: module.get_function(name) for name in KERNELS}
-        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-        self.blocks = props["multiProcessorCount"] * props["maxThreadsPerMultiProcessor"] // THREADS
+        self.blocks = sm_count() * thread_slots_per_sm() // THREADS
 
     def run(self, offsets, indices, reps: int = 5):
         """(labels, [ms per timed run]) of ECL-CC on the CSR (offsets, indices); int32 copies made here."""
